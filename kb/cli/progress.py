@@ -1,0 +1,87 @@
+"""Ingest progress on stderr: rich bars on a terminal, plain lines otherwise.
+
+Failures are always printed as one line each (``path: reason``), as they happen.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ingest.report import FileOutcome, IngestProgress
+
+
+class PlainProgress(IngestProgress):
+    """For pipes and CI: failures and warnings as lines, no animation."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+
+    def file_done(self, outcome: FileOutcome) -> None:
+        if outcome.outcome == "failed":
+            sys.stderr.write(f"kb: failed: {outcome.path}: {outcome.error}\n")
+        elif not self.quiet:
+            for w in outcome.warnings:
+                sys.stderr.write(f"kb: warning: {outcome.path}: {w}\n")
+        sys.stderr.flush()
+
+
+class RichProgress(PlainProgress):
+    """Bars for files, chunks embedded and audio seconds transcribed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.bar = Progress(
+            TextColumn("[bold]{task.description:<16}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}", style="dim"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self.files: Any = self.bar.add_task("files", total=None, detail="")
+        self.chunks: Any = self.bar.add_task("chunks embedded", total=0, detail="")
+        self.audio: Any = None
+
+    def __enter__(self) -> RichProgress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def files_total(self, n: int) -> None:
+        self.bar.update(self.files, total=n)
+
+    def file_started(self, path: str) -> None:
+        self.bar.update(self.files, detail=path[-40:])
+
+    def file_done(self, outcome: FileOutcome) -> None:
+        self.bar.advance(self.files)
+        if outcome.outcome == "failed":
+            self.console.print(f"[red]failed[/red] {outcome.path}: {outcome.error}", markup=True)
+        for w in outcome.warnings:
+            self.console.print(f"[yellow]warning[/yellow] {outcome.path}: {w}")
+
+    def embed_total(self, n: int) -> None:
+        task = self.bar.tasks[self.chunks]
+        self.bar.update(self.chunks, total=(task.total or 0) + n)
+
+    def embedded(self, n: int) -> None:
+        self.bar.advance(self.chunks, n)
+
+    def audio_seconds(self, seconds: float) -> None:
+        if self.audio is None:
+            self.audio = self.bar.add_task("audio seconds", total=None, detail="transcribed")
+        self.bar.advance(self.audio, seconds)

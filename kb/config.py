@@ -1,0 +1,278 @@
+"""Settings: a frozen dataclass tree.
+
+Precedence, lowest to highest:
+
+1. defaults in code (the dataclass field defaults below);
+2. the shipped ``config/default.toml`` (packaged as ``kb/_defaults/default.toml``);
+3. the user file: ``$KB_CONFIG`` if set, else ``<user config dir>/kb/config.toml``;
+4. ``<KB home>/config.toml`` (per-KB settings, e.g. the chunker of that KB);
+5. environment: ``KB_HOME`` selects the KB folder;
+6. command-line flags, applied with :func:`override`.
+
+Unknown sections or keys and values of the wrong type raise :class:`ConfigError`
+naming the file and the dotted key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar, get_type_hints
+
+from kb.errors import ConfigError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class IngestSettings:
+    chunker: str = "structure"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    embed_batch_size: int = 64
+
+
+@dataclass(frozen=True)
+class StructureChunkerSettings:
+    max_tokens: int = 200
+    min_tokens: int = 40
+
+
+@dataclass(frozen=True)
+class WindowChunkerSettings:
+    size: int = 128
+    overlap: int = 32
+
+
+@dataclass(frozen=True)
+class ChunkerSettings:
+    structure: StructureChunkerSettings = StructureChunkerSettings()
+    window: WindowChunkerSettings = WindowChunkerSettings()
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    model: str = "bundled"
+    device: str = "auto"
+
+
+@dataclass(frozen=True)
+class WhisperSettings:
+    model: str = "bundled"
+    device: str = "auto"
+    compute_type: str = "int8"
+    language: str = "en"
+    beam_size: int = 5
+    segment_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    mode: str = "hybrid"
+    k: int = 5
+    candidates: int = 50
+    rrf_k: int = 60
+    vector_weight: float = 1.0
+    keyword_weight: float = 1.0
+    min_score: float = 0.0
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    model: str = "bundled"
+    n_ctx: int = 2048
+    n_gpu_layers: int = 0
+    threads: int = 0
+    temperature: float = 0.0
+    seed: int = 0
+    max_tokens: int = 256
+    grammar: bool = True
+
+
+@dataclass(frozen=True)
+class PromptSettings:
+    version: str = "v1"
+    refusal_phrase: str = "not in context"
+    system: str = (
+        "You answer questions using only the numbered context passages. "
+        "End every sentence with the number of the passage it comes from, written like [#1]. "
+        "If the passages do not contain the answer, reply exactly: not in context"
+    )
+    context_template: str = "[#{n}] ({locator})\n{text}"
+    question_template: str = (
+        "Context:\n{contexts}\n\nQuestion: {question}\nAnswer with citations like [#1]:"
+    )
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    k: int = 10
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path = Path(".")
+    ingest: IngestSettings = IngestSettings()
+    chunkers: ChunkerSettings = ChunkerSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    whisper: WhisperSettings = WhisperSettings()
+    search: SearchSettings = SearchSettings()
+    llm: LlmSettings = LlmSettings()
+    prompt: PromptSettings = PromptSettings()
+    eval: EvalSettings = EvalSettings()
+    sources: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _as_plain(self)
+        assert isinstance(out, dict)
+        return out
+
+
+def _as_plain(obj: Any) -> Any:
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _as_plain(getattr(obj, f.name)) for f in fields(obj)}
+    if isinstance(obj, tuple):
+        return [_as_plain(x) for x in obj]
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def default_home() -> Path:
+    """The KB folder when neither ``--kb`` nor ``KB_HOME`` is given."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("kb", appauthor=False))
+
+
+def user_config_path() -> Path:
+    env = os.environ.get("KB_CONFIG")
+    if env:
+        return Path(env)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("kb", appauthor=False)) / "config.toml"
+
+
+def packaged_defaults_text() -> str:
+    """The shipped default TOML: from the wheel, or from the source tree in a checkout."""
+    try:
+        res = resources.files("kb") / "_defaults" / "default.toml"
+        if res.is_file():
+            return res.read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # pragma: no cover - defensive
+        pass
+    src = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+    if src.is_file():
+        return src.read_text(encoding="utf-8")
+    raise ConfigError("the default configuration is missing from the installation; reinstall kb")
+
+
+def _coerce(value: Any, typ: Any, where: str) -> Any:
+    origin = getattr(typ, "__origin__", None)
+    if typ is bool:
+        if isinstance(value, bool):
+            return value
+    elif typ is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif typ is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif typ is str:
+        if isinstance(value, str):
+            return value
+    elif typ is Path:
+        if isinstance(value, str | Path):
+            return Path(value).expanduser()
+    elif origin is tuple:
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+    else:  # pragma: no cover - all field types are covered above
+        return value
+    name = getattr(typ, "__name__", str(typ))
+    raise ConfigError(f"{where}: expected {name}, got {value!r}")
+
+
+def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
+    """Return ``obj`` with ``data`` applied; errors read ``ORIGIN: section.key: problem``."""
+    hints = get_type_hints(type(obj))
+    known = {f.name for f in fields(obj)} - {"sources"}  # type: ignore[arg-type]
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key not in known:
+            raise ConfigError(
+                f"{origin}: {dotted}: unknown setting; see `kb config show` for valid keys"
+            )
+        current = getattr(obj, key)
+        if is_dataclass(current):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{origin}: {dotted}: expected a table")
+            changes[key] = _merge(current, value, origin, dotted + ".")
+        else:
+            changes[key] = _coerce(value, hints[key], f"{origin}: {dotted}")
+    return replace(obj, **changes)  # type: ignore[type-var]
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def apply_toml(settings: Settings, data: dict[str, Any], origin: str) -> Settings:
+    data = {k: v for k, v in data.items() if k != "home"}
+    merged = _merge(settings, data, origin)
+    return replace(merged, sources=(*settings.sources, origin))
+
+
+def load_settings(home: Path | str | None = None, user_file: Path | None = None) -> Settings:
+    """Build settings from every layer; ``home`` (the ``--kb`` flag) beats ``KB_HOME``."""
+    s = Settings()
+    s = apply_toml(s, tomllib.loads(packaged_defaults_text()), "default")
+    ufile = user_file or user_config_path()
+    if ufile.is_file():
+        s = apply_toml(s, _load_toml(ufile), str(ufile))
+    chosen = Path(home) if home else None
+    if chosen is None and os.environ.get("KB_HOME"):
+        chosen = Path(os.environ["KB_HOME"])
+    if chosen is None and "home" in _explicit_home(ufile):
+        chosen = Path(_explicit_home(ufile)["home"])
+    kb_home = (chosen or default_home()).expanduser().resolve()
+    s = replace(s, home=kb_home)
+    per_kb = kb_home / "config.toml"
+    if per_kb.is_file():
+        s = apply_toml(s, _load_toml(per_kb), str(per_kb))
+    return s
+
+
+def _explicit_home(ufile: Path) -> dict[str, Any]:
+    if ufile.is_file():
+        data = _load_toml(ufile)
+        if isinstance(data.get("home"), str):
+            return {"home": data["home"]}
+    return {}
+
+
+def override(settings: Settings, **dotted: Any) -> Settings:
+    """Apply flag values, e.g. ``override(s, **{"search.k": 10})``; ``None`` values are skipped."""
+    tree: dict[str, Any] = {}
+    for key, value in dotted.items():
+        if value is None:
+            continue
+        node = tree
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = list(value) if isinstance(value, tuple) else value
+    if not tree:
+        return settings
+    return _merge(settings, tree, "command-line flag")
+

@@ -1,0 +1,82 @@
+"""The error tree every kb component raises.
+
+Users see ``str(error)`` as one line on stderr and the process exits with
+``error.exit_code``; a traceback is shown only when ``KB_DEBUG=1``.
+
+::
+
+    KbError                      exit 1   base class; never raised bare
+    ├── ConfigError              exit 2   bad configuration file, key or value
+    ├── UsageError               exit 2   bad command-line input (empty question, bad filter)
+    ├── StoreError               exit 1   the KB folder or its SQLite/LanceDB files
+    │   ├── SchemaTooNewError    exit 1   database written by a newer kb
+    │   └── EmbeddingMismatchError exit 1 configured embedder differs from the one that built the store
+    ├── IngestError              exit 1   one file could not be loaded (recorded per file; ingest goes on)
+    ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
+    ├── EmptyStoreError          exit 4   the KB has no chunks to search
+    ├── ContextOverflowError     exit 5   the question alone does not fit the model's context window
+    ├── GoldenError              exit 2   a golden set is invalid (names file, line, query id, field)
+    └── GateFailedError          exit 1   an eval gate or regression check failed
+
+Exit code 130 is used when the user interrupts with Ctrl-C.
+"""
+
+from __future__ import annotations
+
+
+class KbError(Exception):
+    """Base class; ``str(e)`` is a complete one-line message for the user."""
+
+    exit_code: int = 1
+
+
+class ConfigError(KbError):
+    exit_code = 2
+
+
+class UsageError(KbError):
+    exit_code = 2
+
+
+class StoreError(KbError):
+    exit_code = 1
+
+
+class SchemaTooNewError(StoreError):
+    pass
+
+
+class EmbeddingMismatchError(StoreError):
+    pass
+
+
+class IngestError(KbError):
+    """One file failed to load. ``path`` is the file, ``reason`` the short cause."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class ModelError(KbError):
+    exit_code = 3
+
+
+class EmptyStoreError(KbError):
+    exit_code = 4
+
+
+class ContextOverflowError(KbError):
+    exit_code = 5
+
+
+class GoldenError(KbError):
+    exit_code = 2
+
+
+class GateFailedError(KbError):
+    exit_code = 1
+
+
+EXIT_INTERRUPTED = 130

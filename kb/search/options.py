@@ -1,0 +1,74 @@
+"""Search options: one object for ``kb search``, ``kb ask`` and ``kb eval run``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kb.config import SearchSettings
+from kb.errors import UsageError
+from kb.types import DOC_TYPES
+
+MODES = ("hybrid", "vector", "keyword")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How to retrieve (see :mod:`kb.search` for the full contract).
+
+    ``paths``: path prefixes or globs (``notes/``, ``**/*.md``, ``wiki/*``); a hit's
+    document path must match one (:mod:`kb.search.filters`). ``types``: document types
+    (md, txt, pdf, audio); a hit must have one of them. ``tags``: front-matter tags; a
+    hit's document must carry at least one (case-insensitive). Different filter kinds
+    combine with AND. ``min_score``: in vector and hybrid mode, a chunk whose cosine
+    similarity to the query is below it is not returned (keyword-only candidates are
+    checked against their stored vector too); keyword mode never loads the embedding
+    model and ignores it. ``candidates``: how many chunks each retriever contributes to
+    fusion (at least ``k`` are always taken). ``rrf_k``, ``vector_weight``,
+    ``keyword_weight``: reciprocal rank fusion, ``score = sum(w / (rrf_k + rank))``.
+    """
+
+    k: int = 5
+    mode: str = "hybrid"
+    paths: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    min_score: float = 0.0
+    candidates: int = 50
+    rrf_k: int = 60
+    vector_weight: float = 1.0
+    keyword_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise UsageError(f"--mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        if self.k < 1:
+            raise UsageError(f"-k {self.k}: must be at least 1")
+        # ``--type PDF`` means pdf
+        object.__setattr__(self, "types", tuple(t.strip().lower() for t in self.types))
+        bad = [t for t in self.types if t not in DOC_TYPES]
+        if bad:
+            raise UsageError(
+                f"--type {bad[0]!r}: unknown document type; expected one of {', '.join(DOC_TYPES)}"
+            )
+        if self.candidates < 1:
+            raise UsageError(f"candidates {self.candidates}: must be at least 1")
+        if self.rrf_k < 0:
+            raise UsageError(f"rrf_k {self.rrf_k}: must be 0 or more")
+
+    @property
+    def scoped(self) -> bool:
+        return bool(self.paths or self.types or self.tags)
+
+    @classmethod
+    def from_settings(cls, s: SearchSettings, **overrides: Any) -> SearchOptions:
+        base = cls(
+            k=s.k,
+            mode=s.mode,
+            min_score=s.min_score,
+            candidates=s.candidates,
+            rrf_k=s.rrf_k,
+            vector_weight=s.vector_weight,
+            keyword_weight=s.keyword_weight,
+        )
+        return replace(base, **{k: v for k, v in overrides.items() if v is not None})

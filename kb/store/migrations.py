@@ -1,0 +1,196 @@
+"""Numbered, named schema migrations.
+
+Each migration is a function taking a connection; :func:`migrate` runs every
+migration not yet recorded in ``_migrations``, each inside its own transaction
+together with the row that records it. A database that records a migration id
+this kb does not know was written by a newer kb and is refused.
+
+Append new migrations at the end; never edit or reorder a released one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+from kb.errors import SchemaTooNewError
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute ``script`` statement by statement inside the caller's transaction.
+
+    ``Connection.executescript`` would COMMIT first, breaking atomicity.
+    """
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        conn.execute(buf)
+
+
+def m001_core(conn: sqlite3.Connection) -> None:
+    """Documents, chunks, the FTS5 index, vector tombstones and key/value metadata."""
+    _run_script(conn, 
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE documents (
+            id             INTEGER PRIMARY KEY AUTOINCREMENT,
+            root           TEXT NOT NULL,      -- absolute path of the folder that was ingested
+            path           TEXT NOT NULL,      -- '/'-separated, relative to root
+            doc_type       TEXT NOT NULL,      -- md | txt | pdf | audio
+            content_hash   TEXT,
+            size           INTEGER,
+            mtime          REAL,
+            status         TEXT NOT NULL CHECK (status IN ('indexed', 'failed')),
+            error          TEXT,
+            tags           TEXT NOT NULL DEFAULT '[]',   -- JSON list
+            warnings       TEXT NOT NULL DEFAULT '[]',   -- JSON list
+            meta           TEXT NOT NULL DEFAULT '{}',   -- JSON object (duration, pages, ...)
+            chunker        TEXT,
+            chunker_version TEXT,
+            chunker_params TEXT,
+            updated_at     REAL NOT NULL,
+            UNIQUE (root, path)
+        );
+        CREATE INDEX documents_hash ON documents (content_hash);
+        CREATE TABLE chunks (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id      INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            ord              INTEGER NOT NULL,
+            text             TEXT NOT NULL,
+            heading_path     TEXT NOT NULL DEFAULT '',
+            line_start       INTEGER,
+            line_end         INTEGER,
+            page_start       INTEGER,
+            page_end         INTEGER,
+            char_start       INTEGER,
+            char_end         INTEGER,
+            seconds_start    REAL,
+            seconds_end      REAL,
+            token_count      INTEGER NOT NULL,
+            chunker          TEXT NOT NULL,
+            chunker_version  TEXT NOT NULL,
+            chunker_params   TEXT NOT NULL,
+            content_hash     TEXT NOT NULL,
+            embedding_status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (embedding_status IN ('pending', 'embedded')),
+            UNIQUE (document_id, ord)
+        );
+        CREATE INDEX chunks_status ON chunks (embedding_status);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+            text, heading_path,
+            content = 'chunks', content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, new.text, new.heading_path);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            VALUES ('delete', old.id, old.text, old.heading_path);
+            INSERT INTO vector_tombstones (chunk_id) VALUES (old.id);
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF text, heading_path ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            VALUES ('delete', old.id, old.text, old.heading_path);
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, new.text, new.heading_path);
+        END;
+        -- chunk ids whose vectors must still be removed from LanceDB
+        CREATE TABLE vector_tombstones (
+            chunk_id INTEGER PRIMARY KEY ON CONFLICT IGNORE
+        );
+        """
+    )
+
+
+def m002_eval(conn: sqlite3.Connection) -> None:
+    """Eval runs and their per-query results, stored beside the index they measured."""
+    _run_script(conn, 
+        """
+        CREATE TABLE eval_runs (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            name          TEXT NOT NULL,
+            created_at    REAL NOT NULL,
+            finished_at   REAL,
+            status        TEXT NOT NULL DEFAULT 'running'
+                CHECK (status IN ('running', 'complete', 'incomplete')),
+            golden_path   TEXT NOT NULL,
+            golden_hash   TEXT NOT NULL,
+            config        TEXT NOT NULL DEFAULT '{}',   -- JSON snapshot
+            options       TEXT NOT NULL DEFAULT '{}',   -- JSON: k, filters, answer on/off
+            metrics       TEXT                          -- JSON cache; recomputable from rows
+        );
+        CREATE TABLE eval_query_results (
+            run_id      INTEGER NOT NULL REFERENCES eval_runs (id) ON DELETE CASCADE,
+            query_id    TEXT NOT NULL,
+            position    INTEGER NOT NULL,
+            query       TEXT NOT NULL DEFAULT '{}',   -- JSON: the golden query as run
+            hits        TEXT NOT NULL DEFAULT '[]',   -- JSON: ranked hits
+            answer      TEXT,                         -- JSON: answer record, NULL with --no-answer
+            timings     TEXT NOT NULL DEFAULT '{}',   -- JSON: seconds
+            error       TEXT,
+            PRIMARY KEY (run_id, query_id)
+        );
+        """
+    )
+
+
+Migration = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: list[tuple[int, str, Migration]] = [
+    (1, "core", m001_core),
+    (2, "eval", m002_eval),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def applied(conn: sqlite3.Connection) -> dict[int, str]:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations ("
+        "id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    )
+    return {row[0]: row[1] for row in conn.execute("SELECT id, name FROM _migrations")}
+
+
+def migrate(conn: sqlite3.Connection, db_label: str = "database") -> list[str]:
+    """Bring ``conn`` up to :data:`LATEST`; returns the names applied.
+
+    Raises :class:`SchemaTooNewError` when the database records migrations this
+    kb does not know.
+    """
+    done = applied(conn)
+    known = {mid for mid, _, _ in MIGRATIONS}
+    unknown = sorted(set(done) - known)
+    if unknown:
+        raise SchemaTooNewError(
+            f"{db_label}: schema version {max(unknown)} was written by a newer kb "
+            f"(this kb knows up to {LATEST}); upgrade kb to open it"
+        )
+    ran: list[str] = []
+    for mid, name, fn in MIGRATIONS:
+        if mid in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            fn(conn)
+            conn.execute(
+                "INSERT INTO _migrations (id, name, applied_at) VALUES (?, ?, ?)",
+                (mid, name, time.time()),
+            )
+            conn.execute(f"PRAGMA user_version = {mid}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(name)
+    return ran

@@ -1,0 +1,398 @@
+"""The SQLite half of a KB: documents, chunks, FTS5, metadata, eval runs.
+
+Connections run in autocommit mode (``isolation_level=None``) and every write
+path opens its own ``BEGIN IMMEDIATE`` transaction through :meth:`Store.tx`, so
+a crash leaves either the old or the new state of a document, never half.
+WAL mode lets readers (``kb search``) run while an ingest writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kb.errors import EmbeddingMismatchError, StoreError
+from kb.store import migrations
+from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
+
+if TYPE_CHECKING:
+    from kb.store.vectors import VectorIndex
+
+DB_NAME = "kb.sqlite"
+EMBED_TEXT_SQL = (
+    "CASE WHEN heading_path = '' THEN text ELSE heading_path || char(10) || text END"
+)
+LANCE_DIR = "lancedb"
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: int
+    root: str
+    path: str
+    doc_type: str
+    content_hash: str | None
+    size: int | None
+    mtime: float | None
+    status: str
+    error: str | None
+    chunker: str | None
+    chunker_version: str | None
+    chunker_params: str | None
+
+
+@dataclass(frozen=True)
+class EmbeddingModelInfo:
+    """Identity of the model that built the vectors (``model_id``, ``dim``)."""
+
+    model_id: str
+    dim: int
+
+
+def chunk_hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class Store:
+    """One KB folder: ``kb.sqlite`` plus the derived ``lancedb/`` folder."""
+
+    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+        self.home = home
+        self.conn = conn
+        self._vectors: VectorIndex | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, home: Path, create: bool = True) -> Store:
+        """Open (and with ``create``, initialise or migrate) the KB at ``home``."""
+        home = Path(home)
+        db = home / DB_NAME
+        if not db.exists() and not create:
+            raise StoreError(f"{home}: no KB here; run `kb ingest PATH` first or pass --kb DIR")
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False, timeout=30)
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"{db}: cannot open the KB database: {e}") from None
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            migrations.migrate(conn, str(db))
+        except sqlite3.DatabaseError as e:
+            conn.close()
+            raise StoreError(f"{db}: not a usable kb database ({e}); move it away and re-ingest")
+        except BaseException:
+            conn.close()
+            raise
+        return cls(home, conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / DB_NAME
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """The LanceDB vector table (opened lazily: importing lancedb is slow)."""
+        if self._vectors is None:
+            from kb.store.vectors import VectorIndex
+
+            self._vectors = VectorIndex(self.home / LANCE_DIR)
+        return self._vectors
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """An immediate write transaction; rolls back on any exception."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # -- metadata --------------------------------------------------------------------------
+    def meta_get(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def meta_set(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def embedding_model(self) -> EmbeddingModelInfo | None:
+        raw = self.meta_get("embedding_model")
+        if raw is None:
+            return None
+        d = json.loads(raw)
+        return EmbeddingModelInfo(d["model_id"], int(d["dim"]))
+
+    def check_embedding_model(self, model_id: str) -> None:
+        """Refuse a configured embedder other than the one that built the vectors."""
+        current = self.embedding_model()
+        if current is not None and current.model_id != model_id and self.count_chunks() > 0:
+            raise EmbeddingMismatchError(
+                f"{self.home}: vectors were built with embedding model '{current.model_id}', "
+                f"but the configuration selects '{model_id}'; run `kb reindex` to rebuild "
+                f"all vectors with the new model, or switch the configuration back"
+            )
+
+    def set_embedding_model(self, info: EmbeddingModelInfo) -> None:
+        self.meta_set("embedding_model", json.dumps({"model_id": info.model_id, "dim": info.dim}))
+
+    # -- documents -------------------------------------------------------------------------
+    def documents_under(self, root: str) -> dict[str, DocumentRow]:
+        rows = self.conn.execute("SELECT * FROM documents WHERE root = ?", (root,))
+        return {r["path"]: _doc(r) for r in rows}
+
+    def document(self, doc_id: int) -> DocumentRow | None:
+        r = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        return None if r is None else _doc(r)
+
+    def save_document(
+        self,
+        *,
+        root: str,
+        path: str,
+        doc_type: str,
+        content_hash: str | None,
+        size: int | None,
+        mtime: float | None,
+        chunks: Sequence[ChunkDraft],
+        chunker: ChunkerInfo,
+        tags: Sequence[str] = (),
+        warnings: Sequence[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> int:
+        """Replace a document and all its chunks in one transaction (chunks ``pending``).
+
+        Old chunks are deleted; the delete trigger records their ids as vector
+        tombstones, so their vectors are removed from LanceDB afterwards.
+        Returns the document id.
+        """
+        params = json.dumps(chunker.params, sort_keys=True)
+        now = time.time()
+        with self.tx() as c:
+            row = c.execute(
+                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
+            ).fetchone()
+            values = (
+                doc_type, content_hash, size, mtime, json.dumps(list(tags)),
+                json.dumps(list(warnings)), json.dumps(meta or {}), chunker.name,
+                chunker.version, params, now,
+            )
+            if row is None:
+                cur = c.execute(
+                    "INSERT INTO documents (root, path, status, error, doc_type, content_hash, "
+                    "size, mtime, tags, warnings, meta, chunker, chunker_version, "
+                    "chunker_params, updated_at) "
+                    "VALUES (?, ?, 'indexed', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (root, path, *values),
+                )
+                doc_id = int(cur.lastrowid or 0)
+            else:
+                doc_id = int(row[0])
+                c.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+                c.execute(
+                    "UPDATE documents SET status = 'indexed', error = NULL, doc_type = ?, "
+                    "content_hash = ?, size = ?, mtime = ?, tags = ?, warnings = ?, meta = ?, "
+                    "chunker = ?, chunker_version = ?, chunker_params = ?, updated_at = ? "
+                    "WHERE id = ?",
+                    (*values, doc_id),
+                )
+            c.executemany(
+                "INSERT INTO chunks (document_id, ord, text, heading_path, line_start, line_end, "
+                "page_start, page_end, char_start, char_end, seconds_start, seconds_end, "
+                "token_count, chunker, chunker_version, chunker_params, content_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        doc_id, i, ch.text, HEADING_SEP.join(ch.heading_path),
+                        ch.span.line_start, ch.span.line_end, ch.span.page_start,
+                        ch.span.page_end, ch.char_start, ch.char_end, ch.span.seconds_start,
+                        ch.span.seconds_end, ch.token_count, chunker.name, chunker.version,
+                        params, chunk_hash(ch.text),
+                    )
+                    for i, ch in enumerate(chunks)
+                ),
+            )
+        return doc_id
+
+    def mark_failed(
+        self, *, root: str, path: str, doc_type: str, error: str,
+        content_hash: str | None = None, size: int | None = None, mtime: float | None = None,
+    ) -> None:
+        """Record a failed file. Chunks from an earlier good version are removed: the
+        index must not claim content the file no longer has."""
+        now = time.time()
+        with self.tx() as c:
+            row = c.execute(
+                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
+            ).fetchone()
+            if row is None:
+                c.execute(
+                    "INSERT INTO documents (root, path, doc_type, status, error, content_hash, "
+                    "size, mtime, updated_at) VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?)",
+                    (root, path, doc_type, error, content_hash, size, mtime, now),
+                )
+            else:
+                c.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
+                c.execute(
+                    "UPDATE documents SET status = 'failed', error = ?, doc_type = ?, "
+                    "content_hash = ?, size = ?, mtime = ?, updated_at = ?, chunker = NULL, "
+                    "chunker_version = NULL, chunker_params = NULL WHERE id = ?",
+                    (error, doc_type, content_hash, size, mtime, now, row[0]),
+                )
+
+    def rename_document(self, doc_id: int, new_path: str, mtime: float | None) -> None:
+        """A moved file: keep its chunks and vectors, change only the path."""
+        with self.tx() as c:
+            c.execute(
+                "UPDATE documents SET path = ?, mtime = ?, updated_at = ? WHERE id = ?",
+                (new_path, mtime, time.time(), doc_id),
+            )
+
+    def delete_documents(self, doc_ids: Iterable[int]) -> int:
+        ids = list(doc_ids)
+        if not ids:
+            return 0
+        with self.tx() as c:
+            c.executemany("DELETE FROM chunks WHERE document_id = ?", ((i,) for i in ids))
+            c.executemany("DELETE FROM documents WHERE id = ?", ((i,) for i in ids))
+        return len(ids)
+
+    # -- chunks and embedding status -------------------------------------------------------
+    def count_chunks(self, status: str | None = None) -> int:
+        if status is None:
+            return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        return int(
+            self.conn.execute(
+                "SELECT count(*) FROM chunks WHERE embedding_status = ?", (status,)
+            ).fetchone()[0]
+        )
+
+    def iter_pending(self, batch_size: int) -> Iterator[list[tuple[int, str]]]:
+        """Yield batches of ``(chunk_id, embed_text)`` still ``pending``, in id order.
+
+        ``embed_text`` is :data:`EMBED_TEXT_SQL`: the heading path, a newline, then
+        the chunk text (just the text when there is no heading), so a chunk's vector
+        knows which document and section it is from. Streams by keyset pagination
+        so memory stays flat however large the store.
+        """
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                f"SELECT id, {EMBED_TEXT_SQL} FROM chunks "
+                "WHERE embedding_status = 'pending' AND id > ? ORDER BY id LIMIT ?",
+                (last, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            last = int(rows[-1][0])
+            yield [(int(r[0]), str(r[1])) for r in rows]
+
+    def mark_embedded(self, chunk_ids: Sequence[int]) -> None:
+        with self.tx() as c:
+            c.executemany(
+                "UPDATE chunks SET embedding_status = 'embedded' WHERE id = ?",
+                ((i,) for i in chunk_ids),
+            )
+
+    def mark_all_pending(self) -> None:
+        with self.tx() as c:
+            c.execute("UPDATE chunks SET embedding_status = 'pending'")
+
+    def tombstones(self) -> list[int]:
+        return [int(r[0]) for r in self.conn.execute("SELECT chunk_id FROM vector_tombstones")]
+
+    def clear_tombstones(self, chunk_ids: Sequence[int]) -> None:
+        with self.tx() as c:
+            c.executemany(
+                "DELETE FROM vector_tombstones WHERE chunk_id = ?", ((i,) for i in chunk_ids)
+            )
+
+    def chunk_ids(self, status: str | None = None) -> set[int]:
+        if status is None:
+            cur = self.conn.execute("SELECT id FROM chunks")
+        else:
+            cur = self.conn.execute("SELECT id FROM chunks WHERE embedding_status = ?", (status,))
+        return {int(r[0]) for r in cur}
+
+    def hits_for(self, chunk_ids: Sequence[int]) -> dict[int, Hit]:
+        """Chunk rows with their locators, keyed by id (score 0; callers fill it)."""
+        out: dict[int, Hit] = {}
+        ids = list(chunk_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                "SELECT c.*, d.path, d.doc_type, d.tags FROM chunks c "
+                f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
+                part,
+            )
+            for r in rows:
+                out[int(r["id"])] = row_to_hit(r)
+        return out
+
+    # -- consistency -----------------------------------------------------------------------
+    def fts_integrity_ok(self) -> bool:
+        try:
+            self.conn.execute(
+                "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)"
+            )
+            return True
+        except sqlite3.DatabaseError:
+            return False
+
+    def rebuild_fts(self) -> None:
+        with self.tx() as c:
+            c.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+
+
+def _doc(r: sqlite3.Row) -> DocumentRow:
+    return DocumentRow(
+        id=int(r["id"]), root=r["root"], path=r["path"], doc_type=r["doc_type"],
+        content_hash=r["content_hash"], size=r["size"], mtime=r["mtime"], status=r["status"],
+        error=r["error"], chunker=r["chunker"], chunker_version=r["chunker_version"],
+        chunker_params=r["chunker_params"],
+    )
+
+
+def row_to_hit(r: sqlite3.Row) -> Hit:
+    """Build a :class:`Hit` (score 0) from a chunks row joined with path/doc_type/tags."""
+    heading = tuple(p for p in str(r["heading_path"]).split(HEADING_SEP) if p)
+    span = Span(
+        line_start=r["line_start"], line_end=r["line_end"],
+        page_start=r["page_start"], page_end=r["page_end"],
+        seconds_start=r["seconds_start"], seconds_end=r["seconds_end"],
+    )
+    return Hit(
+        chunk_id=int(r["id"]),
+        text=str(r["text"]),
+        locator=Locator(path=r["path"], doc_type=r["doc_type"], heading_path=heading, span=span),
+        score=0.0,
+        text_hash=str(r["content_hash"]),
+        tags=list(json.loads(r["tags"] or "[]")),
+    )

@@ -1,0 +1,58 @@
+"""Shared fixtures.
+
+- Every test gets its own KB folder through ``KB_HOME`` (autouse), and no user
+  configuration file leaks in (``KB_CONFIG`` points at a missing file).
+- The whisper model joined from the bundled parts is cached once per session
+  (``KB_MODEL_CACHE``).
+- Real models are loaded once per session (``real_embedder``); tests that use
+  them are integration tests on the real components.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+DATASETS = Path(os.environ.get("KB_DATASETS", ROOT.parent / "shared" / "datasets"))
+SQUAD = DATASETS / "squad-dev"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("model-cache")
+
+
+@pytest.fixture(autouse=True)
+def kb_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path
+) -> Iterator[Path]:
+    home = tmp_path / "kb"
+    monkeypatch.setenv("KB_HOME", str(home))
+    monkeypatch.setenv("KB_CONFIG", str(tmp_path / "no-user-config.toml"))
+    monkeypatch.setenv("KB_MODEL_CACHE", str(model_cache))
+    monkeypatch.delenv("KB_DEBUG", raising=False)
+    yield home
+
+
+@pytest.fixture(scope="session")
+def real_embedder():  # type: ignore[no-untyped-def]
+    """The bundled all-MiniLM-L6-v2, loaded once per session."""
+    from kb.backends.embedder import make_embedder
+    from kb.config import EmbeddingSettings
+
+    return make_embedder(EmbeddingSettings(model="bundled", device="cpu"))
+
+
+def require_squad() -> Path:
+    if not SQUAD.is_dir():
+        pytest.skip(f"dataset folder {SQUAD} is missing (set KB_DATASETS)")
+    return SQUAD
