@@ -57,6 +57,20 @@ def embedding_model_id(settings: EmbeddingSettings) -> str:
     return f"local:{Path(settings.model).expanduser().resolve()}"
 
 
+def quiet_hf_libraries() -> None:
+    """Keep transformers/huggingface progress bars and advisories off the user's terminal."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - transformers always comes with s-t
+        pass
+
+
 class SentenceTransformerEmbedder(Embedder):
     """sentence-transformers from a local folder (``HF_HUB_OFFLINE=1``: never downloads)."""
 
@@ -64,6 +78,7 @@ class SentenceTransformerEmbedder(Embedder):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        quiet_hf_libraries()
         if settings.model == "bundled":
             from kb.backends.bundled import embedding_model_dir
 

@@ -1,0 +1,118 @@
+"""Benchmark: `kb ingest` throughput against a bare SentenceTransformer.encode, and peak memory.
+
+1. Ingest a Markdown corpus (default: squad-dev's Markdown) into a fresh KB with the
+   embedding model already loaded (load time excluded), timing the whole pipeline:
+   walk, hash, parse, chunk, SQLite, embedding, LanceDB.
+2. Encode exactly the same chunk texts (what kb embedded: heading line + text) with a
+   bare ``SentenceTransformer.encode`` at the same batch size.
+3. Print chunks/s for both and the ratio kb_time / bare_time (target <= 1.25).
+4. ``--memory``: ingest corpora of 1x, 2x and 4x the size in fresh subprocesses and print
+   each one's peak RSS; flat means batching/streaming works (no whole-corpus lists).
+
+Usage: python bench/ingest.py [--corpus DIR] [--memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEFAULT = ROOT.parent / "shared" / "datasets" / "squad-dev" / "corpus"
+
+
+def markdown_copy(src: Path, dst: Path, times: int = 1) -> Path:
+    """Copy the Markdown files of ``src`` (``times`` copies, each under its own folder)."""
+    for i in range(times):
+        for f in src.rglob("*.md"):
+            target = dst / f"copy{i}" / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = f.read_text(encoding="utf-8")
+            # distinct content per copy, so copies are not recognised as moved files
+            target.write_text(text + f"\n\n<!-- copy {i} -->\n", encoding="utf-8")
+    return dst
+
+
+def throughput(corpus: Path) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from ingest.pipeline import ingest_paths
+    from kb.backends.embedder import make_embedder
+    from kb.config import load_settings
+    from kb.store import Store
+    from kb.store.sqlite import EMBED_TEXT_SQL
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = markdown_copy(corpus, Path(tmp) / "md")
+        settings = load_settings(Path(tmp) / "kb")
+        embedder = make_embedder(settings.embedding, batch_size=64)
+        embedder.embed_batch(["warm up"])
+        with Store.open(settings.home) as store:
+            t0 = time.perf_counter()
+            report = ingest_paths(store, settings, [src], embedder=embedder)
+            kb_s = time.perf_counter() - t0
+            texts = [r[0] for r in store.conn.execute(f"SELECT {EMBED_TEXT_SQL} FROM chunks ORDER BY id")]
+        model = embedder._model  # type: ignore[attr-defined]  # the same loaded SentenceTransformer
+        t0 = time.perf_counter()
+        model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+        bare_s = time.perf_counter() - t0
+    n = len(texts)
+    print(f"corpus: {corpus} ({report.count('added')} Markdown files, {n} chunks)")
+    print(f"kb ingest:                 {kb_s:7.2f} s  {n / kb_s:7.1f} chunks/s")
+    print(f"bare SentenceTransformer:  {bare_s:7.2f} s  {n / bare_s:7.1f} chunks/s")
+    print(f"ratio kb/bare: {kb_s / bare_s:.3f}  (target <= 1.25)")
+
+
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+from ingest.pipeline import ingest_paths
+from kb.config import load_settings
+from kb.store import Store
+settings = load_settings(Path(sys.argv[2]))
+with Store.open(settings.home) as store:
+    t0 = time.perf_counter()
+    r = ingest_paths(store, settings, [Path(sys.argv[1])])
+    print(json.dumps({"chunks": store.count_chunks(), "seconds": time.perf_counter() - t0,
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def memory(corpus: Path, factors: list[int]) -> None:
+    print("peak memory of a whole `kb ingest` process (model included):")
+    for f in factors:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = markdown_copy(corpus, Path(tmp) / "md", times=f)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, str(src), str(Path(tmp) / "kb")],
+                capture_output=True, text=True, check=True, cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            ).stdout
+            d = json.loads(out.strip().splitlines()[-1])
+            print(f"  {f}x corpus: {d['chunks']:6d} chunks  peak RSS {d['peak_rss_mb']:7.1f} MB  "
+                  f"({d['seconds']:.1f} s)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT)
+    ap.add_argument("--memory", action="store_true", help="also measure peak RSS at 1x/2x/4x")
+    ap.add_argument("--factors", default="1,2,4")
+    a = ap.parse_args()
+    if not a.corpus.is_dir():
+        sys.exit(f"bench: corpus folder {a.corpus} not found; pass --corpus DIR")
+    throughput(a.corpus)
+    if a.memory:
+        memory(a.corpus, [int(x) for x in a.factors.split(",")])
+    shutil.rmtree(Path(tempfile.gettempdir()) / "kb-bench", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""The ingest pipeline end to end on the real components: real SQLite, real LanceDB,
+the bundled embedding model, real Markdown/PDF files (audio in test_pipeline_audio)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ingest.pipeline import ingest_paths
+from ingest.report import FileOutcome, IngestProgress
+from kb.backends.embedder import Embedder
+from kb.config import Settings, load_settings, override
+from kb.errors import EmbeddingMismatchError, UsageError
+from kb.store import Store
+from kb.store.doctor import check
+from tests.conftest import FIXTURES
+
+
+class CountingEmbedder(Embedder):
+    """Wraps the real embedder and counts the texts it embeds."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.texts = 0
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return self.inner.embed_batch(texts)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The demo notes and paper (no audio: see test_pipeline_audio)."""
+    root = tmp_path / "corpus"
+    shutil.copytree(FIXTURES / "demo" / "notes", root / "notes")
+    shutil.copytree(FIXTURES / "demo" / "papers", root / "papers")
+    return root
+
+
+@pytest.fixture
+def settings(kb_home: Path) -> Settings:
+    return load_settings()
+
+
+def run(
+    store: Store, settings: Settings, paths: list[Path], emb: Embedder,
+    progress: IngestProgress | None = None,
+) -> dict[str, int]:
+    report = ingest_paths(store, settings, paths, embedder=emb, progress=progress)
+    return report.to_dict()["counts"] | {"embedded": report.chunks_embedded, "exit": report.exit_code}
+
+
+def assert_consistent(store: Store) -> None:
+    """SQLite and LanceDB agree exactly: no pending chunk, no missing or orphan vector."""
+    assert store.vectors.ids() == store.chunk_ids()
+    assert store.vectors.count() == store.count_chunks()  # no duplicated vector
+    assert check(store).clean
+
+
+def test_first_ingest_indexes_everything_with_locators(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    emb = CountingEmbedder(real_embedder)
+    with Store.open(settings.home) as store:
+        counts = run(store, settings, [corpus], emb)
+        assert counts["added"] == len(list(corpus.rglob("*.*")))
+        assert counts["failed"] == 0 and counts["exit"] == 0
+        assert counts["embedded"] == store.count_chunks() == emb.texts > 0
+        assert_consistent(store)
+        hits = store.hits_for(sorted(store.chunk_ids()))
+        md = [h for h in hits.values() if h.locator.doc_type == "md"]
+        pdf = [h for h in hits.values() if h.locator.doc_type == "pdf"]
+        assert md and all(h.locator.span.line_start and h.locator.heading_path for h in md)
+        assert pdf and {h.locator.span.page_start for h in pdf} >= {1, 2}
+        paths = {h.path for h in hits.values()}
+        assert "notes/sourdough.md" in paths  # relative to the ingested root, '/'-separated
+        assert store.embedding_model() is not None
+
+
+def test_second_run_does_no_parsing_and_loads_no_model(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], real_embedder)
+
+        def no_model() -> Embedder:
+            raise AssertionError("the embedding model must not be loaded for an unchanged corpus")
+
+        report = ingest_paths(store, settings, [corpus], embedder=no_model)
+        assert report.count("unchanged") == report.to_dict()["counts"]["unchanged"] > 0
+        assert report.chunks_embedded == 0 and report.exit_code == 0
+
+
+def test_changed_deleted_and_moved_files(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    emb = CountingEmbedder(real_embedder)
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], emb)
+        before = store.count_chunks()
+        home_ids = _ids_of(store, "notes/homelab.md")
+
+        # change one file: only its chunks are re-embedded, its old vectors are gone
+        f = corpus / "notes" / "sourdough.md"
+        f.write_text(f.read_text() + "\n\n## Storage\n\nKeep the loaf in a linen bag.\n")
+        emb.texts = 0
+        c = run(store, settings, [corpus], emb)
+        assert c["updated"] == 1 and c["unchanged"] >= 3
+        assert emb.texts == len(_ids_of(store, "notes/sourdough.md"))
+        assert_consistent(store)
+
+        # move a file: recognised by its hash, nothing re-embedded, same chunk ids
+        (corpus / "archive").mkdir()
+        (corpus / "notes" / "homelab.md").rename(corpus / "archive" / "homelab.md")
+        emb.texts = 0
+        c = run(store, settings, [corpus], emb)
+        assert c["moved"] == 1 and c["removed"] == 0 and emb.texts == 0
+        assert _ids_of(store, "archive/homelab.md") == home_ids
+        assert_consistent(store)
+
+        # delete a file: removed from both stores
+        gone = _ids_of(store, "archive/homelab.md")
+        (corpus / "archive" / "homelab.md").unlink()
+        c = run(store, settings, [corpus], emb)
+        assert c["removed"] == 1
+        assert not gone & store.chunk_ids()
+        assert not gone & store.vectors.ids()
+        assert store.count_chunks() < before + 5
+        assert_consistent(store)
+
+
+def test_changing_the_chunker_rechunks(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], real_embedder)
+        window = override(settings, **{"ingest.chunker": "window"})
+        c = run(store, window, [corpus], real_embedder)
+        assert c["rechunked"] == len(list(corpus.rglob("*.*"))) and c["unchanged"] == 0
+        names = {r[0] for r in store.conn.execute("SELECT DISTINCT chunker FROM chunks")}
+        assert names == {"window"}
+        assert_consistent(store)
+
+
+def test_exclude_globs_and_hidden_files(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    (corpus / ".hidden.md").write_text("# Secret\n\nnot to be indexed\n")
+    (corpus / "notes" / ".obsidian").mkdir()
+    (corpus / "notes" / ".obsidian" / "x.md").write_text("# cache\n\nnope\n")
+    s = override(settings, **{"ingest.exclude": ("papers/**",)})
+    with Store.open(s.home) as store:
+        run(store, s, [corpus], real_embedder)
+        paths = {r[0] for r in store.conn.execute("SELECT path FROM documents")}
+        assert paths and all(p.startswith("notes/") for p in paths)
+        assert not any("hidden" in p or "obsidian" in p for p in paths)
+
+
+class DeleteOnStart(IngestProgress):
+    """Deletes a file right when the pipeline reaches it: it vanished during the walk."""
+
+    def __init__(self, victim: Path) -> None:
+        self.victim = victim
+        self.done: list[FileOutcome] = []
+
+    def file_started(self, path: str) -> None:
+        if self.victim.name in path and self.victim.exists():
+            self.victim.unlink()
+
+    def file_done(self, outcome: FileOutcome) -> None:
+        self.done.append(outcome)
+
+
+def test_bad_inputs_fail_one_by_one_and_lose_nothing(
+    corpus: Path, settings: Settings, real_embedder: Embedder, tmp_path: Path
+) -> None:
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], real_embedder)
+        good = store.count_chunks()
+        bad = corpus / "bad"
+        bad.mkdir()
+        (bad / "latin1.md").write_bytes("# Caf\xe9\n\nna\xefve\n".encode("latin-1"))
+        (bad / "empty.md").write_text("")
+        (bad / "blank.txt").write_text("  \n\n ")
+        (bad / "corrupt.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<\ngarbage")
+        (bad / "notaudio.mp3").write_text("this is text, not audio")
+        outside = tmp_path / "outside.md"
+        outside.write_text("# Outside\n\nprivate\n")
+        (bad / "link.md").symlink_to(outside)
+        (bad / "vanishing.md").write_text("# Soon gone\n\ntext\n")
+        progress = DeleteOnStart(bad / "vanishing.md")
+        c = run(store, settings, [corpus], real_embedder, progress)
+        failed = {o.path: o.error or "" for o in progress.done if o.outcome == "failed"}
+        assert set(failed) == {
+            "bad/latin1.md", "bad/empty.md", "bad/blank.txt", "bad/corrupt.pdf",
+            "bad/notaudio.mp3", "bad/link.md", "bad/vanishing.md",
+        }
+        assert "UTF-8" in failed["bad/latin1.md"]
+        assert "empty" in failed["bad/empty.md"]
+        assert "outside" in failed["bad/link.md"]
+        assert "vanished" in failed["bad/vanishing.md"]
+        assert all("\n" not in e and e for e in failed.values())
+        assert c["exit"] == 1 and c["unchanged"] >= 5
+        assert store.count_chunks() == good  # nothing already stored was lost
+        rows = store.conn.execute(
+            "SELECT path, error FROM documents WHERE status = 'failed'"
+        ).fetchall()
+        assert len(rows) == 7
+        assert_consistent(store)
+
+
+def test_missing_path_is_a_usage_error(settings: Settings, real_embedder: Embedder) -> None:
+    with Store.open(settings.home) as store, pytest.raises(UsageError, match="no such file"):
+        ingest_paths(store, settings, [Path("/nonexistent/folder")], embedder=real_embedder)
+
+
+def test_other_embedding_model_is_refused_before_any_work(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], real_embedder)
+    other = override(settings, **{"embedding.model": str(corpus)})
+    with Store.open(other.home) as store, pytest.raises(EmbeddingMismatchError, match="reindex"):
+        ingest_paths(store, other, [corpus], embedder=real_embedder)
+
+
+def test_ingest_never_writes_into_the_source_folder(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    before = {p: p.stat().st_mtime_ns for p in corpus.rglob("*")}
+    with Store.open(settings.home) as store:
+        run(store, settings, [corpus], real_embedder)
+    assert {p: p.stat().st_mtime_ns for p in corpus.rglob("*")} == before
+
+
+def _ids_of(store: Store, path: str) -> set[int]:
+    rows = store.conn.execute(
+        "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ?",
+        (path,),
+    )
+    return {int(r[0]) for r in rows}

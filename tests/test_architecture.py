@@ -1,0 +1,85 @@
+"""Hold every module's imports to the layering in shared/architecture.md (parsed with ast)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = {"torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisper"}
+
+# module prefix -> kb-internal prefixes it may import
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "kb.types": (),
+    "kb.errors": (),
+    "kb.globs": (),
+    "kb.config": ("kb.errors",),
+    "kb.store": ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.store"),
+    "kb.backends": ("kb.types", "kb.errors", "kb.config", "kb.backends"),
+    "kb.search": ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.store", "kb.backends",
+                  "kb.search"),
+    "kb.rag": ("kb.types", "kb.errors", "kb.config", "kb.store", "kb.backends", "kb.search",
+               "kb.rag"),
+    "ingest": ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.store", "kb.backends",
+               "ingest"),
+    "eval": ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.store", "kb.backends",
+             "kb.search", "kb.rag", "eval"),
+    "kb.cli": ("kb", "ingest", "eval"),
+    "kb": ("kb",),  # kb/__init__.py, kb/__main__.py
+}
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for pkg in ("kb", "ingest", "eval"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            name = ".".join(p for p in rel.parts if p != "__init__")
+            out.append((name, path))
+    return out
+
+
+def imports_of(path: Path) -> list[tuple[str, bool]]:
+    """(imported module, at module level?) pairs."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, top: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                found.extend((a.name, top) for a in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
+                found.append((child.module, top))
+            nested = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            guarded = isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test)
+            visit(child, top and not nested and not guarded)
+
+    visit(tree, True)
+    return found
+
+
+def rule_for(name: str) -> tuple[str, ...]:
+    best = max((p for p in ALLOWED if name == p or name.startswith(p + ".")), key=len)
+    return ALLOWED[best]
+
+
+@pytest.mark.parametrize(("name", "path"), modules(), ids=[m[0] for m in modules()])
+def test_imports_follow_the_layering(name: str, path: Path) -> None:
+    allowed = rule_for(name)
+    for mod, _top in imports_of(path):
+        root = mod.split(".")[0]
+        if root not in {"kb", "ingest", "eval"}:
+            continue
+        ok = any(mod == a or mod.startswith(a + ".") for a in allowed)
+        assert ok, f"{name} imports {mod}; allowed: {allowed}"
+
+
+@pytest.mark.parametrize(("name", "path"), modules(), ids=[m[0] for m in modules()])
+def test_heavy_libraries_are_imported_lazily_in_cli_and_base(name: str, path: Path) -> None:
+    if not (name.startswith("kb.cli") or name in {"kb", "kb.types", "kb.errors", "kb.config"}):
+        return
+    for mod, top in imports_of(path):
+        assert not (top and mod.split(".")[0] in HEAVY), f"{name} imports {mod} at module level"
