@@ -11,7 +11,7 @@ LLAMA_SPEC ?= llama-cpp-python==0.3.36
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 DEMO_KB ?= .demo
-DEMO_QUESTION ?= How long should the sourdough starter rest before baking?
+DEMO_QUESTION ?= How long does the sourdough proof in the refrigerator?
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
