@@ -58,7 +58,9 @@ def throughput(corpus: Path) -> None:
             t0 = time.perf_counter()
             report = ingest_paths(store, settings, [src], embedder=embedder)
             kb_s = time.perf_counter() - t0
-            texts = [r[0] for r in store.conn.execute(f"SELECT {EMBED_TEXT_SQL} FROM chunks ORDER BY id")]
+            texts = [
+                r[0] for r in store.conn.execute(f"SELECT {EMBED_TEXT_SQL} FROM chunks ORDER BY id")
+            ]
         model = embedder._model  # type: ignore[attr-defined]  # the same loaded SentenceTransformer
         t0 = time.perf_counter()
         model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
@@ -92,12 +94,17 @@ def memory(corpus: Path, factors: list[int]) -> None:
             src = markdown_copy(corpus, Path(tmp) / "md", times=f)
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, str(src), str(Path(tmp) / "kb")],
-                capture_output=True, text=True, check=True, cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=ROOT,
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
             ).stdout
             d = json.loads(out.strip().splitlines()[-1])
-            print(f"  {f}x corpus: {d['chunks']:6d} chunks  peak RSS {d['peak_rss_mb']:7.1f} MB  "
-                  f"({d['seconds']:.1f} s)")
+            print(
+                f"  {f}x corpus: {d['chunks']:6d} chunks  peak RSS {d['peak_rss_mb']:7.1f} MB  "
+                f"({d['seconds']:.1f} s)"
+            )
 
 
 def main() -> None:

@@ -188,7 +188,9 @@ class Ingestor:
             moved = by_hash.pop(digest)
             vanished.pop(moved.path, None)
             if (moved.chunker, moved.chunker_version, moved.chunker_params) == (
-                info.name, info.version, params,
+                info.name,
+                info.version,
+                params,
             ):
                 self.store.rename_document(moved.id, cand.rel, st.st_mtime)
                 return FileOutcome(cand.rel, root_s, "moved", moved_from=moved.path)
@@ -207,9 +209,17 @@ class Ingestor:
         except OSError as e:
             return self._fail(cand, doc_type, f"cannot read: {e.strerror or e}")
         self.store.save_document(
-            root=root_s, path=cand.rel, doc_type=doc.doc_type, content_hash=digest,
-            size=st.st_size, mtime=st.st_mtime, chunks=drafts, chunker=info,
-            tags=doc.tags, warnings=doc.warnings, meta=doc.meta,
+            root=root_s,
+            path=cand.rel,
+            doc_type=doc.doc_type,
+            content_hash=digest,
+            size=st.st_size,
+            mtime=st.st_mtime,
+            chunks=drafts,
+            chunker=info,
+            tags=doc.tags,
+            warnings=doc.warnings,
+            meta=doc.meta,
         )
         if existing is None:
             kind = "added"
@@ -223,12 +233,22 @@ class Ingestor:
         return FileOutcome(cand.rel, root_s, kind, chunks=len(drafts), warnings=doc.warnings)
 
     def _fail(
-        self, cand: Candidate, doc_type: str, reason: str,
-        digest: str | None = None, size: int | None = None, mtime: float | None = None,
+        self,
+        cand: Candidate,
+        doc_type: str,
+        reason: str,
+        digest: str | None = None,
+        size: int | None = None,
+        mtime: float | None = None,
     ) -> FileOutcome:
         self.store.mark_failed(
-            root=str(cand.root), path=cand.rel, doc_type=doc_type, error=reason,
-            content_hash=digest, size=size, mtime=mtime,
+            root=str(cand.root),
+            path=cand.rel,
+            doc_type=doc_type,
+            error=reason,
+            content_hash=digest,
+            size=size,
+            mtime=mtime,
         )
         return FileOutcome(cand.rel, str(cand.root), "failed", error=reason)
 

@@ -53,7 +53,9 @@ def walk(
                     continue
                 if not target.is_relative_to(root):
                     yield Candidate(
-                        root, rel, abs_path,
+                        root,
+                        rel,
+                        abs_path,
                         f"symlink points outside the ingested root ({target}); not followed",
                     )
                     continue

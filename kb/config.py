@@ -275,4 +275,3 @@ def override(settings: Settings, **dotted: Any) -> Settings:
     if not tree:
         return settings
     return _merge(settings, tree, "command-line flag")
-

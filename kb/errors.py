@@ -10,11 +10,11 @@ Users see ``str(error)`` as one line on stderr and the process exits with
     ├── UsageError               exit 2   bad command-line input (empty question, bad filter)
     ├── StoreError               exit 1   the KB folder or its SQLite/LanceDB files
     │   ├── SchemaTooNewError    exit 1   database written by a newer kb
-    │   └── EmbeddingMismatchError exit 1 configured embedder differs from the one that built the store
-    ├── IngestError              exit 1   one file could not be loaded (recorded per file; ingest goes on)
+    │   └── EmbeddingMismatchError exit 1 configured embedder is not the one that built the store
+    ├── IngestError              exit 1   one file could not be loaded (recorded; ingest goes on)
     ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
     ├── EmptyStoreError          exit 4   the KB has no chunks to search
-    ├── ContextOverflowError     exit 5   the question alone does not fit the model's context window
+    ├── ContextOverflowError     exit 5   the question alone does not fit the context window
     ├── GoldenError              exit 2   a golden set is invalid (names file, line, query id, field)
     └── GateFailedError          exit 1   an eval gate or regression check failed
 

@@ -32,9 +32,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def kb_home(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path
-) -> Iterator[Path]:
+def kb_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
     home = tmp_path / "kb"
     monkeypatch.setenv("KB_HOME", str(home))
     monkeypatch.setenv("KB_CONFIG", str(tmp_path / "no-user-config.toml"))

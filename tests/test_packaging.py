@@ -17,8 +17,19 @@ from tests.conftest import ROOT
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     (whl,) = out.glob("kb_rag-*.whl")
     return whl
@@ -37,20 +48,44 @@ def test_wheel_contains_packages_and_default_config(wheel: Path) -> None:
 def test_installed_wheel_runs_help_and_config_show(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
-         "--target", str(target), str(wheel)],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "-q",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     # Run from an unrelated folder with the installed copy first on the path, so the source
     # checkout (and its config/ folder) cannot be what answers.
     env = {**os.environ, "PYTHONPATH": str(target), "KB_HOME": str(tmp_path / "kbhome")}
     run = lambda *a: subprocess.run(  # noqa: E731
-        [sys.executable, "-c", "import sys; from kb.cli import main; sys.argv=['kb',*sys.argv[1:]]; main()", *a],
-        cwd=tmp_path, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from kb.cli import main; sys.argv=['kb',*sys.argv[1:]]; main()",
+            *a,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     where = subprocess.run(
         [sys.executable, "-c", "import kb.config as c; print(c.__file__)"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert where.startswith(str(target))
     h = run("--help")

@@ -88,7 +88,7 @@ class SentenceTransformerEmbedder(Embedder):
             if not folder.is_dir():
                 raise ModelError(
                     f"{folder}: embedding model folder not found; set [embedding] model to a "
-                    "local sentence-transformers folder or \"bundled\""
+                    'local sentence-transformers folder or "bundled"'
                 )
         self.model_id = embedding_model_id(settings)
         self.batch_size = batch_size
@@ -99,10 +99,10 @@ class SentenceTransformerEmbedder(Embedder):
             self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         except Exception as e:  # noqa: BLE001 - library raises many types
             raise ModelError(f"{folder}: cannot load the embedding model: {e}") from None
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
-        self.dim = int(get_dim())
+        get_dim = getattr(self._model, "get_embedding_dimension", None)
+        if get_dim is None:  # sentence-transformers < 5
+            get_dim = self._model.get_sentence_embedding_dimension
+        self.dim = int(get_dim() or 0)
         self._device = device
 
     @property

@@ -38,14 +38,21 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     for t in sorted(set(stats["documents"]) | set(stats["chunks"])):
         d, c = stats["documents"].get(t, {}), stats["chunks"].get(t, {})
         table.add_row(
-            t, str(d.get("indexed", 0)), str(d.get("failed", 0)),
-            str(c.get("embedded", 0)), str(c.get("pending", 0)),
+            t,
+            str(d.get("indexed", 0)),
+            str(d.get("failed", 0)),
+            str(c.get("embedded", 0)),
+            str(c.get("pending", 0)),
         )
     console.print(table)
     m = stats["embedding_model"]
-    console.print(f"embedding model: {m['id']} ({m['dim']} dims)" if m else "embedding model: none yet")
+    console.print(
+        f"embedding model: {m['id']} ({m['dim']} dims)" if m else "embedding model: none yet"
+    )
     for ch in stats["chunkers"]:
-        console.print(f"chunker: {ch['name']} v{ch['version']} {ch['params']} ({ch['chunks']} chunks)")
+        console.print(
+            f"chunker: {ch['name']} v{ch['version']} {ch['params']} ({ch['chunks']} chunks)"
+        )
     for f in stats["failed"]:
         console.print(f"[red]failed[/red] {f['path']}: {f['error']}", highlight=False)
 
@@ -148,7 +155,11 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
             store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
         store.vectors.drop()
         n = embed_pending(store, embedder, settings.ingest.embed_batch_size)
-    result = {"chunks_embedded": n, "model": embedder.model_id, "seconds": time.perf_counter() - started}
+    result = {
+        "chunks_embedded": n,
+        "model": embedder.model_id,
+        "seconds": time.perf_counter() - started,
+    }
     if json_out:
         print_json(result)
     else:
@@ -182,8 +193,11 @@ def _to_toml(data: dict[str, Any]) -> str:
     blocks: list[str] = []
 
     def emit(node: dict[str, Any], name: str) -> None:
-        scalars = [f"{k} = {json.dumps(v, ensure_ascii=False)}"
-                   for k, v in node.items() if not isinstance(v, dict)]
+        scalars = [
+            f"{k} = {json.dumps(v, ensure_ascii=False)}"
+            for k, v in node.items()
+            if not isinstance(v, dict)
+        ]
         if scalars:
             blocks.append((f"[{name}]\n" if name else "") + "\n".join(scalars))
         for k, v in node.items():

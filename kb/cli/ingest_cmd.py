@@ -21,7 +21,8 @@ def ingest(
         typer.Option("--include", help="Only files matching this glob (repeatable)."),
     ] = None,
     exclude: Annotated[
-        list[str] | None, typer.Option("--exclude", help="Skip files matching this glob (repeatable).")
+        list[str] | None,
+        typer.Option("--exclude", help="Skip files matching this glob (repeatable)."),
     ] = None,
     kb: KbOption = None,
     json_out: JsonOption = False,

@@ -25,9 +25,7 @@ if TYPE_CHECKING:
     from kb.store.vectors import VectorIndex
 
 DB_NAME = "kb.sqlite"
-EMBED_TEXT_SQL = (
-    "CASE WHEN heading_path = '' THEN text ELSE heading_path || char(10) || text END"
-)
+EMBED_TEXT_SQL = "CASE WHEN heading_path = '' THEN text ELSE heading_path || char(10) || text END"
 LANCE_DIR = "lancedb"
 
 
@@ -90,7 +88,9 @@ class Store:
             migrations.migrate(conn, str(db))
         except sqlite3.DatabaseError as e:
             conn.close()
-            raise StoreError(f"{db}: not a usable kb database ({e}); move it away and re-ingest")
+            raise StoreError(
+                f"{db}: not a usable kb database ({e}); move it away and re-ingest"
+            ) from None
         except BaseException:
             conn.close()
             raise
@@ -199,9 +199,17 @@ class Store:
                 "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
             ).fetchone()
             values = (
-                doc_type, content_hash, size, mtime, json.dumps(list(tags)),
-                json.dumps(list(warnings)), json.dumps(meta or {}), chunker.name,
-                chunker.version, params, now,
+                doc_type,
+                content_hash,
+                size,
+                mtime,
+                json.dumps(list(tags)),
+                json.dumps(list(warnings)),
+                json.dumps(meta or {}),
+                chunker.name,
+                chunker.version,
+                params,
+                now,
             )
             if row is None:
                 cur = c.execute(
@@ -229,11 +237,23 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     (
-                        doc_id, i, ch.text, HEADING_SEP.join(ch.heading_path),
-                        ch.span.line_start, ch.span.line_end, ch.span.page_start,
-                        ch.span.page_end, ch.char_start, ch.char_end, ch.span.seconds_start,
-                        ch.span.seconds_end, ch.token_count, chunker.name, chunker.version,
-                        params, chunk_hash(ch.text),
+                        doc_id,
+                        i,
+                        ch.text,
+                        HEADING_SEP.join(ch.heading_path),
+                        ch.span.line_start,
+                        ch.span.line_end,
+                        ch.span.page_start,
+                        ch.span.page_end,
+                        ch.char_start,
+                        ch.char_end,
+                        ch.span.seconds_start,
+                        ch.span.seconds_end,
+                        ch.token_count,
+                        chunker.name,
+                        chunker.version,
+                        params,
+                        chunk_hash(ch.text),
                     )
                     for i, ch in enumerate(chunks)
                 ),
@@ -241,8 +261,15 @@ class Store:
         return doc_id
 
     def mark_failed(
-        self, *, root: str, path: str, doc_type: str, error: str,
-        content_hash: str | None = None, size: int | None = None, mtime: float | None = None,
+        self,
+        *,
+        root: str,
+        path: str,
+        doc_type: str,
+        error: str,
+        content_hash: str | None = None,
+        size: int | None = None,
+        mtime: float | None = None,
     ) -> None:
         """Record a failed file. Chunks from an earlier good version are removed: the
         index must not claim content the file no longer has."""
@@ -373,9 +400,17 @@ class Store:
 
 def _doc(r: sqlite3.Row) -> DocumentRow:
     return DocumentRow(
-        id=int(r["id"]), root=r["root"], path=r["path"], doc_type=r["doc_type"],
-        content_hash=r["content_hash"], size=r["size"], mtime=r["mtime"], status=r["status"],
-        error=r["error"], chunker=r["chunker"], chunker_version=r["chunker_version"],
+        id=int(r["id"]),
+        root=r["root"],
+        path=r["path"],
+        doc_type=r["doc_type"],
+        content_hash=r["content_hash"],
+        size=r["size"],
+        mtime=r["mtime"],
+        status=r["status"],
+        error=r["error"],
+        chunker=r["chunker"],
+        chunker_version=r["chunker_version"],
         chunker_params=r["chunker_params"],
     )
 
@@ -384,9 +419,12 @@ def row_to_hit(r: sqlite3.Row) -> Hit:
     """Build a :class:`Hit` (score 0) from a chunks row joined with path/doc_type/tags."""
     heading = tuple(p for p in str(r["heading_path"]).split(HEADING_SEP) if p)
     span = Span(
-        line_start=r["line_start"], line_end=r["line_end"],
-        page_start=r["page_start"], page_end=r["page_end"],
-        seconds_start=r["seconds_start"], seconds_end=r["seconds_end"],
+        line_start=r["line_start"],
+        line_end=r["line_end"],
+        page_start=r["page_start"],
+        page_end=r["page_end"],
+        seconds_start=r["seconds_start"],
+        seconds_end=r["seconds_end"],
     )
     return Hit(
         chunk_id=int(r["id"]),

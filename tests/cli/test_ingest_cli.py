@@ -96,8 +96,10 @@ def test_sigkill_during_embedding_then_complete(kb_home: Path, tmp_path: Path) -
         shutil.copy(f, corpus / f.name)
     env = {**os.environ, "KB_HOME": str(kb_home)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kb", "ingest", str(corpus)], env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "kb", "ingest", str(corpus)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     db = kb_home / "kb.sqlite"
     killed_mid_embedding = False
@@ -127,9 +129,13 @@ def test_sigkill_during_embedding_then_complete(kb_home: Path, tmp_path: Path) -
     assert doc["clean"] is True, doc
     con = sqlite3.connect(db)
     n_files = len(list(corpus.rglob("*.md")))
-    assert con.execute("SELECT count(*) FROM documents WHERE status='indexed'").fetchone()[0] == n_files
+    assert (
+        con.execute("SELECT count(*) FROM documents WHERE status='indexed'").fetchone()[0]
+        == n_files
+    )
     dup = con.execute(
-        "SELECT count(*) FROM (SELECT document_id, ord FROM chunks GROUP BY 1, 2 HAVING count(*) > 1)"
+        "SELECT count(*) FROM "
+        "(SELECT document_id, ord FROM chunks GROUP BY 1, 2 HAVING count(*) > 1)"
     ).fetchone()[0]
     assert dup == 0
 

@@ -38,7 +38,8 @@ def test_every_command_help_imports_no_heavy_library() -> None:
         "        app([n, '--help'], standalone_mode=False)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        f"print(json.dumps({{'names': names, 'heavy': [m for m in {HEAVY!r} if m in sys.modules]}}))\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(json.dumps({'names': names, 'heavy': heavy}))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -49,11 +49,17 @@ def settings(kb_home: Path) -> Settings:
 
 
 def run(
-    store: Store, settings: Settings, paths: list[Path], emb: Embedder,
+    store: Store,
+    settings: Settings,
+    paths: list[Path],
+    emb: Embedder,
     progress: IngestProgress | None = None,
 ) -> dict[str, int]:
     report = ingest_paths(store, settings, paths, embedder=emb, progress=progress)
-    return report.to_dict()["counts"] | {"embedded": report.chunks_embedded, "exit": report.exit_code}
+    return report.to_dict()["counts"] | {
+        "embedded": report.chunks_embedded,
+        "exit": report.exit_code,
+    }
 
 
 def assert_consistent(store: Store) -> None:
@@ -198,8 +204,13 @@ def test_bad_inputs_fail_one_by_one_and_lose_nothing(
         c = run(store, settings, [corpus], real_embedder, progress)
         failed = {o.path: o.error or "" for o in progress.done if o.outcome == "failed"}
         assert set(failed) == {
-            "bad/latin1.md", "bad/empty.md", "bad/blank.txt", "bad/corrupt.pdf",
-            "bad/notaudio.mp3", "bad/link.md", "bad/vanishing.md",
+            "bad/latin1.md",
+            "bad/empty.md",
+            "bad/blank.txt",
+            "bad/corrupt.pdf",
+            "bad/notaudio.mp3",
+            "bad/link.md",
+            "bad/vanishing.md",
         }
         assert "UTF-8" in failed["bad/latin1.md"]
         assert "empty" in failed["bad/empty.md"]

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from kb.errors import EmbeddingMismatchError, SchemaTooNewError, StoreError
-from kb.store import Store
-from kb.store import migrations
+from kb.store import Store, migrations
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
 from tests.conftest import FIXTURES
@@ -27,8 +26,15 @@ def drafts(*texts: str) -> list[ChunkDraft]:
 
 def save(store: Store, path: str, *texts: str, digest: str = "h1") -> int:
     return store.save_document(
-        root="/r", path=path, doc_type="md", content_hash=digest, size=1, mtime=1.0,
-        chunks=drafts(*texts), chunker=CHUNKER, tags=["t"],
+        root="/r",
+        path=path,
+        doc_type="md",
+        content_hash=digest,
+        size=1,
+        mtime=1.0,
+        chunks=drafts(*texts),
+        chunker=CHUNKER,
+        tags=["t"],
     )
 
 
@@ -71,9 +77,7 @@ def test_failed_migration_rolls_back_completely(
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(
-        migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (3, "broken", broken)]
-    )
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (3, "broken", broken)])
     with pytest.raises(RuntimeError):
         Store.open(kb_home)
     conn = sqlite3.connect(kb_home / "kb.sqlite")

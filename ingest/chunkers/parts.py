@@ -1,0 +1,167 @@
+"""Building blocks shared by the chunkers: splitting text under a token limit, and
+turning a run of section parts into a :class:`~kb.types.ChunkDraft` with exact spans.
+
+A *part* is ``(section index, start, end)``: the characters ``start:end`` of one
+section's text. A chunk is one or more consecutive parts. Its text is the parts' text
+joined by :func:`joiner` (a blank line, or a single space for audio transcripts), so a
+chunk inside one section is exactly ``section.text[start:end]`` and therefore exactly
+``document text[char_start:char_end]``; headings are never injected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ingest.tokens import TokenCounter
+from kb.types import ChunkDraft, LoadedDocument, Section, Span
+
+Part = tuple[int, int, int]
+
+# Split levels, coarsest first: paragraphs, lines, sentences, words.
+SEPARATORS = (
+    re.compile(r"\n[ \t]*\n\s*"),
+    re.compile(r"\n\s*"),
+    re.compile(r"(?<=[.!?;:])\s+"),
+    re.compile(r"\s+"),
+)
+
+
+def joiner(doc: LoadedDocument) -> str:
+    """What separates parts of different sections in a chunk's text."""
+    return " " if doc.doc_type == "audio" else "\n\n"
+
+
+def trim(text: str, a: int, b: int) -> tuple[int, int] | None:
+    """``(a, b)`` without outer whitespace, or ``None`` if only whitespace is left."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return (a, b) if a < b else None
+
+
+def _units(text: str, a: int, b: int, sep: re.Pattern[str]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = a
+    for m in sep.finditer(text, a, b):
+        piece = trim(text, pos, m.start())
+        if piece:
+            out.append(piece)
+        pos = m.end()
+    piece = trim(text, pos, b)
+    if piece:
+        out.append(piece)
+    return out
+
+
+def split_to_limit(
+    text: str, a: int, b: int, counter: TokenCounter, limit: int, level: int = 0
+) -> list[tuple[int, int]]:
+    """Trimmed ranges covering every non-whitespace character of ``text[a:b]``, in order,
+    each of at most ``limit`` tokens: split at paragraphs, then lines, sentences and
+    words, and only as a last resort between tokens (then characters)."""
+    span = trim(text, a, b)
+    if span is None:
+        return []
+    a, b = span
+    if counter.count(text[a:b]) <= limit:
+        return [(a, b)]
+    if level >= len(SEPARATORS):
+        return _hard_split(text, a, b, counter, limit)
+    units = _units(text, a, b, SEPARATORS[level])
+    out: list[tuple[int, int]] = []
+    for s, e in units:
+        out.extend(split_to_limit(text, s, e, counter, limit, level + 1))
+    return out
+
+
+def _hard_split(
+    text: str, a: int, b: int, counter: TokenCounter, limit: int
+) -> list[tuple[int, int]]:
+    offs = [(a + s, a + e) for s, e in counter.offsets(text[a:b]) if e > s]
+    if not offs:  # no tokens at all: nothing a counter can object to
+        return [(a, b)]
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(offs):
+        j = min(len(offs), i + limit)
+        while j > i + 1 and counter.count(text[offs[i][0] : offs[j - 1][1]]) > limit:
+            j -= 1
+        s, e = offs[i][0], offs[j - 1][1]
+        if j == i + 1 and counter.count(text[s:e]) > limit:
+            out.extend(_char_split(text, s, e, counter, limit))
+        else:
+            out.append((s, e))
+        i = j
+    # characters between tokens (none for sane tokenizers) stay covered: extend each
+    # range to the start of the next one when the gap holds non-whitespace
+    fixed: list[tuple[int, int]] = []
+    for n, (s, e) in enumerate(out):
+        nxt = out[n + 1][0] if n + 1 < len(out) else b
+        if trim(text, e, nxt) is not None:
+            e = nxt
+        fixed.append((s if n else a, e))
+    return fixed
+
+
+def _char_split(
+    text: str, a: int, b: int, counter: TokenCounter, limit: int
+) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    s = a
+    for e in range(a + 1, b + 1):
+        if e > s + 1 and counter.count(text[s:e]) > limit:
+            out.append((s, e - 1))
+            s = e - 1
+    out.append((s, b))
+    return out
+
+
+def pack(
+    text: str, pieces: Sequence[tuple[int, int]], counter: TokenCounter, limit: int
+) -> list[list[tuple[int, int]]]:
+    """Greedily group consecutive pieces while ``text[first.start:last.end]`` stays within
+    ``limit`` tokens (counted on the real text, so non-additive tokenizers are safe)."""
+    groups: list[list[tuple[int, int]]] = []
+    for piece in pieces:
+        if groups and counter.count(text[groups[-1][0][0] : piece[1]]) <= limit:
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+    return groups
+
+
+def _line_of(section: Section, offset: int) -> int | None:
+    if section.span.line_start is None:
+        return None
+    return section.span.line_start + section.text.count("\n", 0, offset)
+
+
+def chunk_text(doc: LoadedDocument, parts: Sequence[Part]) -> str:
+    return joiner(doc).join(doc.sections[i].text[a:b] for i, a, b in parts)
+
+
+def make_draft(doc: LoadedDocument, parts: Sequence[Part], counter: TokenCounter) -> ChunkDraft:
+    """A draft for ``parts``: text, heading path of the first part's section, and spans
+    from the first character of the first part to the last character of the last."""
+    first_i, first_a, _ = parts[0]
+    last_i, _, last_b = parts[-1]
+    first, last = doc.sections[first_i], doc.sections[last_i]
+    text = chunk_text(doc, parts)
+    span = Span(
+        line_start=_line_of(first, first_a),
+        line_end=_line_of(last, max(last_b - 1, 0)),
+        page_start=first.span.page_start,
+        page_end=last.span.page_end,
+        seconds_start=first.span.seconds_start,
+        seconds_end=last.span.seconds_end,
+    )
+    return ChunkDraft(
+        text=text,
+        heading_path=first.heading_path,
+        span=span,
+        char_start=first.char_start + first_a,
+        char_end=last.char_start + last_b,
+        token_count=counter.count(text),
+    )

@@ -1,0 +1,132 @@
+"""The ``structure`` chunker: chunks follow the document's own structure.
+
+Rules, in order:
+
+1. **Markdown, text, PDF.** Each section (a block under a heading, a paragraph, a
+   page) is chunked on its own, so a chunk never crosses a heading or a page. A section
+   over ``max_tokens`` is split at paragraph breaks, then line breaks, then sentence
+   ends, then whitespace, and only as a last resort between tokens; the pieces are then
+   packed greedily back together while the packed text stays within ``max_tokens``.
+2. **Merging small chunks.** A chunk under ``min_tokens`` is merged with its
+   neighbour when both have the *same heading path* and the result stays within
+   ``max_tokens`` (consecutive plain-text paragraphs, say). Chunks are never merged
+   across different heading paths (a short Markdown section stays its own chunk: its
+   heading is part of its locator and is searchable through the heading column), never
+   across PDF pages, and never for audio (rule 3 groups it).
+3. **Audio.** Consecutive transcript segments are grouped while the group stays within
+   ``max_tokens`` and spans at most ``whisper.segment_seconds`` (a group always takes at
+   least one segment; a segment over ``max_tokens`` is split as in rule 1 and keeps the
+   segment's seconds).
+
+Every chunk's ``token_count`` (the configured counter on the chunk's text) is at most
+``max_tokens``. Chunk text is source text only: parts of one section are a verbatim
+slice; parts of several sections (rules 2 and 3) are joined by a blank line (audio: a
+space). Spans run from the chunk's first character to its last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ingest.chunkers.parts import Part, chunk_text, make_draft, pack, split_to_limit
+from ingest.tokens import TokenCounter
+from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
+
+VERSION = "1"
+
+
+@dataclass
+class _Candidate:
+    parts: list[Part]
+    count: int
+
+
+class StructureChunker:
+    def __init__(
+        self,
+        max_tokens: int,
+        min_tokens: int,
+        segment_seconds: float,
+        counter: TokenCounter,
+    ) -> None:
+        self.max_tokens = max_tokens
+        self.min_tokens = min_tokens
+        self.segment_seconds = segment_seconds
+        self.counter = counter
+        self.info = ChunkerInfo(
+            name="structure",
+            version=VERSION,
+            params={
+                "max_tokens": max_tokens,
+                "min_tokens": min_tokens,
+                "segment_seconds": segment_seconds,
+                "tokenizer": counter.name,
+            },
+        )
+
+    def chunk(self, doc: LoadedDocument) -> list[ChunkDraft]:
+        if doc.doc_type == "audio":
+            candidates = self._audio(doc)
+        else:
+            candidates = self._merge_small(doc, self._per_section(doc))
+        return [make_draft(doc, c.parts, self.counter) for c in candidates]
+
+    def _split_section(self, doc: LoadedDocument, i: int) -> list[list[Part]]:
+        text = doc.sections[i].text
+        pieces = split_to_limit(text, 0, len(text), self.counter, self.max_tokens)
+        groups = pack(text, pieces, self.counter, self.max_tokens)
+        return [[(i, g[0][0], g[-1][1])] for g in groups]
+
+    def _per_section(self, doc: LoadedDocument) -> list[_Candidate]:
+        out: list[_Candidate] = []
+        for i in range(len(doc.sections)):
+            for parts in self._split_section(doc, i):
+                out.append(_Candidate(parts, self.counter.count(chunk_text(doc, parts))))
+        return out
+
+    def _merge_small(self, doc: LoadedDocument, cands: list[_Candidate]) -> list[_Candidate]:
+        if doc.doc_type == "pdf":
+            return cands
+        out: list[_Candidate] = []
+        for cand in cands:
+            prev = out[-1] if out else None
+            if (
+                prev is not None
+                and min(prev.count, cand.count) < self.min_tokens
+                and _heading(doc, prev) == _heading(doc, cand)
+            ):
+                parts = prev.parts + cand.parts
+                count = self.counter.count(chunk_text(doc, parts))
+                if count <= self.max_tokens:
+                    out[-1] = _Candidate(parts, count)
+                    continue
+            out.append(cand)
+        return out
+
+    def _audio(self, doc: LoadedDocument) -> list[_Candidate]:
+        out: list[_Candidate] = []
+        group: list[Part] = []
+        group_start = 0.0
+        for i, sec in enumerate(doc.sections):
+            start = sec.span.seconds_start or 0.0
+            end = sec.span.seconds_end if sec.span.seconds_end is not None else start
+            part: Part = (i, 0, len(sec.text))
+            if group:
+                count = self.counter.count(chunk_text(doc, [*group, part]))
+                if count <= self.max_tokens and end - group_start <= self.segment_seconds:
+                    group.append(part)
+                    continue
+                out.append(_Candidate(group, self.counter.count(chunk_text(doc, group))))
+                group = []
+            if self.counter.count(sec.text) > self.max_tokens:
+                for parts in self._split_section(doc, i):
+                    out.append(_Candidate(parts, self.counter.count(chunk_text(doc, parts))))
+                continue
+            group, group_start = [part], start
+        if group:
+            out.append(_Candidate(group, self.counter.count(chunk_text(doc, group))))
+        return out
+
+
+def _heading(doc: LoadedDocument, cand: _Candidate) -> tuple[str, ...]:
+    return doc.sections[cand.parts[0][0]].heading_path

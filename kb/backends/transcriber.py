@@ -1,0 +1,179 @@
+"""Speech to text.
+
+A :class:`Transcriber` turns an audio file into timed :class:`Segment` s. ``model_id``
+identifies everything that changes the transcript (model, language, beam size), so a
+cached transcript is reused only when it would come out the same; it is known without
+loading the model.
+
+:class:`WhisperTranscriber` runs faster-whisper (CTranslate2). The model is loaded on
+the first :meth:`~Transcriber.transcribe` call, so creating one is cheap, and loaded
+models are shared process-wide by (folder, device, compute type), so a second
+transcriber (another ingest run in the same process, a test) does not load it again.
+The audio is decoded with ``faster_whisper.decode_audio`` (PyAV: any container,
+resampled to 16 kHz mono); voice-activity filtering is off so timestamps cover the
+whole file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kb.config import WhisperSettings
+from kb.errors import IngestError, ModelError
+
+SAMPLE_RATE = 16000
+
+# Loaded models, shared by every WhisperTranscriber of the process:
+# (folder, device, compute_type) -> faster_whisper.WhisperModel
+_MODELS: dict[tuple[str, str, str], Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of speech: ``start <= end`` in seconds from the beginning of the file."""
+
+    start: float
+    end: float
+    text: str
+
+
+class Transcriber(ABC):
+    model_id: str
+    device: str
+
+    @abstractmethod
+    def transcribe(
+        self, path: Path, on_progress: Callable[[float], None] | None = None
+    ) -> list[Segment]:
+        """Transcribe ``path``; ``on_progress`` gets the seconds newly covered, summing to
+        the file's duration. Raises :class:`IngestError` (``reason`` starting with "not a
+        decodable audio file" or "empty audio") for bad input, :class:`ModelError` when
+        the model cannot be loaded."""
+
+
+def whisper_model_id(settings: WhisperSettings) -> str:
+    """``bundled:whisper-base`` or ``local:<folder>``, plus ``|lang=..|beam=N``."""
+    name = (
+        "bundled:whisper-base"
+        if settings.model == "bundled"
+        else f"local:{Path(settings.model).expanduser().resolve()}"
+    )
+    return f"{name}|lang={settings.language or 'auto'}|beam={settings.beam_size}"
+
+
+def resolve_device(requested: str) -> str:
+    """``auto`` → ``cuda`` when CTranslate2 sees a CUDA device, else ``cpu``."""
+    if requested != "auto":
+        return requested
+    import ctranslate2
+
+    try:
+        return "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+    except Exception:  # pragma: no cover - broken CUDA runtime: fall back
+        return "cpu"
+
+
+def decode(path: Path) -> Any:
+    """float32 samples at 16 kHz mono; :class:`IngestError` if PyAV cannot decode it."""
+    from faster_whisper import decode_audio
+
+    try:
+        return decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+    except Exception as e:  # PyAV raises a family of errors (InvalidDataError, ...)
+        reason = " ".join(str(e).split())[:200] or type(e).__name__
+        raise IngestError(str(path), f"not a decodable audio file: {reason}") from None
+
+
+class WhisperTranscriber(Transcriber):
+    def __init__(self, settings: WhisperSettings, model_dir: Callable[[], Path]) -> None:
+        self.settings = settings
+        self.model_id = whisper_model_id(settings)
+        self.device = resolve_device(settings.device)
+        self._model_dir = model_dir
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        """The faster-whisper model, loaded once per process for each folder, device and
+        compute type (later transcribers reuse it)."""
+        if self._model is not None:
+            return self._model
+        with _MODELS_LOCK:
+            folder = self._model_dir()
+            key = (str(folder.resolve()), self.device, self.settings.compute_type)
+            if key not in _MODELS:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from faster_whisper import WhisperModel
+
+                if not (folder / "model.bin").is_file():
+                    raise ModelError(
+                        f"{folder}: not a CTranslate2 whisper folder (model.bin is missing); "
+                        "set [whisper] model to a converted faster-whisper model"
+                    )
+                try:
+                    _MODELS[key] = WhisperModel(
+                        str(folder), device=self.device, compute_type=self.settings.compute_type
+                    )
+                except (RuntimeError, ValueError, OSError) as e:
+                    raise ModelError(f"{folder}: cannot load the whisper model: {e}") from None
+            self._model = _MODELS[key]
+            return self._model
+
+    def transcribe(
+        self, path: Path, on_progress: Callable[[float], None] | None = None
+    ) -> list[Segment]:
+        audio = decode(path)
+        duration = len(audio) / SAMPLE_RATE
+        if len(audio) == 0:
+            raise IngestError(str(path), "empty audio (0 seconds); nothing to transcribe")
+        model = self._load()
+        pieces, _info = model.transcribe(
+            audio,
+            language=self.settings.language or None,
+            beam_size=self.settings.beam_size,
+            vad_filter=False,
+        )
+        out: list[Segment] = []
+        done = 0.0
+        for piece in pieces:
+            start = max(0.0, min(float(piece.start), duration))
+            end = max(start, min(float(piece.end), duration))
+            text = piece.text.strip()
+            if text:
+                out.append(Segment(round(start, 3), round(end, 3), text))
+            if on_progress is not None and end > done:
+                on_progress(end - done)
+                done = end
+        if on_progress is not None and duration > done:
+            on_progress(duration - done)
+        return out
+
+
+def make_transcriber(settings: WhisperSettings, kb_home: Path | None) -> Transcriber:
+    """The configured transcriber: ``model = "bundled"`` uses the whisper base model joined
+    from the bundled packages (:func:`kb.backends.bundled.whisper_model_dir`); anything
+    else is a local CTranslate2 folder. Nothing is loaded until the first transcription."""
+    if settings.model == "bundled":
+        from kb.backends.bundled import whisper_model_dir
+
+        def folder() -> Path:
+            return whisper_model_dir(kb_home)
+
+    else:
+        local = Path(settings.model).expanduser()
+        if not local.is_dir():
+            raise ModelError(
+                f"{local}: whisper model folder not found; set [whisper] model to a "
+                'CTranslate2 folder or "bundled"'
+            )
+
+        def folder() -> Path:
+            return local
+
+    return WhisperTranscriber(settings, folder)

@@ -1,0 +1,182 @@
+"""`kb ask` through the real CLI (CliRunner on kb.cli.app, plus exit codes via `python -m kb`)."""
+
+from __future__ import annotations
+
+import _thread
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kb.backends.generator import Generator, Prompt
+from kb.cli import app
+from kb.config import load_settings
+from kb.errors import ContextOverflowError, EmptyStoreError, ModelError, UsageError
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.slow
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def demo_kb(tmp_path_factory: pytest.TempPathFactory, real_embedder) -> Path:  # type: ignore[no-untyped-def]
+    """The demo notes ingested with the real embedder, once per module."""
+    from ingest.pipeline import ingest_paths
+    from kb.store import Store
+
+    home = tmp_path_factory.mktemp("ask-cli") / "kb"
+    settings = load_settings(home, user_file=home.parent / "none.toml")
+    notes = sorted((FIXTURES / "demo" / "notes").glob("*.md"))
+    with Store.open(home) as store:
+        ingest_paths(store, settings, notes, embedder=real_embedder)
+        assert store.count_chunks("embedded") > 5
+    return home
+
+
+@pytest.fixture
+def shared_embedder(monkeypatch: pytest.MonkeyPatch, real_embedder) -> None:  # type: ignore[no-untyped-def]
+    """Reuse the session's embedder instead of loading a new one per command."""
+    import kb.backends.embedder as emb
+
+    monkeypatch.setattr(emb, "make_embedder", lambda *a, **k: real_embedder)
+
+
+def kb_proc(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KB_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "kb", *args], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_exit_codes_of_the_real_command(kb_home: Path, tmp_path: Path) -> None:
+    empty_q = kb_proc("ask", "  ", home=kb_home)
+    assert empty_q.returncode == 2 and "question is empty" in empty_q.stderr
+    missing = kb_proc("ask", "why?", "--model", str(tmp_path / "none.gguf"), home=kb_home)
+    assert missing.returncode == 3 and "none.gguf: model file not found" in missing.stderr
+    empty_kb = kb_proc("ask", "why?", home=kb_home)
+    assert empty_kb.returncode == 4 and "kb ingest" in empty_kb.stderr
+    for r in (empty_q, missing, empty_kb):
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_errors_carry_their_exit_codes(kb_home: Path, tmp_path: Path) -> None:
+    r = runner.invoke(app, ["ask", ""])
+    assert isinstance(r.exception, UsageError) and r.exception.exit_code == 2
+    notgguf = tmp_path / "m.gguf"
+    notgguf.write_text("hello")
+    r = runner.invoke(app, ["ask", "why?", "--model", str(notgguf)])
+    assert isinstance(r.exception, ModelError) and r.exception.exit_code == 3
+    assert "not a GGUF model file" in str(r.exception)
+    r = runner.invoke(app, ["ask", "why?"])
+    assert isinstance(r.exception, EmptyStoreError) and r.exception.exit_code == 4
+
+
+def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
+    question = "sourdough " * 2500
+    r = runner.invoke(app, ["ask", question, "--kb", str(demo_kb), "--mode", "keyword"])
+    assert isinstance(r.exception, ContextOverflowError) and r.exception.exit_code == 5
+    assert "2048-token window" in str(r.exception)
+
+
+def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
+    r = runner.invoke(
+        app,
+        ["ask", "How long does the bulk fermentation take?", "--kb", str(demo_kb), "--json",
+         "-k", "3", "--max-tokens", "64"],
+    )
+    assert r.exit_code == 0, r.output
+    events = [json.loads(line) for line in r.stdout.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[-1] == "done" and kinds.count("done") == 1
+    assert set(kinds[:-1]) <= {"token", "citation"} and "token" in kinds
+    answer = events[-1]["answer"]
+    tokens = "".join(e["text"] for e in events if e["event"] == "token")
+    assert answer["text"] == tokens and answer["grammar"] is True
+    assert [c["n"] for c in answer["contexts"]] == [1, 2, 3]
+    cited = [e for e in events if e["event"] == "citation"]
+    assert all(e["valid"] and 1 <= e["n"] <= 3 for e in cited)  # the grammar allows 1..3 only
+    if not answer["refused"]:
+        assert cited and answer["grounded"]
+        assert {c["n"] for c in answer["citations"]} == {e["n"] for e in cited}
+        first = answer["citations"][0]
+        ctx = answer["contexts"][first["n"] - 1]
+        assert first["chunk_id"] == ctx["chunk_id"] and first["path"] == ctx["path"]
+    assert answer["model_hash"] and len(answer["model_hash"]) == 64
+    assert answer["timings"]["first_token_s"] <= answer["timings"]["total_s"]
+
+
+def test_text_output_with_sources(demo_kb: Path, shared_embedder: None) -> None:
+    r = runner.invoke(
+        app, ["ask", "How much whole wheat flour goes into the loaf?", "--kb", str(demo_kb)]
+    )
+    assert r.exit_code == 0, r.output
+    if "refused" not in r.stdout:
+        assert "\nSources:\n  [#" in r.stdout and "sourdough.md" in r.stdout
+        assert "ungrounded" not in r.stdout
+
+
+def test_no_hit_refusal(demo_kb: Path, shared_embedder: None) -> None:
+    r = runner.invoke(app, ["ask", "kestrel migration", "--kb", str(demo_kb),
+                            "--min-score", "0.99"])
+    assert r.exit_code == 0
+    assert "refused: no passage passed the retrieval threshold (min-score 0.99)" in r.stdout
+    assert "Sources" not in r.stdout
+
+
+def test_ungrounded_answer_is_labelled(
+    demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_model(monkeypatch, ["Bread needs flour, see [1] and [#9]."])
+    r = runner.invoke(app, ["ask", "What does bread need?", "--kb", str(demo_kb), "-k", "2"])
+    assert r.exit_code == 0
+    assert "ungrounded (no valid citation)" in r.stdout
+    assert "invalid citations (not linked): [#9]; only [#1]..[#2] exist" in r.stdout
+    assert "Sources" not in r.stdout
+
+
+def test_ctrl_c_mid_stream(
+    demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = _fake_model(monkeypatch, [f"word{i} " for i in range(400)], interrupt_at=3)
+    r = runner.invoke(app, ["ask", "Tell me about sourdough", "--kb", str(demo_kb)])
+    assert r.exit_code == 130
+    assert r.stdout.startswith("word0 word1 word2 ")
+    assert "interrupted" in r.output and "Sources" not in r.stdout
+    assert fake.yielded < 400  # generation stopped
+
+
+class _SlowFake(Generator):
+    def __init__(self, pieces: Sequence[str], interrupt_at: int | None) -> None:
+        self.pieces, self.interrupt_at, self.yielded = list(pieces), interrupt_at, 0
+        self.model_path, self.n_ctx, self._hash = Path("/fake.gguf"), 2048, "0" * 64
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def stream(
+        self, prompt: Prompt, *, max_tokens: int, grammar: str | None = None,
+        stop: Sequence[str] = (),
+    ) -> Iterator[str]:
+        for i, p in enumerate(self.pieces):
+            if i == self.interrupt_at:
+                time.sleep(0.2)  # let the CLI print what it has
+                _thread.interrupt_main()  # what Ctrl-C does to the consuming main thread
+            time.sleep(0.005)
+            self.yielded += 1
+            yield p
+
+
+def _fake_model(
+    monkeypatch: pytest.MonkeyPatch, pieces: list[str], interrupt_at: int | None = None
+) -> _SlowFake:
+    import kb.backends.generator as g
+
+    fake = _SlowFake(pieces, interrupt_at)
+    monkeypatch.setattr(g, "make_generator", lambda *a, **k: fake)
+    return fake

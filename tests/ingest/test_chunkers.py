@@ -1,0 +1,362 @@
+"""Chunkers: unit tests, hypothesis properties (regex tokens) and the real tokenizer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from ingest.chunkers import CHUNKERS, make_chunker
+from ingest.chunkers.parts import joiner
+from ingest.loaders import LoadContext, MarkdownLoader, PdfLoader, TextLoader
+from ingest.tokens import RegexTokenizer, default_counter
+from kb.config import Settings
+from kb.errors import ConfigError, UsageError
+from kb.types import ChunkDraft, LoadedDocument, Section, Span
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
+REGEX = RegexTokenizer()
+
+
+def configured(
+    max_tokens: int = 200,
+    min_tokens: int = 40,
+    size: int = 128,
+    overlap: int = 32,
+    segment_seconds: float = 30.0,
+) -> Settings:
+    s = Settings()
+    return replace(
+        s,
+        chunkers=replace(
+            s.chunkers,
+            structure=replace(s.chunkers.structure, max_tokens=max_tokens, min_tokens=min_tokens),
+            window=replace(s.chunkers.window, size=size, overlap=overlap),
+        ),
+        whisper=replace(s.whisper, segment_seconds=segment_seconds),
+    )
+
+
+def check_invariants(
+    doc: LoadedDocument, chunks: list[ChunkDraft], limit: int, source: str | None
+) -> None:
+    """Properties every chunker must keep (see the module docstrings of the chunkers)."""
+    sep = joiner(doc)
+    starts = [c.char_start for c in chunks]
+    assert starts == sorted(starts) and len(set(starts)) == len(starts)  # in order
+    for c in chunks:
+        assert 0 < c.token_count <= limit
+        touched = [
+            s for s in doc.sections if s.char_start < c.char_end and c.char_start < s.char_end
+        ]
+        assert touched, c
+        pieces = [
+            s.text[
+                max(c.char_start, s.char_start) - s.char_start : min(c.char_end, s.char_end)
+                - s.char_start
+            ]
+            for s in touched
+        ]
+        assert c.text == sep.join(pieces)  # source text only, nothing injected
+        assert c.heading_path == touched[0].heading_path
+        if len(touched) == 1 and source is not None:
+            assert source[c.char_start : c.char_end] == c.text
+        first, last = touched[0], touched[-1]
+        if first.span.line_start is not None:
+            assert c.span.line_start is not None and c.span.line_end is not None
+            assert first.span.line_start <= c.span.line_start <= c.span.line_end
+            assert c.span.line_end <= (last.span.line_end or 0)
+            if source is not None:
+                assert c.span.line_start == source.count("\n", 0, c.char_start) + 1
+                assert c.span.line_end == source.count("\n", 0, c.char_end - 1) + 1
+        if first.span.page_start is not None:
+            assert (c.span.page_start, c.span.page_end) == (
+                first.span.page_start,
+                last.span.page_end,
+            )
+        if first.span.seconds_start is not None:
+            assert (c.span.seconds_start, c.span.seconds_end) == (
+                first.span.seconds_start,
+                last.span.seconds_end,
+            )
+    for s in doc.sections:  # coverage: every non-space character is in some chunk
+        for k, ch in enumerate(s.text):
+            if not ch.isspace():
+                pos = s.char_start + k
+                assert any(c.char_start <= pos < c.char_end for c in chunks), (s, k)
+
+
+# ---------------------------------------------------------------- generated documents
+
+WORD = st.text(alphabet="abcdeféßxyz0123", min_size=1, max_size=8)
+TOKEN = st.one_of(WORD, WORD, WORD, st.sampled_from([".", ",", "!", "?", "-", "--", ";", "...."]))
+LINE = st.lists(TOKEN, min_size=1, max_size=25).map(" ".join)
+PARA = st.lists(LINE, min_size=1, max_size=4).map("\n".join)
+BODY = st.lists(PARA, min_size=1, max_size=4).map("\n\n".join)
+HEADINGS = [(), ("A",), ("A", "B"), ("C",)]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[LoadedDocument, str]:
+    """A document and its source text, laid out the way the loaders lay them out."""
+    doc_type = draw(st.sampled_from(["md", "txt", "pdf", "audio"]))
+    bodies = draw(st.lists(BODY, min_size=1, max_size=6))
+    sections: list[Section] = []
+    src = ""
+    if doc_type in ("md", "txt"):
+        for body in bodies:
+            path = draw(st.sampled_from(HEADINGS)) if doc_type == "md" else ()
+            if doc_type == "md" and draw(st.booleans()):
+                src += f"{'#' * max(1, len(path))} {path[-1] if path else 'H'}\n\n"
+            elif src:
+                src += "\n" * draw(st.integers(1, 2))
+            line = src.count("\n") + 1
+            cs = len(src)
+            src += body + "\n"
+            span = Span(line_start=line, line_end=line + body.count("\n"))
+            sections.append(Section(body, path, span, cs, cs + len(body)))
+    elif doc_type == "pdf":
+        page = 0
+        for body in bodies:
+            page += draw(st.integers(1, 2))
+            cs = len(src) + (2 if src else 0)
+            src = f"{src}\n\n{body}" if src else body
+            sections.append(
+                Section(body, (), Span(page_start=page, page_end=page), cs, cs + len(body))
+            )
+    else:
+        t = 0.0
+        for body in bodies:
+            text = " ".join(body.split())
+            dur = draw(st.floats(0.0, 12.0))
+            cs = len(src) + (1 if src else 0)
+            src = f"{src} {text}" if src else text
+            span = Span(seconds_start=t, seconds_end=round(t + dur, 3))
+            sections.append(Section(text, (), span, cs, cs + len(text)))
+            t = round(t + dur, 3)
+    return LoadedDocument(path="g", doc_type=doc_type, sections=sections), src
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(documents(), st.integers(8, 60), st.integers(0, 30))
+def test_structure_properties(
+    doc_src: tuple[LoadedDocument, str], max_tokens: int, min_tokens: int
+) -> None:
+    doc, src = doc_src
+    min_tokens = min(min_tokens, max_tokens)
+    chunker = make_chunker(
+        "structure", configured(max_tokens, min_tokens, segment_seconds=20.0), REGEX
+    )
+    chunks = chunker.chunk(doc)
+    check_invariants(doc, chunks, max_tokens, src)
+    for c in chunks:
+        assert c.token_count == REGEX.count(c.text)
+        touched = [
+            s for s in doc.sections if s.char_start < c.char_end and c.char_start < s.char_end
+        ]
+        assert len({s.heading_path for s in touched}) == 1  # never across headings
+        if doc.doc_type == "pdf":
+            assert len(touched) == 1  # never across pages
+        if doc.doc_type == "audio" and len(touched) > 1:
+            assert (c.span.seconds_end or 0) - (c.span.seconds_start or 0) <= 20.0
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(documents(), st.integers(8, 60), st.floats(0.0, 0.9))
+def test_window_properties(doc_src: tuple[LoadedDocument, str], size: int, frac: float) -> None:
+    doc, src = doc_src
+    overlap = int(size * frac)
+    chunks = make_chunker("window", configured(size=size, overlap=overlap), REGEX).chunk(doc)
+    check_invariants(doc, chunks, size, src)
+    assert all(c.token_count == REGEX.count(c.text) for c in chunks)
+    total = sum(REGEX.count(s.text) for s in doc.sections)
+    if total <= size:
+        assert len(chunks) == 1
+    else:  # regex tokens are additive: every window but the last is full
+        assert all(c.token_count == size for c in chunks[:-1])
+
+
+# ---------------------------------------------------------------- unit tests
+
+
+def test_structure_on_demo_note(ctx: LoadContext) -> None:
+    path = DEMO / "notes" / "sourdough.md"
+    source = path.read_text(encoding="utf-8")
+    doc = MarkdownLoader().load(path, "sourdough.md", ctx)
+    chunks = make_chunker("structure", configured(), REGEX).chunk(doc)
+    check_invariants(doc, chunks, 200, source)
+    # each section is small enough to be one chunk, and no two headings are merged
+    assert [c.heading_path for c in chunks] == [s.heading_path for s in doc.sections]
+    assert all("#" not in c.text for c in chunks)  # headings are not injected
+
+
+def test_long_section_splits_at_paragraphs_then_sentences() -> None:
+    para = " ".join(f"w{i}" for i in range(30)) + "."  # 31 regex tokens
+    text = "\n\n".join([para] * 5)
+    doc = LoadedDocument("x.txt", "txt", [Section(text, (), Span(1, 9), 0, len(text))])
+    chunks = make_chunker("structure", configured(70, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [62, 62, 31]  # two paragraphs per chunk
+    assert [(c.span.line_start, c.span.line_end) for c in chunks] == [(1, 3), (5, 7), (9, 9)]
+    sentences = " ".join(["One two three four five six seven eight nine."] * 6)  # 10 tokens each
+    doc = LoadedDocument("y.txt", "txt", [Section(sentences, (), Span(1, 1), 0, len(sentences))])
+    chunks = make_chunker("structure", configured(25, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [20, 20, 20]
+    assert all(c.text.startswith("One") and c.text.endswith("nine.") for c in chunks)
+
+
+def test_hard_split_as_last_resort() -> None:
+    text = "a" + "-" * 50  # 51 tokens and no whitespace to split at
+    doc = LoadedDocument("z.txt", "txt", [Section(text, (), Span(1, 1), 0, len(text))])
+    chunks = make_chunker("structure", configured(20, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [20, 20, 11]
+    assert "".join(c.text for c in chunks) == text
+
+
+def test_small_paragraphs_merge_but_not_across_headings(tmp_path: Path, ctx: LoadContext) -> None:
+    txt = tmp_path / "t.txt"
+    body = "Title\n\nshort one.\n\nshort two.\n\n" + "long " * 195 + "\n\nend."
+    txt.write_text(body, encoding="utf-8")
+    doc = TextLoader().load(txt, "t.txt", ctx)
+    chunks = make_chunker("structure", configured(200, 10), REGEX).chunk(doc)
+    # tiny paragraphs merge; the 195-token one would push the chunk over 200 tokens
+    assert [c.token_count for c in chunks] == [7, 197]
+    assert chunks[0].text == "Title\n\nshort one.\n\nshort two."
+    assert (chunks[0].span.line_start, chunks[0].span.line_end) == (1, 5)
+    assert chunks[1].text.endswith("long\n\nend.")  # "end." merged backwards
+    md = tmp_path / "m.md"
+    md.write_text("# T\n\n## A\n\ntiny a\n\n## B\n\ntiny b\n", encoding="utf-8")
+    doc = MarkdownLoader().load(md, "m.md", ctx)
+    chunks = make_chunker("structure", configured(200, 50), REGEX).chunk(doc)
+    assert [(c.text, c.heading_path) for c in chunks] == [
+        ("tiny a", ("T", "A")),
+        ("tiny b", ("T", "B")),
+    ]
+
+
+def test_pdf_pages_never_merge(ctx: LoadContext) -> None:
+    doc = PdfLoader().load(DEMO / "papers" / "urban-beekeeping.pdf", "b.pdf", ctx)
+    chunks = make_chunker("structure", configured(1000, 1000), REGEX).chunk(doc)
+    assert [(c.span.page_start, c.span.page_end) for c in chunks] == [(1, 1), (2, 2), (3, 3)]
+    windows = make_chunker("window", configured(size=100, overlap=20), REGEX).chunk(doc)
+    crossing = [c for c in windows if c.span.page_start != c.span.page_end]
+    assert crossing and all(c.span.page_end == (c.span.page_start or 0) + 1 for c in crossing)
+
+
+def test_audio_groups_by_seconds_and_tokens() -> None:
+    secs, src = [], ""
+    for i in range(10):  # ten 4-second segments of 5 tokens each
+        text = f"segment number {i} is here"
+        cs = len(src) + (1 if src else 0)
+        src = f"{src} {text}" if src else text
+        secs.append(
+            Section(
+                text, (), Span(seconds_start=4.0 * i, seconds_end=4.0 * i + 4), cs, cs + len(text)
+            )
+        )
+    doc = LoadedDocument("a.wav", "audio", secs)
+    chunks = make_chunker("structure", configured(200, 0, segment_seconds=12.0), REGEX).chunk(doc)
+    assert [(c.span.seconds_start, c.span.seconds_end) for c in chunks] == [
+        (0.0, 12.0),
+        (12.0, 24.0),
+        (24.0, 36.0),
+        (36.0, 40.0),
+    ]
+    assert (
+        chunks[0].text
+        == "segment number 0 is here segment number 1 is here segment number 2 is here"
+    )
+    assert src[chunks[1].char_start : chunks[1].char_end] == chunks[1].text
+    by_tokens = make_chunker("structure", configured(10, 0, segment_seconds=100.0), REGEX).chunk(
+        doc
+    )
+    assert [c.token_count for c in by_tokens] == [10] * 5
+
+
+def test_window_heading_path_is_where_it_starts(tmp_path: Path, ctx: LoadContext) -> None:
+    md = tmp_path / "w.md"
+    md.write_text(
+        "# One\n\n" + "alpha " * 10 + "\n\n## Two\n\n" + "beta " * 10 + "\n", encoding="utf-8"
+    )
+    doc = MarkdownLoader().load(md, "w.md", ctx)
+    chunks = make_chunker("window", configured(size=8, overlap=2), REGEX).chunk(doc)
+    # 20 tokens, windows of 8 starting every 6 tokens: 0-7, 6-13, 12-19
+    assert [c.heading_path for c in chunks] == [("One",), ("One",), ("One", "Two")]
+    assert (chunks[1].span.line_start, chunks[1].span.line_end) == (3, 7)  # crosses the heading
+    assert "Two" not in chunks[1].text and "#" not in chunks[1].text
+
+
+def test_registry_and_bad_settings() -> None:
+    assert set(CHUNKERS) == {"structure", "window"}
+    with pytest.raises(
+        UsageError, match="unknown chunker 'semantic'; valid chunkers: structure, window"
+    ):
+        make_chunker("semantic", Settings(), REGEX)
+    with pytest.raises(ConfigError, match="chunkers.window.overlap"):
+        make_chunker("window", configured(size=16, overlap=16), REGEX)
+    with pytest.raises(ConfigError, match="chunkers.structure.min_tokens"):
+        make_chunker("structure", configured(max_tokens=50, min_tokens=60), REGEX)
+    info = make_chunker("window", configured(size=16, overlap=4), REGEX).info
+    assert (info.name, info.version, info.params) == (
+        "window",
+        "1",
+        {"size": 16, "overlap": 4, "tokenizer": "regex"},
+    )
+
+
+def test_real_tokenizer_on_a_squad_article(ctx: LoadContext, squad: Path) -> None:
+    """Default chunker settings with the bundled embedder's tokenizer: every chunk fits
+    the limit and the model's 256-token window, counted by the same tokenizer."""
+    path = squad / "corpus" / "wiki" / "Black_Death.md"
+    doc = MarkdownLoader().load(path, path.name, ctx)
+    counter = default_counter()
+    for name, limit in (("structure", 200), ("window", 128)):
+        chunker = make_chunker(name, Settings())
+        assert chunker.info.params["tokenizer"] == "bundled:all-MiniLM-L6-v2"
+        chunks = chunker.chunk(doc)
+        assert len(chunks) > len(doc.sections) // 2
+        assert all(
+            0 < c.token_count <= limit and c.token_count == counter.count(c.text) for c in chunks
+        )
+        if name == "structure":  # inside one section: a verbatim slice of the file
+            source = path.read_text(encoding="utf-8")
+            assert all(source[c.char_start : c.char_end] == c.text for c in chunks)
+
+
+REAL_WORD = st.one_of(
+    WORD,
+    st.text(alphabet="unbelievablyZXQ-4417éü😀", min_size=8, max_size=40),  # many word pieces
+)
+REAL_BODY = st.lists(
+    st.lists(
+        st.lists(REAL_WORD, min_size=1, max_size=30).map(" ".join), min_size=1, max_size=3
+    ).map("\n".join),
+    min_size=1,
+    max_size=3,
+).map("\n\n".join)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(
+    st.lists(REAL_BODY, min_size=1, max_size=3),
+    st.integers(8, 40),
+    st.sampled_from(["structure", "window"]),
+)
+def test_real_tokenizer_limits_hold(bodies: list[str], limit: int, name: str) -> None:
+    """Word-piece counts are not additive when a split falls inside a word; limits hold anyway."""
+    src, sections = "", []
+    for body in bodies:
+        cs = len(src) + (2 if src else 0)
+        src = f"{src}\n\n{body}" if src else body
+        line = src.count("\n", 0, cs) + 1
+        sections.append(Section(body, (), Span(line, line + body.count("\n")), cs, cs + len(body)))
+    doc = LoadedDocument("r.txt", "txt", sections)
+    chunker = make_chunker(
+        name, configured(limit, 0, size=limit, overlap=limit // 4), default_counter()
+    )
+    chunks = chunker.chunk(doc)
+    check_invariants(doc, chunks, limit, src)
+    assert all(c.token_count == default_counter().count(c.text) for c in chunks)

@@ -1,0 +1,127 @@
+"""PDF loader: one section per page, pages without text, encrypted and damaged files."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import pytest
+
+from ingest.loaders import LoadContext, PdfLoader
+from kb.errors import IngestError
+
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
+BEES = DEMO / "papers" / "urban-beekeeping.pdf"
+
+
+def make_pdf(path: Path, pages: list[str | None]) -> Path:
+    """A PDF whose page ``n`` carries the given text, or only a drawing when ``None``."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), invariant=1)
+    for text in pages:
+        if text is None:
+            c.setFillGray(0.4)
+            c.rect(100, 300, 300, 300, fill=1)  # vector "picture", no text operators
+        else:
+            c.drawString(72, 700, text)
+        c.showPage()
+    c.save()
+    return path
+
+
+def test_demo_pdf_one_section_per_page(ctx: LoadContext) -> None:
+    doc = PdfLoader().load(BEES, "papers/urban-beekeeping.pdf", ctx)
+    assert doc.doc_type == "pdf" and doc.warnings == [] and doc.meta == {"pages": 3}
+    assert [(s.span.page_start, s.span.page_end) for s in doc.sections] == [(1, 1), (2, 2), (3, 3)]
+    assert "Setting up the hive" in doc.sections[0].text
+    assert "Seasonal care" in doc.sections[1].text and "Varroa" in doc.sections[1].text
+    assert "Harvesting honey" in doc.sections[2].text
+    assert "Varroa" not in doc.sections[0].text + doc.sections[2].text
+    # offsets index the page texts joined by a blank line
+    joined = "\n\n".join(s.text for s in doc.sections)
+    for s in doc.sections:
+        assert joined[s.char_start : s.char_end] == s.text
+        assert s.span.line_start is None
+
+
+def test_squad_pdf_pages(ctx: LoadContext, squad: Path) -> None:
+    from pypdf import PdfReader
+
+    path = squad / "corpus" / "pdf" / "Geology.pdf"
+    doc = PdfLoader().load(path, "pdf/Geology.pdf", ctx)
+    reader = PdfReader(path)
+    expected = [
+        (n, t.strip())
+        for n, p in enumerate(reader.pages, 1)
+        if (t := p.extract_text() or "").strip()
+    ]
+    assert len(reader.pages) >= 2
+    assert [(s.span.page_start, s.text) for s in doc.sections] == expected
+    assert all(s.span.page_start == s.span.page_end for s in doc.sections)
+    assert len(doc.sections) + len(doc.warnings) == len(reader.pages)
+
+
+def test_page_without_text_layer_warns(tmp_path: Path, ctx: LoadContext) -> None:
+    path = make_pdf(tmp_path / "scan.pdf", ["first page words", None, "third page words"])
+    doc = PdfLoader().load(path, "scan.pdf", ctx)
+    assert [s.span.page_start for s in doc.sections] == [1, 3]
+    assert doc.sections[1].text == "third page words"
+    assert doc.warnings == ["page 2 has no text layer (scanned?); it is not searchable"]
+
+
+def test_no_text_at_all_fails(tmp_path: Path, ctx: LoadContext) -> None:
+    path = make_pdf(tmp_path / "scan.pdf", [None, None])
+    with pytest.raises(IngestError, match="none of its 2 pages has a text layer"):
+        PdfLoader().load(path, "scan.pdf", ctx)
+
+
+def _encrypted(tmp_path: Path, user_password: str) -> Path:
+    from pypdf import PdfWriter
+
+    writer = PdfWriter(clone_from=io.BytesIO(BEES.read_bytes()))
+    writer.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
+    path = tmp_path / "locked.pdf"
+    writer.write(path)
+    return path
+
+
+def test_encrypted_pdf_fails_with_advice(tmp_path: Path, ctx: LoadContext) -> None:
+    path = _encrypted(tmp_path, "secret")
+    with pytest.raises(IngestError) as e:
+        PdfLoader().load(path, "locked.pdf", ctx)
+    assert e.value.path == "locked.pdf"
+    assert e.value.reason.startswith("encrypted PDF; decrypt it first (e.g. qpdf --decrypt")
+
+
+def test_encrypted_with_empty_user_password_loads(tmp_path: Path, ctx: LoadContext) -> None:
+    doc = PdfLoader().load(_encrypted(tmp_path, ""), "open.pdf", ctx)
+    assert [s.span.page_start for s in doc.sections] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.05])
+def test_truncated_pdf(
+    tmp_path: Path, ctx: LoadContext, keep: float, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = BEES.read_bytes()
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(data[: int(len(data) * keep)])
+    with caplog.at_level(logging.WARNING), pytest.raises(IngestError) as e:
+        PdfLoader().load(path, "cut.pdf", ctx)
+    assert e.value.reason.startswith("not a readable PDF: ")
+    # pypdf's complaints ("EOF marker not found") are kept off the terminal ...
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+    # ... and the pypdf logger is left as it was
+    assert logging.getLogger("pypdf").level == logging.NOTSET
+
+
+def test_not_a_pdf_and_empty(tmp_path: Path, ctx: LoadContext) -> None:
+    bogus = tmp_path / "notes.pdf"
+    bogus.write_text("this is plain text, not a PDF\n", encoding="utf-8")
+    with pytest.raises(IngestError, match="not a readable PDF"):
+        PdfLoader().load(bogus, "notes.pdf", ctx)
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    with pytest.raises(IngestError, match="empty file"):
+        PdfLoader().load(empty, "empty.pdf", ctx)

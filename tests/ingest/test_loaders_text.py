@@ -1,0 +1,63 @@
+"""Plain-text loader: one section per paragraph with exact line ranges."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ingest.loaders import LoadContext, TextLoader
+from kb.errors import IngestError
+from kb.types import LoadedDocument
+
+Check = Callable[[LoadedDocument, str], None]
+DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo"
+
+
+def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
+    path = DEMO / "notes" / "reading-list.txt"
+    source = path.read_text(encoding="utf-8")
+    doc = TextLoader().load(path, "notes/reading-list.txt", ctx)
+    assert doc.doc_type == "txt" and doc.tags == [] and doc.warnings == []
+    exact_sections(doc, source)
+    assert len(doc.sections) == len([p for p in source.split("\n\n") if p.strip()])
+    assert doc.sections[0].text == "Reading list for the winter"
+    assert all(s.heading_path == () for s in doc.sections)
+
+
+def test_blank_lines_with_spaces_and_runs(
+    tmp_path: Path, ctx: LoadContext, exact_sections: Check
+) -> None:
+    src = "\n\n  indented first\nsecond line  \n \t \n\n\nlast paragraph\n\n"
+    path = tmp_path / "a.txt"
+    path.write_text(src, encoding="utf-8")
+    doc = TextLoader().load(path, "a.txt", ctx)
+    exact_sections(doc, src)
+    got = [(s.text, s.span.line_start, s.span.line_end) for s in doc.sections]
+    assert got == [("  indented first\nsecond line  ", 3, 4), ("last paragraph", 8, 8)]
+
+
+def test_single_line_without_newline(tmp_path: Path, ctx: LoadContext) -> None:
+    path = tmp_path / "one.txt"
+    path.write_text("just this", encoding="utf-8")
+    doc = TextLoader().load(path, "one.txt", ctx)
+    assert [(s.text, s.span.line_start, s.char_start, s.char_end) for s in doc.sections] == [
+        ("just this", 1, 0, 9)
+    ]
+
+
+@pytest.mark.parametrize("data", [b"", b" \n\n \t\r\n"])
+def test_empty(tmp_path: Path, ctx: LoadContext, data: bytes) -> None:
+    path = tmp_path / "e.txt"
+    path.write_bytes(data)
+    with pytest.raises(IngestError) as e:
+        TextLoader().load(path, "e.txt", ctx)
+    assert str(e.value) == "e.txt: empty file"
+
+
+def test_invalid_utf8(tmp_path: Path, ctx: LoadContext) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"ok line\n" + b"\xff\xfe rest\n")
+    with pytest.raises(IngestError, match=r"invalid UTF-8 at byte 8; re-save the file as UTF-8"):
+        TextLoader().load(path, "bad.txt", ctx)
