@@ -32,9 +32,10 @@ class DoctorReport:
 
     @property
     def clean(self) -> bool:
-        return not (
-            self.pending or self.missing_vectors or self.orphan_vectors or self.tombstones
-        ) and self.fts_ok
+        return (
+            not (self.pending or self.missing_vectors or self.orphan_vectors or self.tombstones)
+            and self.fts_ok
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -34,7 +34,8 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
 
 def m001_core(conn: sqlite3.Connection) -> None:
     """Documents, chunks, the FTS5 index, vector tombstones and key/value metadata."""
-    _run_script(conn, 
+    _run_script(
+        conn,
         """
         CREATE TABLE meta (
             key   TEXT PRIMARY KEY,
@@ -108,13 +109,14 @@ def m001_core(conn: sqlite3.Connection) -> None:
         CREATE TABLE vector_tombstones (
             chunk_id INTEGER PRIMARY KEY ON CONFLICT IGNORE
         );
-        """
+        """,
     )
 
 
 def m002_eval(conn: sqlite3.Connection) -> None:
     """Eval runs and their per-query results, stored beside the index they measured."""
-    _run_script(conn, 
+    _run_script(
+        conn,
         """
         CREATE TABLE eval_runs (
             id            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -140,7 +142,7 @@ def m002_eval(conn: sqlite3.Connection) -> None:
             error       TEXT,
             PRIMARY KEY (run_id, query_id)
         );
-        """
+        """,
     )
 
 

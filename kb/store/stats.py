@@ -27,7 +27,9 @@ def store_stats(store: Store) -> dict[str, Any]:
     ]
     failed = [
         {"path": r[0], "error": r[1]}
-        for r in c.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")
+        for r in c.execute(
+            "SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path"
+        )
     ]
     model = store.embedding_model()
     return {
