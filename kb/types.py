@@ -98,7 +98,9 @@ class Locator:
         s = self.span
         if s.page_start is not None:
             end = s.page_end if s.page_end is not None else s.page_start
-            parts.append(f"p. {s.page_start}" if end == s.page_start else f"pp. {s.page_start}–{end}")
+            parts.append(
+                f"p. {s.page_start}" if end == s.page_start else f"pp. {s.page_start}–{end}"
+            )
         if s.line_start is not None:
             parts.append(f"lines {s.line_start}–{s.line_end}")
         if s.seconds_start is not None:
@@ -113,9 +115,7 @@ class Locator:
             "heading": self.heading() or None,
             "page": [s.page_start, s.page_end] if s.page_start is not None else None,
             "lines": [s.line_start, s.line_end] if s.line_start is not None else None,
-            "seconds": (
-                [s.seconds_start, s.seconds_end] if s.seconds_start is not None else None
-            ),
+            "seconds": ([s.seconds_start, s.seconds_end] if s.seconds_start is not None else None),
             "display": self.render(),
         }
 
