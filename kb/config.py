@@ -32,7 +32,7 @@ class IngestSettings:
     chunker: str = "structure"
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    embed_batch_size: int = 64
+    embed_batch_size: int = 256
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0
     keyword_weight: float = 1.0
-    min_score: float = 0.0
+    min_score: float = 0.25
+    vector_cache: bool = True
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class LlmSettings:
     seed: int = 0
     max_tokens: int = 256
     grammar: bool = True
+    repeat_penalty: float = 1.1
 
 
 @dataclass(frozen=True)

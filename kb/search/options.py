@@ -10,6 +10,7 @@ from kb.errors import UsageError
 from kb.types import DOC_TYPES
 
 MODES = ("hybrid", "vector", "keyword")
+_DEFAULTS = SearchSettings()  # one source of truth for defaults; the TOML may override them
 
 
 @dataclass(frozen=True)
@@ -28,16 +29,16 @@ class SearchOptions:
     ``keyword_weight``: reciprocal rank fusion, ``score = sum(w / (rrf_k + rank))``.
     """
 
-    k: int = 5
-    mode: str = "hybrid"
+    k: int = _DEFAULTS.k
+    mode: str = _DEFAULTS.mode
     paths: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
-    min_score: float = 0.0
-    candidates: int = 50
-    rrf_k: int = 60
-    vector_weight: float = 1.0
-    keyword_weight: float = 1.0
+    min_score: float = _DEFAULTS.min_score
+    candidates: int = _DEFAULTS.candidates
+    rrf_k: int = _DEFAULTS.rrf_k
+    vector_weight: float = _DEFAULTS.vector_weight
+    keyword_weight: float = _DEFAULTS.keyword_weight
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

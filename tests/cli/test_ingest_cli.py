@@ -94,6 +94,9 @@ def test_sigkill_during_embedding_then_complete(kb_home: Path, tmp_path: Path) -
     corpus.mkdir()
     for f in sorted((squad / "corpus" / "hotpot").glob("*.md"))[:200]:
         shutil.copy(f, corpus / f.name)
+    kb_home.mkdir(parents=True)
+    # small commit batches: many embed-then-mark steps to be killed in between
+    (kb_home / "config.toml").write_text("[ingest]\nembed_batch_size = 16\n")
     env = {**os.environ, "KB_HOME": str(kb_home)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "kb", "ingest", str(corpus)],

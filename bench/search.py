@@ -1,0 +1,192 @@
+"""Search latency and vector recall on synthetic KBs, against a bare LanceDB query.
+
+For each size (default 10k and 100k chunks of 60 words, 384-d random unit vectors):
+
+- warm latency p50/p95 of ``Retriever.search`` in hybrid mode (k=10, 50 candidates per
+  leg; a fixed-vector embedder, so only retrieval is timed), with the per-stage split;
+- warm latency p50/p95 of a bare LanceDB vector query, ``tbl.search(vec).limit(k)``
+  (a flat scan: no ANN index), and the ratio hybrid / bare;
+- recall@10 of kb's vector leg and of the bare LanceDB query against exact brute
+  force (float64 numpy over every vector);
+- CPU time per query (``time.process_time``, all threads of the process): on a busy
+  machine wall time includes waiting for a core, CPU time does not.
+
+Usage::
+
+    python bench/search.py [--sizes 10000,100000] [--queries 200] [--workdir DIR]
+
+``--workdir`` keeps the built stores (``DIR/kb-<size>``) and reuses them next time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._synthetic import FixedEmbedder, Vocabulary, build_store, unit_vectors  # noqa: E402
+from kb.search import Retriever, SearchOptions  # noqa: E402
+from kb.search.vector_cache import cache_path, clear_cache  # noqa: E402
+from kb.store import Store  # noqa: E402
+
+K = 10
+
+
+def pct(xs: list[float], q: float) -> float:
+    return float(np.percentile(np.array(xs) * 1000.0, q))
+
+
+def open_or_build(workdir: Path, size: int, dim: int, vocab: Vocabulary) -> Store:
+    home = workdir / f"kb-{size}"
+    if (home / "kb.sqlite").exists():
+        store = Store.open(home)
+        if store.count_chunks("embedded") == size:
+            print(f"  reusing {home}")
+            return store
+        raise SystemExit(f"{home} exists with another size; remove it or pick another --workdir")
+    return build_store(home, size, dim=dim, vocab=vocab, log=True)
+
+
+def exact_top(ids: np.ndarray, mat64: np.ndarray, q: np.ndarray, k: int) -> set[int]:
+    sims = mat64 @ q.astype(np.float64)
+    return {int(i) for i in ids[np.argsort(-sims, kind="stable")[:k]]}
+
+
+def bench_size(workdir: Path, size: int, n_queries: int, dim: int) -> dict[str, float]:
+    print(f"\n== {size:,} chunks ==")
+    vocab = Vocabulary.make()
+    t0 = time.perf_counter()
+    store = open_or_build(workdir, size, dim, vocab)
+    print(f"  store ready in {time.perf_counter() - t0:.1f} s")
+
+    rng = np.random.default_rng(42)
+    questions = [vocab.question(rng) for _ in range(n_queries)]
+    qvecs = unit_vectors(rng, n_queries, dim)
+    embedder = FixedEmbedder(dim, dict(zip(questions, qvecs, strict=True)))
+    retriever = Retriever(store, embedder)
+    opts = SearchOptions(k=K, mode="hybrid", candidates=50, min_score=-1.0)
+
+    clear_cache()
+    cache_path(store.home).unlink(missing_ok=True)
+    t = time.perf_counter()
+    retriever.search(questions[0], opts)  # cold: reads LanceDB, writes the cache file
+    cold = time.perf_counter() - t
+    clear_cache()
+    t = time.perf_counter()
+    Retriever(store, embedder).search(questions[1], opts)  # a new process: maps the file
+    cold_file = time.perf_counter() - t
+    for q in questions[:10]:  # warm-up
+        retriever.search(q, opts)
+    totals: list[float] = []
+    cpu: list[float] = []
+    stages: dict[str, list[float]] = {"vector": [], "keyword": [], "fuse": []}
+    for q in questions:
+        c = time.process_time()
+        res = retriever.search(q, opts)
+        cpu.append(time.process_time() - c)
+        totals.append(res.timings["total"])
+        for name in stages:
+            stages[name].append(res.timings[name])
+
+    tbl = store.vectors.table()
+    for v in qvecs[:10]:
+        tbl.search(v).limit(K).to_arrow()
+    bare: list[float] = []
+    bare_cpu: list[float] = []
+    lance_hits: list[set[int]] = []
+    for v in qvecs:
+        c = time.process_time()
+        t = time.perf_counter()
+        out = tbl.search(v).limit(K).to_arrow()
+        bare.append(time.perf_counter() - t)
+        bare_cpu.append(time.process_time() - c)
+        lance_hits.append({int(x) for x in out.column("chunk_id").to_pylist()})
+
+    arrow = store.vectors.table().to_arrow()
+    ids_np = arrow.column("chunk_id").to_numpy()
+    col = arrow.column("vector").combine_chunks()
+    mat = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float64)
+    vec_opts = SearchOptions(k=K, mode="vector", min_score=-1.0)
+    recall_kb: list[float] = []
+    recall_lance: list[float] = []
+    for q, v, lh in zip(questions, qvecs, lance_hits, strict=True):
+        truth = exact_top(ids_np, mat, v, K)
+        got = {h.chunk_id for h in retriever.search(q, vec_opts).hits}
+        recall_kb.append(len(got & truth) / K)
+        recall_lance.append(len(lh & truth) / K)
+    store.close()
+
+    row = {
+        "size": size,
+        "cold_ms": cold * 1000,
+        "cold_file_ms": cold_file * 1000,
+        "hybrid_p50": pct(totals, 50),
+        "hybrid_p95": pct(totals, 95),
+        "lance_p50": pct(bare, 50),
+        "lance_p95": pct(bare, 95),
+        "hybrid_cpu_p50": pct(cpu, 50),
+        "lance_cpu_p50": pct(bare_cpu, 50),
+        "recall_kb": float(np.mean(recall_kb)),
+        "recall_lance": float(np.mean(recall_lance)),
+    }
+    print(
+        f"  first query of a process: {row['cold_ms']:.0f} ms reading LanceDB (and writing "
+        f"the cache file), {row['cold_file_ms']:.0f} ms from the cache file"
+    )
+    print(
+        "  hybrid stages p50: " + ", ".join(f"{n} {pct(xs, 50):.1f} ms" for n, xs in stages.items())
+    )
+    print(f"  hybrid search     p50 {row['hybrid_p50']:7.1f} ms   p95 {row['hybrid_p95']:7.1f} ms")
+    print(f"  bare LanceDB      p50 {row['lance_p50']:7.1f} ms   p95 {row['lance_p95']:7.1f} ms")
+    print(f"  ratio hybrid/bare p50 {row['hybrid_p50'] / row['lance_p50']:.2f}x")
+    print(
+        f"  CPU time per query p50 (all threads): hybrid {row['hybrid_cpu_p50']:.1f} ms, "
+        f"bare LanceDB {row['lance_cpu_p50']:.1f} ms"
+    )
+    print(
+        f"  recall@{K} vs exact: kb vector leg {row['recall_kb']:.3f}, "
+        f"bare LanceDB {row['recall_lance']:.3f}"
+    )
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000", help="comma-separated chunk counts")
+    ap.add_argument("--queries", type=int, default=200, help="timed queries per size")
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--workdir", type=Path, help="keep and reuse built stores here")
+    args = ap.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    tmp = None
+    if args.workdir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="kb-bench-search-")
+        workdir = Path(tmp.name)
+    else:
+        workdir = args.workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} CPUs, load average {load} (other processes slow every number)")
+    rows = [bench_size(workdir, n, args.queries, args.dim) for n in sizes]
+    print("\nsize      hybrid p50/p95 ms   LanceDB p50/p95 ms   ratio   recall@10 kb/lance")
+    for r in rows:
+        print(
+            f"{int(r['size']):>8,}  {r['hybrid_p50']:7.1f} /{r['hybrid_p95']:6.1f}    "
+            f"{r['lance_p50']:7.1f} /{r['lance_p95']:6.1f}     "
+            f"{r['hybrid_p50'] / r['lance_p50']:5.2f}x  "
+            f"{r['recall_kb']:.3f} / {r['recall_lance']:.3f}"
+        )
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,145 @@
+"""The keyword leg: SQLite FTS5 with ``bm25()`` over ``chunks_fts(text, heading_path)``.
+
+User text is never passed to ``MATCH`` as FTS5 syntax. :func:`fts_query` turns any
+string into a query that cannot raise an FTS5 syntax error:
+
+1. the text is split on white space into terms; a term without a letter or digit
+   (``*``, ``-``, ``"``) is dropped, deduplicated case-insensitively;
+2. English stop words (``the``, ``what``, ``of`` ...) are dropped unless *every*
+   term is one (they match most chunks, cost time and add nothing to bm25's ranking);
+3. each remaining term becomes an FTS5 string: wrapped in double quotes, inner
+   ``"`` doubled. FTS5 tokenizes inside the quotes with the table's tokenizer
+   (porter + unicode61), so ``ZX-4417`` becomes the phrase ``zx 4417`` (adjacent
+   tokens) and ``running`` matches ``run``; operators like ``AND``/``NEAR`` are plain
+   words inside quotes;
+4. the terms are joined with ``OR`` (at most :data:`MAX_TERMS`, first ones kept).
+
+Ranking: ``bm25(chunks_fts)`` ascending (FTS5's bm25 is *lower is better*, negative);
+the score reported to users is ``-bm25`` so that higher is better.
+
+Pruning very common terms (exact): FTS5's bm25 gives a phrase matching ``n_hit`` of
+``N`` rows the weight ``idf = log((N - n_hit + 0.5) / (n_hit + 0.5))`` and clamps
+``idf <= 0`` to ``1e-6``, i.e. a term in at least half of all chunks carries no
+weight, yet scoring its posting list is what makes a query slow (about 2 µs per
+matching row). :func:`keyword_search` therefore counts each term's rows first (a
+cheap posting-list walk, capped at ``N/2``) and leaves out terms with ``n_hit >= N/2``
+and terms with no match. Scores change by at most ``2.2e-6`` per dropped term and
+only chunks matching *nothing but* such terms disappear (their score was ~0). If
+every term is that common, all are kept.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Collection
+
+MAX_TERMS = 64
+
+_WORD = re.compile(r"\w", re.UNICODE)
+
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+def _clean(text: str) -> str:
+    """Drop characters SQLite cannot bind (lone surrogates, NUL)."""
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return text.replace("\x00", " ")
+
+
+def query_terms(text: str) -> list[str]:
+    """The terms :func:`fts_query` will search for, in order, deduplicated (case-folded)."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    for raw in _clean(text).split():
+        if not _WORD.search(raw):
+            continue
+        key = raw.casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        terms.append(raw)
+    content = [t for t in terms if _bare(t) not in STOPWORDS]
+    return (content or terms)[:MAX_TERMS]
+
+
+def _bare(term: str) -> str:
+    """A term without surrounding punctuation, case-folded: ``"What?"`` -> ``what``."""
+    return re.sub(r"^\W+|\W+$", "", term).casefold()
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 ``MATCH`` expression for ``text``; ``None`` when nothing is searchable."""
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join(_phrase(t) for t in terms)
+
+
+def _phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def useful_terms(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """``terms`` without those that match no chunk or at least half of all chunks
+    (zero bm25 weight; see the module docs). All-common input is returned whole."""
+    n_rows = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    cap = (n_rows + 1) // 2  # df >= cap  <=>  2 * df >= n_rows  <=>  FTS5 idf clamped
+    rare: list[str] = []
+    common: list[str] = []
+    for t in terms:
+        df = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            (_phrase(t), cap),
+        ).fetchone()[0]
+        if df == 0:
+            continue
+        (common if df >= cap else rare).append(t)
+    return rare or common
+
+
+def keyword_search(
+    conn: sqlite3.Connection,
+    text: str,
+    limit: int,
+    document_ids: Collection[int] | None = None,
+) -> list[tuple[int, float]]:
+    """Top ``limit`` chunks for ``text`` as ``(chunk_id, -bm25)``, best first.
+
+    ``document_ids`` restricts the search to chunks of those documents *inside* the
+    query (before the limit), so a scoped search still finds ``limit`` matches when
+    they exist; ``None`` means no restriction, an empty collection means no results.
+    bm25 statistics (idf) are always those of the whole KB. Ties in bm25 are broken by
+    chunk id, so results are deterministic.
+    """
+    if limit < 1 or (document_ids is not None and not document_ids):
+        return []
+    terms = useful_terms(conn, query_terms(text))
+    if not terms:
+        return []
+    sql = "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+    params: list[object] = [" OR ".join(_phrase(t) for t in terms)]
+    if document_ids is not None:
+        import json
+
+        # ``+rowid``: without the unary plus SQLite hands the IN list to FTS5 as rowid
+        # lookups and re-runs the MATCH once per value (seconds at 100k chunks)
+        sql += (
+            " AND +rowid IN (SELECT id FROM chunks WHERE document_id IN "
+            "(SELECT value FROM json_each(?)))"
+        )
+        params.append(json.dumps(sorted(int(i) for i in document_ids)))
+    sql += " ORDER BY s, rowid LIMIT ?"
+    params.append(int(limit))
+    rows = conn.execute(sql, params).fetchall()
+    return [(int(r[0]), -float(r[1])) for r in rows]

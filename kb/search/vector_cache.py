@@ -1,0 +1,214 @@
+"""Loading and caching the vector matrix of a KB.
+
+SQLite is the truth, LanceDB is derived: the matrix holds the LanceDB vectors of the
+chunks SQLite marks ``embedded`` (a vector of a deleted or still-pending chunk is
+never searched).
+
+Identity of a matrix: the **fingerprint** of the SQLite side, ``(count, max(id),
+sum(id), sum(id·2654435761 mod 4294967311), embedding model record)`` over embedded
+chunks, plus the LanceDB table **version**. Vectors are a function of (chunk text,
+model), chunk ids are never reused for other text (AUTOINCREMENT), and writers change
+LanceDB *before* marking chunks ``embedded`` and delete chunks from SQLite *before*
+their vectors, so a change that matters always changes the fingerprint; the LanceDB
+version is a second check.
+
+Three levels, cheapest first:
+
+1. **in memory**, per KB folder per process (``kb eval`` and other long-lived users
+   share it across queries and Retriever instances). Reused without any query while
+   SQLite reports no change (``PRAGMA data_version`` for other connections' commits,
+   ``total_changes`` for this one's) and the LanceDB version was checked less than
+   :data:`LANCE_RECHECK_S` ago; otherwise the fingerprint and/or version are compared.
+2. **on disk**, ``<KB>/cache/search-vectors.bin`` (one file, replaced atomically):
+   a new process (each ``kb search``) maps it instead of reading LanceDB, when its
+   recorded fingerprint equals the current one. This skips importing lancedb (~1.5 s)
+   and decoding the table (~1 s at 100k chunks). The LanceDB version it recorded is
+   compared on the next query that reaches the recheck interval.
+3. **LanceDB**, read whole (``VectorIndex.load_all``); the result is then written to
+   level 2 (best effort: a read-only KB folder just skips it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kb.search.matrix import VectorMatrix
+
+LANCE_RECHECK_S = 1.0
+CACHE_FILE = Path("cache") / "search-vectors.bin"
+_MAGIC = b"KBVEC001"
+_ALIGN = 64
+
+_CACHE: dict[str, VectorMatrix] = {}
+_LOCK = threading.Lock()
+
+
+def sqlite_state(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes whenever any connection commits: ``(data_version, total_changes)``."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+
+
+def fingerprint(conn: sqlite3.Connection) -> tuple[Any, ...]:
+    row = conn.execute(
+        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
+        "coalesce(sum((id * 2654435761) % 4294967311), 0) "
+        "FROM chunks WHERE embedding_status = 'embedded'"
+    ).fetchone()
+    model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+    return (*(int(x) for x in row), "" if model is None else str(model[0]))
+
+
+def _read_lance(vectors: Any) -> tuple[np.ndarray, np.ndarray]:
+    """All ``(chunk_ids, vectors)`` of the LanceDB table."""
+    ids, vecs = vectors.load_all()
+    return np.asarray(ids, dtype=np.int64), np.asarray(vecs, dtype=np.float32)
+
+
+def _embedded_rows(conn: sqlite3.Connection) -> tuple[tuple[Any, ...], np.ndarray]:
+    """Fingerprint and ``int64[n, 2]`` of ``(chunk id, document id)``, one snapshot."""
+    own_tx = not conn.in_transaction
+    if own_tx:
+        conn.execute("BEGIN")
+    try:
+        fp = fingerprint(conn)
+        rows = conn.execute(
+            "SELECT id, document_id FROM chunks WHERE embedding_status = 'embedded'"
+        ).fetchall()
+    finally:
+        if own_tx:
+            conn.execute("COMMIT")
+    flat = np.fromiter((v for r in rows for v in r), dtype=np.int64, count=2 * len(rows))
+    return fp, flat.reshape(-1, 2)
+
+
+def load_from_lance(store: Any, lance_version: int | None) -> VectorMatrix:
+    fp, emb = _embedded_rows(store.conn)
+    lance_ids, mat = _read_lance(store.vectors)
+    if lance_ids.size == 0 or emb.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return VectorMatrix(empty, empty, np.zeros((0, 0), np.float32), lance_version, fp)
+    rows = np.flatnonzero(np.isin(lance_ids, emb[:, 0]))
+    rows = rows[np.argsort(lance_ids[rows], kind="stable")]
+    ids = lance_ids[rows]
+    first = np.ones(ids.shape[0], dtype=bool)  # a duplicated id keeps its first row
+    first[1:] = ids[1:] != ids[:-1]
+    rows, ids = rows[first], ids[first]
+    if rows.shape[0] == mat.shape[0] and np.array_equal(rows, np.arange(rows.shape[0])):
+        vecs = np.ascontiguousarray(mat)
+    else:
+        vecs = mat[rows]  # one copy
+    order = np.argsort(emb[:, 0])
+    sorted_emb = emb[order]
+    doc_ids = sorted_emb[np.searchsorted(sorted_emb[:, 0], ids), 1]
+    return VectorMatrix(ids, doc_ids, vecs, lance_version, fp)
+
+
+# -- level 2: the file ------------------------------------------------------------------
+def cache_path(home: Path) -> Path:
+    return Path(home) / CACHE_FILE
+
+
+def write_file(path: Path, m: VectorMatrix) -> bool:
+    """Write ``m`` atomically (temp file + rename); ``False`` if the folder is not writable."""
+    header = json.dumps(
+        {
+            "n": len(m),
+            "dim": m.dim,
+            "fingerprint": list(m.fingerprint),
+            "lance_version": m.lance_version,
+        }
+    ).encode()
+    start = len(_MAGIC) + 4 + len(header)
+    header += b" " * (-start % _ALIGN)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("wb") as f:
+            f.write(_MAGIC + len(header).to_bytes(4, "little") + header)
+            f.write(np.ascontiguousarray(m.ids, dtype="<i8").tobytes())
+            f.write(np.ascontiguousarray(m.doc_ids, dtype="<i8").tobytes())
+            np.ascontiguousarray(m.vectors, dtype="<f4").tofile(f)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+
+
+def read_file(path: Path, fp: tuple[Any, ...]) -> VectorMatrix | None:
+    """The cached matrix when ``path`` holds one for fingerprint ``fp``, else ``None``."""
+    try:
+        with path.open("rb") as f:
+            if f.read(len(_MAGIC)) != _MAGIC:
+                return None
+            size = int.from_bytes(f.read(4), "little")
+            meta = json.loads(f.read(size))
+        if tuple(meta["fingerprint"]) != fp:
+            return None
+        n, dim = int(meta["n"]), int(meta["dim"])
+        offset = len(_MAGIC) + 4 + size
+        if path.stat().st_size != offset + n * 16 + n * dim * 4 or n == 0:
+            return None
+        ids = np.memmap(path, dtype="<i8", mode="r", offset=offset, shape=(n,))
+        docs = np.memmap(path, dtype="<i8", mode="r", offset=offset + 8 * n, shape=(n,))
+        vecs = np.memmap(path, dtype="<f4", mode="r", offset=offset + 16 * n, shape=(n, dim))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    version = meta.get("lance_version")
+    return VectorMatrix(ids, docs, vecs, None if version is None else int(version), fp)
+
+
+# -- the entry point --------------------------------------------------------------------
+def get_matrix(store: Any, persist: bool = True) -> VectorMatrix:
+    """The current matrix of ``store`` (a :class:`kb.store.Store`), reloaded when stale.
+
+    ``persist``: use and refresh the on-disk cache file (level 2).
+    """
+    key = str(Path(store.home).resolve())
+    conn: sqlite3.Connection = store.conn
+    with _LOCK:
+        # read the SQLite state *before* the data: a commit landing in between shows up
+        # as a change next time (a spurious recheck, never a missed change)
+        state = sqlite_state(conn)
+        now = time.monotonic()
+        cached = _CACHE.get(key)
+        if cached is not None:
+            same_sqlite = cached._checked.get(store) == state
+            fresh_lance = now - cached.lance_checked_at < LANCE_RECHECK_S
+            if not (same_sqlite and fresh_lance):
+                fp_ok = same_sqlite or fingerprint(conn) == cached.fingerprint
+                if fp_ok and store.vectors.version() == cached.lance_version:
+                    cached.lance_checked_at = now
+                else:
+                    cached = None
+            if cached is not None:
+                cached._checked[store] = state
+                return cached
+        elif persist:
+            cached = read_file(cache_path(store.home), fingerprint(conn))
+            if cached is not None:  # LanceDB version compared on the next recheck
+                cached.lance_checked_at = now
+                cached._checked[store] = state
+                _CACHE[key] = cached
+                return cached
+        fresh = load_from_lance(store, store.vectors.version())
+        fresh.lance_checked_at = now
+        fresh._checked[store] = state
+        _CACHE[key] = fresh
+        if persist and len(fresh):
+            write_file(cache_path(store.home), fresh)
+        return fresh
+
+
+def clear_cache() -> None:
+    """Forget every in-memory matrix (the files stay; tests, memory pressure)."""
+    with _LOCK:
+        _CACHE.clear()

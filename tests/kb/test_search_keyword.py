@@ -1,0 +1,152 @@
+"""The keyword leg on a real SQLite FTS5 index: safe queries, stop words, pruning, scope."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.search.keyword import fts_query, keyword_search, query_terms, useful_terms
+from kb.store import Store
+from kb.types import ChunkDraft, ChunkerInfo, Span
+
+CHUNKER = ChunkerInfo("test", "1", {})
+
+
+def add_doc(store: Store, path: str, texts: list[str], heading: str = "H") -> list[int]:
+    drafts = [
+        ChunkDraft(t, (heading,), Span(line_start=i + 1, line_end=i + 1), 0, len(t), len(t))
+        for i, t in enumerate(texts)
+    ]
+    doc = store.save_document(
+        root="/r",
+        path=path,
+        doc_type="md",
+        content_hash=path,
+        size=1,
+        mtime=0.0,
+        chunks=drafts,
+        chunker=CHUNKER,
+    )
+    rows = store.conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY ord", (doc,))
+    return [int(r[0]) for r in rows]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Store, dict[str, int]]]:
+    store = Store.open(tmp_path_factory.mktemp("kw") / "kb")
+    ids: dict[str, int] = {}
+    texts = {
+        "part": "The replacement gasket for the garden pump is part ZX-4417, ordered in May.",
+        "apart": "The zx series pump has 4417 small parts and a long warranty.",
+        "bread": "Sourdough bread needs a lively starter and a long, slow rise.",
+        "running": "She was running the numbers for the quarterly tax return.",
+        "quote": 'He said "AND(" is not a valid filter NEAR the end * of - the line.',
+    }
+    for name, text in texts.items():
+        ids[name] = add_doc(store, f"notes/{name}.md", [text])[0]
+    yield store, ids
+    store.close()
+
+
+def test_query_terms_drop_stopwords_punctuation_and_duplicates() -> None:
+    assert query_terms("What is the part number of ZX-4417?") == ["part", "number", "ZX-4417?"]
+    assert query_terms("the THE The") == ["the"]  # all stop words: kept (deduplicated)
+    assert query_terms('* - " AND( ) ') == ["AND("]
+    assert query_terms("   ") == []
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert fts_query('say "hi" now') == '"say" OR """hi""" OR "now"'
+    assert fts_query("*** ---") is None
+
+
+def test_exact_token_phrase(corpus: tuple[Store, dict[str, int]]) -> None:
+    store, ids = corpus
+    got = keyword_search(store.conn, "ZX-4417", 10)
+    # the tokens zx and 4417 must be adjacent: the chunk with them apart does not match
+    assert [cid for cid, _ in got] == [ids["part"]]
+    assert got[0][1] > 0  # -bm25, higher is better
+
+
+def test_stemming_and_operators_are_plain_words(corpus: tuple[Store, dict[str, int]]) -> None:
+    store, ids = corpus
+    assert [c for c, _ in keyword_search(store.conn, "runs", 10)] == [ids["running"]]
+    # FTS5 syntax in user text is searched as words, never parsed
+    assert [c for c, _ in keyword_search(store.conn, "AND( NEAR", 10)] == [ids["quote"]]
+
+
+def test_scope_and_limit(corpus: tuple[Store, dict[str, int]]) -> None:
+    store, ids = corpus
+    sql = "SELECT document_id FROM chunks WHERE id = ?"
+    doc_of = {cid: int(store.conn.execute(sql, (cid,)).fetchone()[0]) for cid in ids.values()}
+    everything = keyword_search(store.conn, "pump long", 10)
+    assert {c for c, _ in everything} == {ids["part"], ids["apart"], ids["bread"]}
+    scoped = keyword_search(store.conn, "pump long", 10, {doc_of[ids["bread"]]})
+    assert [c for c, _ in scoped] == [ids["bread"]]
+    assert keyword_search(store.conn, "pump long", 10, set()) == []
+    assert len(keyword_search(store.conn, "pump long", 1)) == 1
+
+
+def test_terms_in_half_the_chunks_are_pruned_exactly(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "kb")
+    common = [f"common words everywhere number {i}" for i in range(10)]
+    add_doc(store, "a.md", common)
+    rare_id = add_doc(store, "b.md", ["common and a rare zebra"])[0]
+    # "common" is in 11 of 11 chunks: FTS5 clamps its idf to 1e-6, so it is dropped
+    assert useful_terms(store.conn, ["common", "zebra", "absent"]) == ["zebra"]
+    assert useful_terms(store.conn, ["common"]) == ["common"]  # all common: kept
+    with_common = keyword_search(store.conn, "common zebra", 5)
+    only_rare = keyword_search(store.conn, "zebra", 5)
+    assert [c for c, _ in with_common] == [rare_id] == [c for c, _ in only_rare]
+    # a query of only common words still finds chunks
+    assert len(keyword_search(store.conn, "common", 5)) == 5
+    store.close()
+
+
+def test_pruning_matches_full_bm25_ranking(tmp_path: Path) -> None:
+    """Dropping a term in >= half the chunks keeps FTS5's own full-query order."""
+    store = Store.open(tmp_path / "kb")
+    texts = [f"alpha filler {'beta ' * (i % 3)}{'gamma' if i % 4 == 0 else ''}" for i in range(12)]
+    add_doc(store, "a.md", texts)
+    full = store.conn.execute(
+        "SELECT rowid, bm25(chunks_fts) s FROM chunks_fts WHERE chunks_fts MATCH "
+        '\'"alpha" OR "beta" OR "gamma"\' ORDER BY s, rowid'
+    ).fetchall()
+    ours = keyword_search(store.conn, "alpha beta gamma", 100)
+    # alpha is in all 12 chunks (dropped); beta in 8 (kept: 8 >= 6 -> also dropped!);
+    # gamma in 3: so only gamma is searched, and its 3 chunks keep their full-query order
+    assert useful_terms(store.conn, ["alpha", "beta", "gamma"]) == ["gamma"]
+    full_top = [int(r[0]) for r in full][: len(ours)]
+    assert [c for c, _ in ours] == full_top
+    for (cid, score), row in zip(ours, full, strict=False):
+        assert cid == row[0] and score == pytest.approx(-row[1], abs=1e-4)
+    store.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_is_a_valid_fts_query(text: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE f USING fts5(text, tokenize='porter unicode61')")
+    conn.execute("INSERT INTO f VALUES ('some text to match against 42')")
+    q = fts_query(text)
+    if q is not None:
+        conn.execute("SELECT rowid FROM f WHERE f MATCH ?", (q,)).fetchall()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("abc xyz\"*-()^:+{}NEARANDORNOT\\'\x00é€") + ["\ud800"]),
+        max_size=40,
+    )
+)
+def test_keyword_search_never_raises(corpus: tuple[Store, dict[str, int]], text: str) -> None:
+    store, _ = corpus
+    for cid, score in keyword_search(store.conn, text, 5):
+        assert isinstance(cid, int) and score == score  # no NaN
