@@ -6,6 +6,10 @@ section's text. A chunk is one or more consecutive parts. Its text is the parts'
 joined by :func:`joiner` (a blank line, or a single space for audio transcripts), so a
 chunk inside one section is exactly ``section.text[start:end]`` and therefore exactly
 ``document text[char_start:char_end]``; headings are never injected.
+
+Token counts come from a :class:`~ingest.chunkers.counting.SliceCounter` per section
+(one tokenisation per section); every count equals the counter's ``count`` on the
+counted text, so the results are those of counting each text afresh.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ingest.chunkers.counting import SliceCounter
 from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, LoadedDocument, Section, Span
 
@@ -56,41 +61,42 @@ def _units(text: str, a: int, b: int, sep: re.Pattern[str]) -> list[tuple[int, i
 
 
 def split_to_limit(
-    text: str, a: int, b: int, counter: TokenCounter, limit: int, level: int = 0
+    counts: SliceCounter, a: int, b: int, limit: int, level: int = 0
 ) -> list[tuple[int, int]]:
-    """Trimmed ranges covering every non-whitespace character of ``text[a:b]``, in order,
-    each of at most ``limit`` tokens: split at paragraphs, then lines, sentences and
-    words, and only as a last resort between tokens (then characters)."""
+    """Trimmed ranges covering every non-whitespace character of ``text[a:b]`` (``text``
+    is ``counts.text``), in order, each of at most ``limit`` tokens: split at paragraphs,
+    then lines, sentences and words, and only as a last resort between tokens (then
+    characters)."""
+    text = counts.text
     span = trim(text, a, b)
     if span is None:
         return []
     a, b = span
-    if counter.count(text[a:b]) <= limit:
+    if counts.count(a, b) <= limit:
         return [(a, b)]
     if level >= len(SEPARATORS):
-        return _hard_split(text, a, b, counter, limit)
+        return _hard_split(counts, a, b, limit)
     units = _units(text, a, b, SEPARATORS[level])
     out: list[tuple[int, int]] = []
     for s, e in units:
-        out.extend(split_to_limit(text, s, e, counter, limit, level + 1))
+        out.extend(split_to_limit(counts, s, e, limit, level + 1))
     return out
 
 
-def _hard_split(
-    text: str, a: int, b: int, counter: TokenCounter, limit: int
-) -> list[tuple[int, int]]:
-    offs = [(a + s, a + e) for s, e in counter.offsets(text[a:b]) if e > s]
+def _hard_split(counts: SliceCounter, a: int, b: int, limit: int) -> list[tuple[int, int]]:
+    text = counts.text
+    offs = [(a + s, a + e) for s, e in counts.counter.offsets(text[a:b]) if e > s]
     if not offs:  # no tokens at all: nothing a counter can object to
         return [(a, b)]
     out: list[tuple[int, int]] = []
     i = 0
     while i < len(offs):
         j = min(len(offs), i + limit)
-        while j > i + 1 and counter.count(text[offs[i][0] : offs[j - 1][1]]) > limit:
+        while j > i + 1 and counts.count(offs[i][0], offs[j - 1][1]) > limit:
             j -= 1
         s, e = offs[i][0], offs[j - 1][1]
-        if j == i + 1 and counter.count(text[s:e]) > limit:
-            out.extend(_char_split(text, s, e, counter, limit))
+        if j == i + 1 and counts.count(s, e) > limit:
+            out.extend(_char_split(counts, s, e, limit))
         else:
             out.append((s, e))
         i = j
@@ -105,13 +111,11 @@ def _hard_split(
     return fixed
 
 
-def _char_split(
-    text: str, a: int, b: int, counter: TokenCounter, limit: int
-) -> list[tuple[int, int]]:
+def _char_split(counts: SliceCounter, a: int, b: int, limit: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     s = a
     for e in range(a + 1, b + 1):
-        if e > s + 1 and counter.count(text[s:e]) > limit:
+        if e > s + 1 and counts.count(s, e) > limit:
             out.append((s, e - 1))
             s = e - 1
     out.append((s, b))
@@ -119,17 +123,31 @@ def _char_split(
 
 
 def pack(
-    text: str, pieces: Sequence[tuple[int, int]], counter: TokenCounter, limit: int
+    counts: SliceCounter, pieces: Sequence[tuple[int, int]], limit: int
 ) -> list[list[tuple[int, int]]]:
     """Greedily group consecutive pieces while ``text[first.start:last.end]`` stays within
     ``limit`` tokens (counted on the real text, so non-additive tokenizers are safe)."""
     groups: list[list[tuple[int, int]]] = []
     for piece in pieces:
-        if groups and counter.count(text[groups[-1][0][0] : piece[1]]) <= limit:
+        if groups and counts.count(groups[-1][0][0], piece[1]) <= limit:
             groups[-1].append(piece)
         else:
             groups.append([piece])
     return groups
+
+
+def slice_counters(doc: LoadedDocument, counter: TokenCounter) -> list[SliceCounter]:
+    """One :class:`SliceCounter` per section of ``doc``, in order (one tokenisation each)."""
+    return [SliceCounter(s.text, counter) for s in doc.sections]
+
+
+def count_parts(doc: LoadedDocument, parts: Sequence[Part], slices: Sequence[SliceCounter]) -> int:
+    """Tokens of :func:`chunk_text` of ``parts`` (exactly the counter's count of it):
+    with an additive counter the sum of the parts' counts (the joiner is whitespace, see
+    :mod:`ingest.tokens`), otherwise the count of the joined text."""
+    if len(parts) == 1 or all(slices[i].additive for i, _, _ in parts):
+        return sum(slices[i].count(a, b) for i, a, b in parts)
+    return slices[parts[0][0]].counter.count(chunk_text(doc, parts))
 
 
 def _line_of(section: Section, offset: int) -> int | None:
@@ -142,13 +160,13 @@ def chunk_text(doc: LoadedDocument, parts: Sequence[Part]) -> str:
     return joiner(doc).join(doc.sections[i].text[a:b] for i, a, b in parts)
 
 
-def make_draft(doc: LoadedDocument, parts: Sequence[Part], counter: TokenCounter) -> ChunkDraft:
+def make_draft(doc: LoadedDocument, parts: Sequence[Part], token_count: int) -> ChunkDraft:
     """A draft for ``parts``: text, heading path of the first part's section, and spans
-    from the first character of the first part to the last character of the last."""
+    from the first character of the first part to the last character of the last.
+    ``token_count`` is the caller's :func:`count_parts` of ``parts``."""
     first_i, first_a, _ = parts[0]
     last_i, _, last_b = parts[-1]
     first, last = doc.sections[first_i], doc.sections[last_i]
-    text = chunk_text(doc, parts)
     span = Span(
         line_start=_line_of(first, first_a),
         line_end=_line_of(last, max(last_b - 1, 0)),
@@ -158,10 +176,10 @@ def make_draft(doc: LoadedDocument, parts: Sequence[Part], counter: TokenCounter
         seconds_end=last.span.seconds_end,
     )
     return ChunkDraft(
-        text=text,
+        text=chunk_text(doc, parts),
         heading_path=first.heading_path,
         span=span,
         char_start=first.char_start + first_a,
         char_end=last.char_start + last_b,
-        token_count=counter.count(text),
+        token_count=token_count,
     )

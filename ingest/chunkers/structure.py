@@ -22,13 +22,24 @@ Every chunk's ``token_count`` (the configured counter on the chunk's text) is at
 ``max_tokens``. Chunk text is source text only: parts of one section are a verbatim
 slice; parts of several sections (rules 2 and 3) are joined by a blank line (audio: a
 space). Spans run from the chunk's first character to its last.
+
+Counting: each section is tokenised once and every count above is read off that
+tokenisation (:mod:`ingest.chunkers.counting`), exactly equal to counting the text anew.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.chunkers.parts import Part, chunk_text, make_draft, pack, split_to_limit
+from ingest.chunkers.counting import SliceCounter
+from ingest.chunkers.parts import (
+    Part,
+    count_parts,
+    make_draft,
+    pack,
+    slice_counters,
+    split_to_limit,
+)
 from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
@@ -65,26 +76,30 @@ class StructureChunker:
         )
 
     def chunk(self, doc: LoadedDocument) -> list[ChunkDraft]:
+        slices = slice_counters(doc, self.counter)
         if doc.doc_type == "audio":
-            candidates = self._audio(doc)
+            candidates = self._audio(doc, slices)
         else:
-            candidates = self._merge_small(doc, self._per_section(doc))
-        return [make_draft(doc, c.parts, self.counter) for c in candidates]
+            candidates = self._merge_small(doc, slices, self._per_section(doc, slices))
+        return [make_draft(doc, c.parts, c.count) for c in candidates]
 
-    def _split_section(self, doc: LoadedDocument, i: int) -> list[list[Part]]:
-        text = doc.sections[i].text
-        pieces = split_to_limit(text, 0, len(text), self.counter, self.max_tokens)
-        groups = pack(text, pieces, self.counter, self.max_tokens)
-        return [[(i, g[0][0], g[-1][1])] for g in groups]
+    def _split_section(self, i: int, counts: SliceCounter) -> list[_Candidate]:
+        """Section ``i`` split and packed under ``max_tokens``, one candidate per group."""
+        pieces = split_to_limit(counts, 0, len(counts.text), self.max_tokens)
+        groups = pack(counts, pieces, self.max_tokens)
+        return [
+            _Candidate([(i, g[0][0], g[-1][1])], counts.count(g[0][0], g[-1][1])) for g in groups
+        ]
 
-    def _per_section(self, doc: LoadedDocument) -> list[_Candidate]:
+    def _per_section(self, doc: LoadedDocument, slices: list[SliceCounter]) -> list[_Candidate]:
         out: list[_Candidate] = []
-        for i in range(len(doc.sections)):
-            for parts in self._split_section(doc, i):
-                out.append(_Candidate(parts, self.counter.count(chunk_text(doc, parts))))
+        for i, counts in enumerate(slices):
+            out.extend(self._split_section(i, counts))
         return out
 
-    def _merge_small(self, doc: LoadedDocument, cands: list[_Candidate]) -> list[_Candidate]:
+    def _merge_small(
+        self, doc: LoadedDocument, slices: list[SliceCounter], cands: list[_Candidate]
+    ) -> list[_Candidate]:
         if doc.doc_type == "pdf":
             return cands
         out: list[_Candidate] = []
@@ -96,14 +111,14 @@ class StructureChunker:
                 and _heading(doc, prev) == _heading(doc, cand)
             ):
                 parts = prev.parts + cand.parts
-                count = self.counter.count(chunk_text(doc, parts))
+                count = count_parts(doc, parts, slices)
                 if count <= self.max_tokens:
                     out[-1] = _Candidate(parts, count)
                     continue
             out.append(cand)
         return out
 
-    def _audio(self, doc: LoadedDocument) -> list[_Candidate]:
+    def _audio(self, doc: LoadedDocument, slices: list[SliceCounter]) -> list[_Candidate]:
         out: list[_Candidate] = []
         group: list[Part] = []
         group_start = 0.0
@@ -112,19 +127,18 @@ class StructureChunker:
             end = sec.span.seconds_end if sec.span.seconds_end is not None else start
             part: Part = (i, 0, len(sec.text))
             if group:
-                count = self.counter.count(chunk_text(doc, [*group, part]))
+                count = count_parts(doc, [*group, part], slices)
                 if count <= self.max_tokens and end - group_start <= self.segment_seconds:
                     group.append(part)
                     continue
-                out.append(_Candidate(group, self.counter.count(chunk_text(doc, group))))
+                out.append(_Candidate(group, count_parts(doc, group, slices)))
                 group = []
-            if self.counter.count(sec.text) > self.max_tokens:
-                for parts in self._split_section(doc, i):
-                    out.append(_Candidate(parts, self.counter.count(chunk_text(doc, parts))))
+            if slices[i].count(0, len(sec.text)) > self.max_tokens:
+                out.extend(self._split_section(i, slices[i]))
                 continue
             group, group_start = [part], start
         if group:
-            out.append(_Candidate(group, self.counter.count(chunk_text(doc, group))))
+            out.append(_Candidate(group, count_parts(doc, group, slices)))
         return out
 
 

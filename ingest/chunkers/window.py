@@ -17,11 +17,19 @@ a space); a window inside one section is a verbatim slice. ``token_count`` is th
 counter on that text and is at most ``size``: should re-tokenising the joined text give
 more tokens (a window cut inside a word can tokenise differently), the window drops
 tokens from its end until it fits.
+
+Each section is tokenised once: its token offsets place the windows, and the same
+encoding's words count them (:mod:`ingest.chunkers.counting`), so a window's count costs
+a tokenizer call only when it starts or ends inside a word.
 """
 
 from __future__ import annotations
 
-from ingest.chunkers.parts import Part, chunk_text, make_draft
+from bisect import bisect_right
+from itertools import accumulate
+
+from ingest.chunkers.counting import SliceCounter
+from ingest.chunkers.parts import Part, count_parts, make_draft
 from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
@@ -40,31 +48,39 @@ class WindowChunker:
         )
 
     def chunk(self, doc: LoadedDocument) -> list[ChunkDraft]:
-        tokens: list[Part] = []
-        for i, sec in enumerate(doc.sections):
-            tokens.extend((i, s, e) for s, e in self.counter.offsets(sec.text) if e > s)
+        # each section's non-empty tokens; the document's token t is section k's token
+        # t - base[k] for the k with base[k] <= t < base[k + 1]
+        offs: list[list[tuple[int, int]]] = []
+        slices: list[SliceCounter] = []
+        for sec in doc.sections:
+            offs.append([o for o in self.counter.offsets(sec.text) if o[1] > o[0]])
+            slices.append(SliceCounter(sec.text, self.counter))
+            slices[-1].warm()  # same text as offsets: tokenised once
+        base = list(accumulate((len(o) for o in offs), initial=0))
         out: list[ChunkDraft] = []
-        n = len(tokens)
+        n = base[-1]
         i = 0
         while i < n:
             j = min(n, i + self.size)
-            parts = _parts(tokens[i:j])
-            while j > i + 1 and self.counter.count(chunk_text(doc, parts)) > self.size:
+            parts = _parts(offs, base, i, j)
+            count = count_parts(doc, parts, slices)
+            while j > i + 1 and count > self.size:
                 j -= 1
-                parts = _parts(tokens[i:j])
-            out.append(make_draft(doc, parts, self.counter))
+                parts = _parts(offs, base, i, j)
+                count = count_parts(doc, parts, slices)
+            out.append(make_draft(doc, parts, count))
             if j >= n:
                 break
             i = max(i + 1, j - self.overlap)
         return out
 
 
-def _parts(tokens: list[Part]) -> list[Part]:
-    """Collapse a run of tokens into one part per section: first token start to last end."""
+def _parts(offs: list[list[tuple[int, int]]], base: list[int], i: int, j: int) -> list[Part]:
+    """The document's tokens ``i .. j-1`` as one part per section they fall in: from the
+    first token's start to the last token's end (sections without tokens get no part)."""
     parts: list[Part] = []
-    for sec, s, e in tokens:
-        if parts and parts[-1][0] == sec:
-            parts[-1] = (sec, parts[-1][1], e)
-        else:
-            parts.append((sec, s, e))
+    for sec in range(bisect_right(base, i) - 1, bisect_right(base, j - 1)):
+        lo, hi = max(i, base[sec]) - base[sec], min(j, base[sec + 1]) - base[sec]
+        if lo < hi:
+            parts.append((sec, offs[sec][lo][0], offs[sec][hi - 1][1]))
     return parts

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -11,9 +13,19 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from ingest.chunkers import CHUNKERS, make_chunker
-from ingest.chunkers.parts import joiner
-from ingest.loaders import LoadContext, MarkdownLoader, PdfLoader, TextLoader
-from ingest.tokens import RegexTokenizer, default_counter
+from ingest.chunkers.counting import SliceCounter
+from ingest.chunkers.parts import chunk_text, count_parts, joiner, slice_counters
+from ingest.loaders import LoadContext, MarkdownLoader, PdfLoader, TextLoader, loader_for
+from ingest.tokens import (
+    HFTokenizer,
+    RegexTokenizer,
+    TokenCounter,
+    Words,
+    _is_additive,
+    default_counter,
+    word_spans,
+)
+from kb.backends.bundled import embedding_model_dir
 from kb.config import Settings
 from kb.errors import ConfigError, UsageError
 from kb.types import ChunkDraft, LoadedDocument, Section, Span
@@ -360,3 +372,210 @@ def test_real_tokenizer_limits_hold(bodies: list[str], limit: int, name: str) ->
     chunks = chunker.chunk(doc)
     check_invariants(doc, chunks, limit, src)
     assert all(c.token_count == default_counter().count(c.text) for c in chunks)
+
+
+# ---------------------------------------------------------------- counting by index
+# The chunkers tokenise each section once and count slices from its words
+# (ingest.chunkers.counting); these tests pin that this is exactly the same as counting
+# every slice afresh, and that the tokenizer is called about once per section.
+
+
+class ExactOnly:
+    """A counter without ``words``: every slice is counted with ``count`` (the reference)."""
+
+    def __init__(self, inner: TokenCounter) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def count(self, text: str) -> int:
+        return self.inner.count(text)
+
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        return self.inner.offsets(text)
+
+
+def rows(chunks: list[ChunkDraft]) -> list[tuple[object, ...]]:
+    return [
+        (c.text, c.heading_path, c.span, c.char_start, c.char_end, c.token_count) for c in chunks
+    ]
+
+
+# pieces that stress word-piece tokenisation: split words, accents (composed and not),
+# characters the BERT normalizer drops (controls, zero-width) or spaces out (CJK),
+# non-ASCII spaces Python strips but the tokenizer keeps, special-token text, a word over
+# the 100-character word limit
+FRAGMENTS = [
+    "un", "believ", "ably", "the", "cat", "4417", "é", "e\u0301", "\u0301", "ß", "İ", "ﬁ",
+    "中", "文", "😀", "[CLS]", "[MASK]", "'s", ".", ",", "-", "(", ")", "\x1c", "\x00",
+    "\u200b", "\xa0", "\u2028", "\x85", " ", " ", " ", "\n", "\n\n", "\t", "\r\n", "z" * 101,
+]  # fmt: skip
+ODD_TEXT = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=60).map("".join)
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(ODD_TEXT, st.lists(st.integers(0, 10_000), min_size=2, max_size=12))
+def test_slice_counts_are_exact(text: str, cuts: list[int]) -> None:
+    counter = default_counter()
+    counts = SliceCounter(text, counter)
+    points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
+    for a in points:
+        for b in points:
+            if a <= b:
+                assert counts.count(a, b) == counter.count(text[a:b]), (text, a, b)
+    words = word_spans(counter, text)
+    assert words is not None and sum(words.tokens) == counter.count(text)
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(ODD_TEXT, ODD_TEXT, st.sampled_from([" ", "\n\n"]))
+def test_counts_add_across_the_joiners(x: str, y: str, join: str) -> None:
+    counter = default_counter()
+    assert counter.count(x + join + y) == counter.count(x) + counter.count(y)
+    doc = LoadedDocument(
+        "j.txt", "txt", [Section(x, (), Span(), 0, 0), Section(y, (), Span(), 0, 0)]
+    )
+    parts = [(0, 0, len(x)), (1, 0, len(y))]
+    slices = slice_counters(doc, counter)
+    assert count_parts(doc, parts, slices) == counter.count(chunk_text(doc, parts))
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(ODD_TEXT)
+def test_offsets_fast_path_matches_the_clamped_offsets(text: str) -> None:
+    counter = default_counter()
+    assert isinstance(counter, HFTokenizer)
+    expected, last = [], 0
+    for s, e in counter._tok.encode(text, add_special_tokens=False).offsets:
+        s = max(s, last)
+        e = max(e, s)
+        expected.append((s, e))
+        last = e
+    assert counter.offsets(text) == expected
+    assert len(expected) == counter.count(text)
+
+
+ODD_BODY = st.lists(
+    st.lists(ODD_TEXT, min_size=1, max_size=3).map("\n".join), min_size=1, max_size=3
+).map("\n\n".join)
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(
+    st.lists(ODD_BODY, min_size=1, max_size=3),
+    st.integers(8, 40),
+    st.sampled_from(["structure", "window"]),
+    st.sampled_from(["txt", "audio"]),
+)
+def test_indexed_counting_gives_the_exact_chunks(
+    bodies: list[str], limit: int, name: str, doc_type: str
+) -> None:
+    """Same chunks (texts, spans, counts) as counting every slice with ``count``."""
+    sections, cs = [], 0
+    for k, body in enumerate(bodies):
+        text = body.strip() or "x"  # loaders keep only non-blank sections
+        span = (
+            Span(seconds_start=k * 5.0, seconds_end=k * 5.0 + 5) if doc_type == "audio" else Span()
+        )
+        sections.append(Section(text, (), span, cs, cs + len(text)))
+        cs += len(text) + 2
+    doc = LoadedDocument("o.txt", doc_type, sections)
+    settings = configured(limit, limit // 3, size=limit, overlap=limit // 4, segment_seconds=12.0)
+    fast = make_chunker(name, settings, default_counter()).chunk(doc)
+    exact = make_chunker(name, settings, ExactOnly(default_counter())).chunk(doc)
+    assert rows(fast) == rows(exact)
+    assert all(c.token_count <= limit for c in fast)  # 0 for a lone accent
+
+
+def test_indexed_counting_gives_the_exact_chunks_on_real_files(
+    ctx: LoadContext, squad: Path
+) -> None:
+    files = [
+        DEMO / "notes" / "sourdough.md",
+        DEMO / "notes" / "reading-list.txt",
+        DEMO / "papers" / "urban-beekeeping.pdf",
+        squad / "corpus" / "wiki" / "Black_Death.md",
+    ]
+    for path in files:
+        loader = loader_for(path)
+        assert loader is not None
+        doc = loader.load(path, path.name, ctx)
+        for settings in (Settings(), configured(24, 8, size=20, overlap=5)):
+            for name in ("structure", "window"):
+                fast = make_chunker(name, settings, default_counter()).chunk(doc)
+                exact = make_chunker(name, settings, ExactOnly(default_counter())).chunk(doc)
+                assert rows(fast) == rows(exact), (path, name)
+
+
+class CountingTokenizer:
+    """Wraps a ``tokenizers.Tokenizer`` and counts ``encode`` calls."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def encode(self, text: str, add_special_tokens: bool = True) -> Any:
+        self.calls += 1
+        return self.inner.encode(text, add_special_tokens=add_special_tokens)
+
+
+def test_each_section_is_tokenised_about_once(ctx: LoadContext, squad: Path) -> None:
+    """The point of counting by index: encode calls scale with sections, not with the
+    many counts that splitting, packing and window shrinking ask for."""
+    path = squad / "corpus" / "wiki" / "Black_Death.md"
+    doc = MarkdownLoader().load(path, path.name, ctx)
+    for name in ("structure", "window"):
+        counter = HFTokenizer(embedding_model_dir() / "tokenizer.json", "bundled:test")
+        spy = CountingTokenizer(counter._tok)
+        counter._tok = spy
+        chunks = make_chunker(name, Settings(), counter).chunk(doc)
+        assert len(chunks) > len(doc.sections)  # sections do get split
+        if name == "structure":  # cuts fall between words: one encode per section
+            assert spy.calls <= len(doc.sections)
+        else:  # plus an exact count for a window that starts or ends inside a word
+            assert spy.calls <= len(doc.sections) + len(chunks) // 2
+
+
+def test_additive_tokenizers_only(tmp_path: Path) -> None:
+    config = json.loads((embedding_model_dir() / "tokenizer.json").read_text(encoding="utf-8"))
+    assert _is_additive(config)
+    seq = {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}]}
+    assert _is_additive({**config, "normalizer": seq})
+    for bad in (
+        {"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": True}},
+        {"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"}},
+        {"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}]}},
+        {"added_tokens": [{"content": "<mask>", "lstrip": True, "rstrip": False}]},
+        {"added_tokens": [{"content": "a b", "lstrip": False, "rstrip": False}]},
+    ):
+        assert not _is_additive({**config, **bad}), bad
+    # a real non-additive tokenizer: no words, so every slice is counted exactly
+    meta = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps({**config, "pre_tokenizer": meta}), encoding="utf-8")
+    counter = HFTokenizer(path, "meta")
+    assert counter.words("some text") is None
+    texts = ["A sentence that goes on. " * 30, "Short one.", "Another short one.", "Ok."]
+    sections, cs = [], 0
+    for k, text in enumerate(texts):  # small sections merge: counts of joined parts
+        sections.append(
+            Section(text, (), Span(seconds_start=k, seconds_end=k + 1), cs, cs + len(text))
+        )
+        cs += len(text) + 1
+    for doc_type in ("txt", "audio"):
+        doc = LoadedDocument("m.txt", doc_type, sections)
+        for name in ("structure", "window"):
+            chunker = make_chunker(name, configured(30, 25, size=30, overlap=5), counter)
+            chunks = chunker.chunk(doc)
+            tail = joiner(doc).join(texts[1:])
+            assert any(c.text.endswith(tail) for c in chunks)
+            assert chunks and all(0 < c.token_count == counter.count(c.text) <= 30 for c in chunks)
+
+
+def test_malformed_words_fall_back_to_exact_counts() -> None:
+    class Overlapping(RegexTokenizer):
+        def words(self, text: str) -> Words | None:
+            return Words([0, 0], [len(text), len(text)], [1, 1])  # nonsense: overlapping
+
+    text = "one two three four"
+    counts = SliceCounter(text, Overlapping())
+    assert [counts.count(0, 3), counts.count(4, 13), counts.count(0, len(text))] == [1, 2, 4]
