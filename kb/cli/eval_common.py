@@ -1,0 +1,112 @@
+"""Options and helpers shared by the ``kb eval`` subcommands (defined once, reused).
+
+Heavy libraries stay out of this module: rich, the store and the eval renderers are
+imported inside the helpers, so ``kb eval --help`` loads none of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from kb.cli.common import err, print_json
+
+if TYPE_CHECKING:
+    from kb.config import Settings
+    from kb.store import Store
+
+GoldenArg = Annotated[Path, typer.Argument(help="Golden set: .yaml/.yml or .jsonl (format v1).")]
+RunArg = Annotated[str, typer.Argument(help="Run id, or name (the latest run with that name).")]
+MdOption = Annotated[Path | None, typer.Option("--md", help="Also write a Markdown report here.")]
+HtmlOption = Annotated[
+    Path | None, typer.Option("--html", help="Also write a single-file offline HTML report.")
+]
+ModeOption = Annotated[
+    str | None, typer.Option("--mode", help="Retrieval: hybrid | vector | keyword.")
+]
+PathOption = Annotated[
+    list[str] | None,
+    typer.Option("--path", help="Only documents under this path prefix or glob (repeatable)."),
+]
+TypeOption = Annotated[
+    list[str] | None, typer.Option("--type", help="Only this document type (repeatable).")
+]
+TagOption = Annotated[
+    list[str] | None, typer.Option("--tag", help="Only documents with this tag (repeatable).")
+]
+MinScoreOption = Annotated[
+    float | None, typer.Option("--min-score", help="Drop hits with cosine below this.")
+]
+
+
+def open_kb(settings: Settings) -> Store:
+    """Open the existing KB at ``settings.home``; never creates one.
+
+    Raises EmptyStoreError (exit 4) when the KB has no database file yet.
+    """
+    from kb.errors import EmptyStoreError
+    from kb.store import Store
+    from kb.store.sqlite import DB_NAME
+
+    if not (settings.home / DB_NAME).is_file():
+        raise EmptyStoreError(f"the KB at {settings.home} is empty; run `kb ingest PATH` first")
+    return Store.open(settings.home, create=False)
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich Console; 120 columns wide when stdout is not a terminal (stable output)."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, soft_wrap=False, width=None if sys.stdout.isatty() else 120)
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (UTF-8) and say so on stderr; UsageError if unwritable."""
+    from kb.errors import UsageError
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write the report: {e.strerror}") from None
+    err(f"wrote {path}")
+
+
+def search_opts(
+    settings: Settings,
+    mode: str | None,
+    path: list[str] | None,
+    doc_type: list[str] | None,
+    tag: list[str] | None,
+) -> Any:
+    """SearchOptions from the settings with the --mode/--path/--type/--tag flags applied."""
+    from kb.search.options import SearchOptions
+
+    return SearchOptions.from_settings(
+        settings.search,
+        mode=mode,
+        paths=tuple(path or ()),
+        types=tuple(doc_type or ()),
+        tags=tuple(tag or ()),
+    )
+
+
+def emit_run(rep: dict[str, Any], json_out: bool, md: Path | None, html: Path | None) -> None:
+    """Print a run report (JSON or terminal tables, failed gates on stderr); write --md/--html."""
+    from eval.render_html import run_html
+    from eval.render_markdown import run_markdown
+    from eval.render_terminal import render_run
+
+    if json_out:
+        print_json(rep)
+    else:
+        render_run(rep, console())
+        if rep.get("gates_failed"):
+            for g in rep["gates_failed"]:
+                err(f"gate failed: {g}")
+    if md is not None:
+        write_report(md, run_markdown(rep))
+    if html is not None:
+        write_report(html, run_html(rep))

@@ -1,0 +1,69 @@
+"""``kb eval record``: grow a golden set interactively from questions and picked hits."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from kb.cli.common import KbOption, err, settings_for
+from kb.cli.eval_common import ModeOption, PathOption, TagOption, TypeOption, open_kb, search_opts
+
+if TYPE_CHECKING:
+    from eval.golden import GoldenSet
+
+
+def record(
+    golden: Annotated[Path, typer.Argument(help="Golden file to append to (created if missing).")],
+    k: Annotated[int, typer.Option("-k", "--k", help="Hits to show per question.")] = 5,
+    mode: ModeOption = None,
+    path: PathOption = None,
+    doc_type: TypeOption = None,
+    tag: TagOption = None,
+    kb: KbOption = None,
+) -> None:
+    """Grow GOLDEN interactively from questions and the hits you pick.
+
+    Type a question, pick the correct hits by number (or u = unanswerable, s = skip);
+    each entry is appended with path, heading and a distinctive sentence of the chunk
+    as anchors, under a new unique id. An empty question ends.
+    """
+    import os
+    from dataclasses import replace
+
+    from eval.golden import load_golden
+    from eval.record import record_loop
+    from eval.resolve import Resolver, stored_hits
+
+    settings = settings_for(kb)
+    opts = replace(search_opts(settings, mode, path, doc_type, tag), k=k)
+    gs: GoldenSet | None = load_golden(golden) if golden.exists() else None
+    with open_kb(settings) as store:
+        from kb.backends.embedder import make_embedder
+        from kb.search import Retriever
+
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+        roots = [str(r[0]) for r in store.conn.execute("SELECT DISTINCT root FROM documents")]
+        corpus_dir = (
+            gs.corpus_dir if gs is not None else (Path(roots[0]) if len(roots) == 1 else None)
+        )
+        res = Resolver(store.conn, corpus_dir)
+        corpus = None
+        if gs is None and corpus_dir is not None:
+            corpus = os.path.relpath(corpus_dir, golden.resolve().parent)
+
+        def search(q: str) -> list[Any]:
+            hits = retriever.search(q, opts).hits
+            rows = stored_hits(store.conn, [h.chunk_id for h in hits])
+            return [rows[h.chunk_id] for h in hits if h.chunk_id in rows]
+
+        def read(prompt: str) -> str | None:
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
+            line = sys.stdin.readline()
+            return None if line == "" else line.rstrip("\n")
+
+        n = record_loop(golden, search, read, typer.echo, res.golden_path, store.conn, corpus)
+    err(f"{n} entries added to {golden}")

@@ -1,0 +1,174 @@
+"""``kb eval check|list|show|export``: read golden sets and stored runs, never run models."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from kb.cli.common import JsonOption, KbOption, print_json, settings_for
+from kb.cli.eval_common import (
+    GoldenArg,
+    HtmlOption,
+    MdOption,
+    RunArg,
+    console,
+    emit_run,
+    open_kb,
+    write_report,
+)
+
+if TYPE_CHECKING:
+    from kb.store import Store
+
+
+def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) -> None:
+    """Report supports of GOLDEN that the KB no longer backs (the corpus drifted).
+
+    Per support: the document is missing or failed, no chunk has the heading, the
+    snippet is in no chunk nor in the document text, or no chunk overlaps the
+    page/lines/seconds. A snippet found only across a chunk boundary is a note.
+
+    Exit codes: 0 no drift; 1 drift found; 2 invalid golden set.
+    """
+    from eval.drift import check_golden
+    from eval.golden import load_golden
+    from eval.resolve import Resolver
+
+    gs = load_golden(golden)
+    settings = settings_for(kb)
+    with open_kb(settings) as store:
+        res = Resolver(store.conn, gs.corpus_dir)
+        issues = check_golden(res, gs)
+    drift = [i for i in issues if i.drift]
+    supports = sum(len(q.supports) for q in gs.queries)
+    if json_out:
+        print_json(
+            {
+                "golden": str(golden),
+                "queries": len(gs.queries),
+                "supports": supports,
+                "path_mapping": res.mapping,
+                "drift": len(drift),
+                "issues": [i.__dict__ for i in issues],
+            }
+        )
+    else:
+        for i in issues:
+            typer.echo(i.line())
+        typer.echo(
+            f"{len(gs.queries)} queries, {supports} supports: {len(drift)} drifted, "
+            f"{len(issues) - len(drift)} notes (path mapping: {res.mapping})"
+        )
+    raise typer.Exit(1 if drift else 0)
+
+
+def list_runs(kb: KbOption = None, json_out: JsonOption = False) -> None:
+    """List the eval runs stored in the KB."""
+    from eval.render_terminal import render_list
+    from eval.store import EvalStore
+
+    with open_kb(settings_for(kb)) as store:
+        runs = EvalStore(store).list_runs()
+    if json_out:
+        print_json(
+            [
+                {**r.to_dict(), "overall": (r.metrics or {}).get("overall", {}).get("metrics")}
+                for r in runs
+            ]
+        )
+    elif not runs:
+        typer.echo("no eval runs yet; run `kb eval run GOLDEN`")
+    else:
+        render_list(runs, console())
+
+
+def _load_report(store: Store, ref: str, recompute: bool) -> dict[str, Any]:
+    """The run's report JSON; metrics recomputed (strict matching) and cached when asked
+    or when the run has none cached yet."""
+    from eval.metrics import compute_table
+    from eval.report import RunReport
+    from eval.store import EvalStore
+
+    es = EvalStore(store)
+    row = es.find_run(ref)
+    metrics = row.metrics
+    if recompute or metrics is None:
+        table = compute_table(
+            es.results(row.id), row.k, "strict", scoped=bool(row.options.get("scoped"))
+        )
+        metrics = table.to_json()
+        es.set_metrics(row.id, metrics)
+    return RunReport(row, metrics).to_json()
+
+
+def show(
+    run_ref: RunArg,
+    recompute: Annotated[
+        bool,
+        typer.Option(
+            "--recompute",
+            help="Recompute the metrics from the stored rows (and refresh the cache).",
+        ),
+    ] = False,
+    md: MdOption = None,
+    html: HtmlOption = None,
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Show a stored run's metrics, overall and by category, difficulty, tag, answerable."""
+    with open_kb(settings_for(kb)) as store:
+        rep = _load_report(store, run_ref, recompute)
+    emit_run(rep, json_out, md, html)
+
+
+def export(
+    run_ref: RunArg,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", help="trec (run + qrels files) or jsonl (one trace per query)."),
+    ] = "jsonl",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="trec: file prefix (writes "
+            "PREFIX.run and PREFIX.qrels; default kb-eval-<id>); jsonl: file "
+            "(default stdout).",
+        ),
+    ] = None,
+    kb: KbOption = None,
+) -> None:
+    """Export a run: TREC run + qrels files, or JSONL traces.
+
+    TREC: the qrels list each support as a unit (QID::s<i>) with its grade; the run
+    names, per rank, the unit the chunk was credited with, else chunk-<id>, so
+    trec_eval (use -c) and ranx reproduce this run's retrieval metrics. JSONL: one
+    trace per query (question, retrieved chunk ids, answer, citations).
+    """
+    import json
+
+    from eval.export import trace, trec_lines
+    from eval.store import EvalStore
+    from kb.errors import UsageError
+
+    if fmt not in ("trec", "jsonl"):
+        raise UsageError(f"--format {fmt!r}: expected trec or jsonl")
+    with open_kb(settings_for(kb)) as store:
+        es = EvalStore(store)
+        row = es.find_run(run_ref)
+        results = es.results(row.id)
+    if fmt == "trec":
+        run_lines, qrels = trec_lines(results, row.k, f"kb-{row.id}")
+        prefix = out if out is not None else Path(f"kb-eval-{row.id}")
+        write_report(Path(f"{prefix}.run"), "\n".join(run_lines) + "\n")
+        write_report(Path(f"{prefix}.qrels"), "\n".join(qrels) + "\n")
+        return
+    lines = [json.dumps(trace(r, row.k), ensure_ascii=False) for r in results]
+    if out is None:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+    else:
+        write_report(out, "\n".join(lines) + "\n")
