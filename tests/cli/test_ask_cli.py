@@ -87,8 +87,17 @@ def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
 def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
     r = runner.invoke(
         app,
-        ["ask", "How long does the bulk fermentation take?", "--kb", str(demo_kb), "--json",
-         "-k", "3", "--max-tokens", "64"],
+        [
+            "ask",
+            "How long does the bulk fermentation take?",
+            "--kb",
+            str(demo_kb),
+            "--json",
+            "-k",
+            "3",
+            "--max-tokens",
+            "64",
+        ],
     )
     assert r.exit_code == 0, r.output
     events = [json.loads(line) for line in r.stdout.splitlines()]
@@ -113,7 +122,9 @@ def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
 
 def test_text_output_with_sources(demo_kb: Path, shared_embedder: None) -> None:
     r = runner.invoke(
-        app, ["ask", "How much whole wheat flour goes into the loaf?", "--kb", str(demo_kb)]
+        app,
+        ["ask", "How much whole wheat flour goes into the loaf?", "--kb", str(demo_kb)]
+        + ["--max-tokens", "48"],
     )
     assert r.exit_code == 0, r.output
     if "refused" not in r.stdout:
@@ -122,8 +133,9 @@ def test_text_output_with_sources(demo_kb: Path, shared_embedder: None) -> None:
 
 
 def test_no_hit_refusal(demo_kb: Path, shared_embedder: None) -> None:
-    r = runner.invoke(app, ["ask", "kestrel migration", "--kb", str(demo_kb),
-                            "--min-score", "0.99"])
+    r = runner.invoke(
+        app, ["ask", "kestrel migration", "--kb", str(demo_kb), "--min-score", "0.99"]
+    )
     assert r.exit_code == 0
     assert "refused: no passage passed the retrieval threshold (min-score 0.99)" in r.stdout
     assert "Sources" not in r.stdout
@@ -160,7 +172,11 @@ class _SlowFake(Generator):
         return len(text.split())
 
     def stream(
-        self, prompt: Prompt, *, max_tokens: int, grammar: str | None = None,
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
         stop: Sequence[str] = (),
     ) -> Iterator[str]:
         for i, p in enumerate(self.pieces):

@@ -1,0 +1,158 @@
+"""The llama.cpp generator on the real bundled GGUF: loading, errors, tokens, hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kb.backends.bundled import gguf_path
+from kb.backends.generator import (
+    HASH_CACHE_NAME,
+    Generator,
+    check_gguf,
+    file_sha256,
+    llama_device_info,
+    make_generator,
+    resolve_model_path,
+)
+from kb.config import LlmSettings
+from kb.errors import ModelError
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def gen() -> Generator:
+    return make_generator(LlmSettings(n_ctx=1024))
+
+
+MESSAGES = [
+    {"role": "system", "content": "Answer briefly."},
+    {"role": "user", "content": "What colour is the sky on a clear day?"},
+]
+
+
+def test_bundled_model_resolves_to_a_gguf_file() -> None:
+    path = resolve_model_path(LlmSettings(model="bundled"))
+    assert path == gguf_path() and path.suffix == ".gguf"
+    assert check_gguf(path) == path.resolve()
+
+
+def test_streams_pieces_quietly(gen: Generator, capfd: pytest.CaptureFixture[str]) -> None:
+    pieces = list(gen.stream(MESSAGES, max_tokens=12))
+    assert 1 < len(pieces) <= 12 and all(isinstance(p, str) and p for p in pieces)
+    # deterministic: temperature 0 and a fixed seed give the same text again
+    assert "".join(gen.stream(MESSAGES, max_tokens=12)) == "".join(pieces)
+    captured = capfd.readouterr()
+    assert captured.err == ""  # no llama.cpp log lines on the terminal
+
+
+def test_load_is_quiet(capfd: pytest.CaptureFixture[str]) -> None:
+    g = make_generator(LlmSettings(n_ctx=256))
+    assert g.n_ctx == 256
+    g.close()
+    assert capfd.readouterr().err == ""
+
+
+def test_max_tokens_bounds_the_output(gen: Generator) -> None:
+    long_ask = [{"role": "user", "content": "Write a long story about a dragon."}]
+    n = sum(1 for _ in gen.stream(long_ask, max_tokens=5))
+    assert 1 <= n <= 5
+
+
+def test_token_counts(gen: Generator) -> None:
+    assert gen.count_tokens("") == 0
+    one, two = gen.count_tokens("hello world"), gen.count_tokens("hello world hello world")
+    assert 0 < one < two <= 2 * one + 1
+    # the chat template adds role markers: the prompt costs more than its text
+    text_only = sum(gen.count_tokens(m["content"]) for m in MESSAGES)
+    assert gen.count_prompt_tokens(MESSAGES) > text_only
+    assert gen.count_prompt_tokens("hello world") >= one
+
+
+def test_missing_model_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(ModelError, match=r"nope\.gguf: model file not found.*--model"):
+        make_generator(LlmSettings(model=str(missing)))
+
+
+def test_not_a_gguf_file(tmp_path: Path) -> None:
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"PK\x03\x04 this is a zip, not a model")
+    with pytest.raises(ModelError, match=r"model\.gguf: not a GGUF model file"):
+        make_generator(LlmSettings(model=str(bad)))
+    with pytest.raises(ModelError, match="is not a file"):
+        make_generator(LlmSettings(model=str(tmp_path)))
+
+
+def test_truncated_gguf_fails_as_model_error(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 64)
+    with pytest.raises(ModelError, match=r"broken\.gguf: llama\.cpp could not load the model"):
+        make_generator(LlmSettings(model=str(broken)))
+    assert capfd.readouterr().err == ""
+
+
+def test_unreadable_model_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "locked.gguf"
+    f.write_bytes(b"GGUF")
+
+    def denied(self: Path, *a: object, **k: object) -> object:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "open", denied)  # chmod 0 does not stop root
+    with pytest.raises(ModelError, match=r"locked\.gguf: cannot read the model file"):
+        check_gguf(f)
+
+
+def test_model_hash_is_sha256_and_cached(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF" + os.urandom(1000))
+    cache = tmp_path / "cache" / HASH_CACHE_NAME
+    expected = hashlib.sha256(model.read_bytes()).hexdigest()
+    assert file_sha256(model, cache) == expected
+    entry = json.loads(cache.read_text())[str(model.resolve())]
+    assert entry["sha256"] == expected
+    # a cache hit is served without reading the file: plant a marker to prove it
+    entry["sha256"] = "cached"
+    cache.write_text(json.dumps({str(model.resolve()): entry}))
+    assert file_sha256(model, cache) == "cached"
+    # a changed file (size/mtime) is hashed again
+    model.write_bytes(b"GGUF" + os.urandom(2000))
+    assert file_sha256(model, cache) == hashlib.sha256(model.read_bytes()).hexdigest()
+
+
+def test_generator_model_hash_uses_its_cache(tmp_path: Path) -> None:
+    g = make_generator(LlmSettings(n_ctx=256), cache_dir=tmp_path)
+    digest = g.model_hash
+    assert len(digest) == 64 and (tmp_path / HASH_CACHE_NAME).is_file()
+    assert json.loads((tmp_path / HASH_CACHE_NAME).read_text())[str(g.model_path)]["sha256"] == (
+        digest
+    )
+    g.close()
+
+
+def test_device_info_reports_offload_support() -> None:
+    import llama_cpp
+
+    supports = bool(llama_cpp.llama_supports_gpu_offload())
+    cpu = llama_device_info(LlmSettings(n_gpu_layers=0))
+    assert cpu["installed"] and cpu["n_gpu_layers_effective"] == 0 and cpu["device"] == "cpu"
+    assert cpu["gpu_offload_supported"] is supports
+    full = llama_device_info(LlmSettings(n_gpu_layers=-1))
+    if supports:
+        assert full["n_gpu_layers_effective"] == "all" and full["device"] == "gpu"
+    else:
+        assert full["n_gpu_layers_effective"] == 0 and "GGML_CUDA" in full["note"]
+
+
+def test_gpu_layers_request_still_loads_on_a_cpu_build() -> None:
+    g = make_generator(LlmSettings(n_ctx=256, n_gpu_layers=-1))
+    assert "".join(g.stream("Hello", max_tokens=2))
+    g.close()

@@ -1,0 +1,114 @@
+"""AskPipeline on the real parts: the bundled GGUF, the real embedder, SQLite + LanceDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kb.backends.generator import Generator, make_generator
+from kb.config import Settings, load_settings
+from kb.errors import ModelError
+from kb.rag import AskPipeline, CitationEvent, DoneEvent, TokenEvent, parse_citations
+from kb.search import Retriever, SearchOptions
+from kb.store import Store
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    home = tmp_path_factory.mktemp("rag-real") / "kb"
+    s = load_settings(home, user_file=home.parent / "none.toml")
+    return replace(s, llm=replace(s.llm, max_tokens=64))  # short answers keep the test quick
+
+
+@pytest.fixture(scope="module")
+def store(settings: Settings, real_embedder) -> Iterator[Store]:  # type: ignore[no-untyped-def]
+    from ingest.pipeline import ingest_paths
+
+    with Store.open(settings.home) as s:
+        notes = sorted((FIXTURES / "demo" / "notes").glob("*.md"))
+        ingest_paths(s, settings, notes, embedder=real_embedder)
+        yield s
+
+
+@pytest.fixture(scope="module")
+def generator(settings: Settings) -> Generator:
+    return make_generator(settings.llm)
+
+
+@pytest.fixture
+def pipeline(store: Store, generator: Generator, settings: Settings, real_embedder) -> AskPipeline:  # type: ignore[no-untyped-def]
+    return AskPipeline(Retriever(store, real_embedder), generator, settings)
+
+
+def test_answer_with_valid_citations_and_sources(pipeline: AskPipeline) -> None:
+    stream = pipeline.ask("How long does the bulk fermentation take at 24 °C?", SearchOptions(k=3))
+    events = list(stream)
+    rec = stream.result()
+    assert isinstance(events[-1], DoneEvent) and events[-1].record is rec
+    tokens = [e.text for e in events if isinstance(e, TokenEvent)]
+    assert len(tokens) > 1 and "".join(tokens) == rec.text
+    assert rec.error is None and rec.grammar and not rec.interrupted
+    assert len(rec.contexts) == 3
+    assert any("sourdough.md" in h.path for h in rec.contexts)
+    assert not rec.refused, rec.text  # the passage is retrieved: the model answers
+    # grammar on: the answer parses and every citation is valid and resolved
+    assert rec.grounded and rec.citations and rec.invalid_citations == []
+    parsed = parse_citations(rec.text, 3)
+    assert parsed and {c.n for c in parsed} == {c.n for c in rec.citations}
+    for src in rec.citations:
+        hit = rec.contexts[src.n - 1]
+        assert (src.chunk_id, src.path) == (hit.chunk_id, hit.path)
+        assert src.locator["display"] == hit.locator.render()
+    cites = [e for e in events if isinstance(e, CitationEvent)]
+    assert cites and all(e.valid and e.hit is rec.contexts[e.n - 1] for e in cites)
+    assert rec.model_hash and rec.model_path and rec.model_path.endswith(".gguf")
+    t = rec.timings
+    assert 0 < t["retrieval_s"] < t["first_token_s"] <= t["total_s"]  # type: ignore[operator]
+
+
+def test_no_grammar_answer_is_still_parsed_strictly(pipeline: AskPipeline) -> None:
+    rec = pipeline.ask("What flour goes into the loaf?", SearchOptions(k=3), grammar=False).result()
+    assert rec.grammar is False and rec.text and rec.error is None
+    valid = [c for c in parse_citations(rec.text, 3) if c.valid]
+    assert rec.grounded == (bool(valid) and not rec.refused)
+
+
+def test_refusal_on_empty_retrieval_never_loads_the_model(
+    store: Store,
+    settings: Settings,
+    real_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    loads: list[int] = []
+
+    def factory() -> Generator:
+        loads.append(1)
+        return make_generator(settings.llm)
+
+    pipe = AskPipeline(Retriever(store, real_embedder), factory, settings)
+    rec = pipe.ask("migration routes of arctic terns", SearchOptions(min_score=0.95)).result()
+    assert rec.refused and rec.refusal_reason == "no_hits" and not rec.grounded
+    assert loads == [] and not pipe.loaded
+
+
+def test_bad_model_files_fail_with_model_error(
+    store: Store,
+    settings: Settings,
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    not_gguf = tmp_path / "model.gguf"
+    not_gguf.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
+    for path, message in [
+        (tmp_path / "missing.gguf", "model file not found"),
+        (not_gguf, "not a GGUF model file"),
+    ]:
+        s = replace(settings, llm=replace(settings.llm, model=str(path)))
+        pipe = AskPipeline(Retriever(store, real_embedder), lambda s=s: make_generator(s.llm), s)
+        with pytest.raises(ModelError, match=message):
+            pipe.ask("How long does the bulk fermentation take?", SearchOptions(k=2))
