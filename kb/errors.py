@@ -15,7 +15,7 @@ Users see ``str(error)`` as one line on stderr and the process exits with
     ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
     ├── EmptyStoreError          exit 4   the KB has no chunks to search
     ├── ContextOverflowError     exit 5   the question alone does not fit the context window
-    ├── GoldenError              exit 2   a golden set is invalid (names file, line, query id, field)
+    ├── GoldenError              exit 2   invalid golden set (names file, line, query id, field)
     └── GateFailedError          exit 1   an eval gate or regression check failed
 
 Exit code 130 is used when the user interrupts with Ctrl-C.
