@@ -54,3 +54,15 @@ def require_squad() -> Path:
     if not SQUAD.is_dir():
         pytest.skip(f"dataset folder {SQUAD} is missing (set KB_DATASETS)")
     return SQUAD
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """llama_cpp._utils opens two /dev/null handles at import and never closes them, which
+    prints a ResourceWarning at interpreter exit; close them once the session is over."""
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        handle = getattr(utils, name, None)
+        if handle is not None and not handle.closed:
+            handle.close()

@@ -127,7 +127,7 @@ def device_report(settings: Any) -> dict[str, str]:
         from kb.backends.generator import llama_device_info
 
         info = llama_device_info(settings.llm)
-        out["llama"] = ", ".join(f"{k}={v}" for k, v in info.items())
+        out["llama"] = ", ".join(f"{k}={v}" for k, v in info.items() if k != "system_info")
     except Exception as e:  # noqa: BLE001
         out["llama"] = f"unavailable ({e})"
     return out
