@@ -19,6 +19,7 @@ from kb import __version__
 from kb.cli import admin_cmd, ingest_cmd
 
 app = typer.Typer(
+    rich_markup_mode=None,
     name="kb",
     help="Local, offline knowledge base: ingest notes, PDFs and audio; ask with citations; "
     "evaluate retrieval and answers against golden sets.",
