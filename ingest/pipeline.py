@@ -19,7 +19,6 @@ work. The embedding model is loaded only when something needs embedding.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,20 +31,12 @@ from ingest.walk import Candidate, single_file, walk
 from kb.backends.embedder import Embedder, embedding_model_id
 from kb.config import Settings
 from kb.errors import IngestError, UsageError
+from kb.hashing import sha256_file
 from kb.store import Store
 from kb.store.sqlite import DocumentRow
 
 if TYPE_CHECKING:
     from kb.backends.transcriber import Transcriber
-
-
-def file_hash(path: Path) -> str:
-    """sha256 of the file's bytes, streamed."""
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass
@@ -169,7 +160,7 @@ class Ingestor:
             return self._fail(cand, doc_type, cand.problem)
         try:
             st = cand.abs_path.stat()
-            digest = file_hash(cand.abs_path)
+            digest = sha256_file(cand.abs_path)
         except FileNotFoundError:
             return self._fail(cand, doc_type, "file vanished during ingest")
         except OSError as e:

@@ -11,52 +11,22 @@ from tests.conftest import ROOT
 
 HEAVY = {"torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisper"}
 
+# the stdlib-only base layer every package may use
+BASE = ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.hashing")
+
 # module prefix -> kb-internal prefixes it may import
 ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.types": (),
     "kb.errors": (),
     "kb.globs": (),
+    "kb.hashing": (),
     "kb.config": ("kb.errors",),
-    "kb.store": ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.store"),
-    "kb.backends": ("kb.types", "kb.errors", "kb.config", "kb.backends"),
-    "kb.search": (
-        "kb.types",
-        "kb.errors",
-        "kb.config",
-        "kb.globs",
-        "kb.store",
-        "kb.backends",
-        "kb.search",
-    ),
-    "kb.rag": (
-        "kb.types",
-        "kb.errors",
-        "kb.config",
-        "kb.store",
-        "kb.backends",
-        "kb.search",
-        "kb.rag",
-    ),
-    "ingest": (
-        "kb.types",
-        "kb.errors",
-        "kb.config",
-        "kb.globs",
-        "kb.store",
-        "kb.backends",
-        "ingest",
-    ),
-    "eval": (
-        "kb.types",
-        "kb.errors",
-        "kb.config",
-        "kb.globs",
-        "kb.store",
-        "kb.backends",
-        "kb.search",
-        "kb.rag",
-        "eval",
-    ),
+    "kb.store": (*BASE, "kb.store"),
+    "kb.backends": (*BASE, "kb.backends"),
+    "kb.search": (*BASE, "kb.store", "kb.backends", "kb.search"),
+    "kb.rag": (*BASE, "kb.store", "kb.backends", "kb.search", "kb.rag"),
+    "ingest": (*BASE, "kb.store", "kb.backends", "ingest"),
+    "eval": (*BASE, "kb.store", "kb.backends", "kb.search", "kb.rag", "eval"),
     "kb.cli": ("kb", "ingest", "eval"),
     "kb": ("kb",),  # kb/__init__.py, kb/__main__.py
 }

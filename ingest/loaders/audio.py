@@ -25,17 +25,13 @@ from typing import Any
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
+from kb.hashing import sha256_file
 from kb.types import LoadedDocument, Section, Span
 
 CACHE_VERSION = 1
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+file_sha256 = sha256_file  # the transcript cache is keyed by the audio file's content
 
 
 def cache_path(cache_dir: Path, digest: str, model_id: str) -> Path:

@@ -18,7 +18,6 @@ naming the path and what to do. llama.cpp's own log lines are silenced
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -29,6 +28,7 @@ from typing import Any
 
 from kb.config import LlmSettings
 from kb.errors import ModelError
+from kb.hashing import sha256_file
 
 Message = dict[str, str]
 Prompt = str | Sequence[Message]
@@ -132,11 +132,7 @@ def file_sha256(path: Path, cache_file: Path | None = None) -> str:
         entry = cache.get(key)
         if isinstance(entry, dict) and entry.get("stamp") == stamp:
             return str(entry["sha256"])
-        h = hashlib.sha256()
-        with p.open("rb") as f:
-            for block in iter(lambda: f.read(1 << 22), b""):
-                h.update(block)
-        digest = h.hexdigest()
+        digest = sha256_file(p, 1 << 22)
         if cache_file is not None:
             cache[key] = {"stamp": stamp, "sha256": digest}
             try:

@@ -7,7 +7,8 @@ matching chunks exist (no post-filtering of a global top-k).
 Semantics (paths are the ``/``-separated document paths relative to the ingested
 root, as ``kb search`` prints them):
 
-- ``paths``: a hit's path must match at least one pattern.
+- ``paths``: a hit's path must match at least one pattern (rules in :mod:`kb.globs`,
+  shared with ingest's include/exclude).
 
   - A pattern without glob characters is a file or folder: ``notes`` and ``notes/``
     match ``notes/a.md`` and ``notes/sub/b.md`` (not ``notes-old/c.md``); ``notes/a.md``
@@ -28,83 +29,19 @@ status ``indexed`` are candidates.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kb.globs import path_matcher, path_matches
 from kb.search.options import SearchOptions
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
-
-
-def normalise_pattern(pattern: str) -> str:
-    p = pattern.strip().replace("\\", "/")
-    while p.startswith("./"):
-        p = p[2:]
-    return p
+__all__ = ["allowed_documents", "document_matches", "normalise_tag", "path_matches"]
 
 
 def normalise_tag(tag: str) -> str:
     return tag.strip().lstrip("#").casefold()
-
-
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a path glob into a regex anchored at both ends (see module docs)."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")  # zero or more whole segments
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pattern.find("]", i + 2 if pattern.startswith("[!", i) else i + 1)
-            if j == -1:
-                out.append(re.escape(c))
-                i += 1
-            else:
-                body = pattern[i + 1 : j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    # a glob that matches a folder also matches everything under it
-    return re.compile("".join(out) + "(?:/.*)?", re.DOTALL)
-
-
-def _path_matcher(pattern: str) -> Callable[[str], bool]:
-    p = normalise_pattern(pattern)
-    if p in ("", "/"):
-        return lambda path: True
-    if not _GLOB_CHARS.search(p):
-        folder = p.rstrip("/")
-        prefix = folder + "/"
-        return lambda path: path == folder or path.startswith(prefix)
-    try:
-        rx = _glob_regex(p)
-    except re.error:  # a malformed character class: treat the pattern literally
-        return lambda path: path == p
-    return lambda path: rx.fullmatch(path) is not None
-
-
-def path_matches(path: str, pattern: str) -> bool:
-    """Whether document ``path`` is selected by ``pattern`` (see the module docs)."""
-    return _path_matcher(pattern)(path)
 
 
 @dataclass(frozen=True)
@@ -127,7 +64,7 @@ class Scope:
 def compile_scope(opts: SearchOptions) -> Scope:
     return Scope(
         types=frozenset(opts.types),
-        paths=tuple(_path_matcher(p) for p in opts.paths),
+        paths=tuple(path_matcher(p) for p in opts.paths),
         tags=frozenset(normalise_tag(t) for t in opts.tags),
     )
 
