@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 from ingest.pipeline import ingest_paths
 from kb.backends.embedder import Embedder
-from kb.backends.transcriber import Segment, Transcriber, make_transcriber
+from kb.backends.transcriber import make_transcriber
 from kb.config import load_settings, override
 from kb.store import Store
 from tests.conftest import FIXTURES
-
-
-class CountingTranscriber(Transcriber):
-    def __init__(self, inner: Transcriber) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.device = inner.device
-        self.calls = 0
-
-    def transcribe(
-        self, path: Path, on_progress: Callable[[float], None] | None = None
-    ) -> list[Segment]:
-        self.calls += 1
-        return self.inner.transcribe(path, on_progress)
+from tests.ingest.test_loaders_audio import Counting
 
 
 def test_audio_chunks_know_their_seconds_and_rechunking_reuses_the_transcript(
@@ -34,7 +20,7 @@ def test_audio_chunks_know_their_seconds_and_rechunking_reuses_the_transcript(
     corpus = tmp_path / "rec"
     shutil.copytree(FIXTURES / "demo" / "audio", corpus)
     settings = load_settings()
-    tr = CountingTranscriber(make_transcriber(settings.whisper, settings.home))
+    tr = Counting(make_transcriber(settings.whisper, settings.home))
     with Store.open(settings.home) as store:
         report = ingest_paths(store, settings, [corpus], embedder=real_embedder, transcriber=tr)
         assert report.exit_code == 0 and tr.calls == 1
