@@ -8,7 +8,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption, err, print_jsonl, settings_for
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    MinScoreOption,
+    ModeOption,
+    PathOption,
+    TagOption,
+    TypeOption,
+    err,
+    open_kb,
+    print_jsonl,
+    search_opts,
+    settings_for,
+)
 
 if TYPE_CHECKING:
     from kb.config import Settings
@@ -20,28 +33,11 @@ def ask(
     k: Annotated[
         int | None, typer.Option("-k", "--k", help="Passages to retrieve and number [#1]..[#k].")
     ] = None,
-    mode: Annotated[
-        str | None, typer.Option("--mode", help="Retrieval: hybrid | vector | keyword.")
-    ] = None,
-    path: Annotated[
-        list[str] | None,
-        typer.Option("--path", help="Only documents under this path prefix or glob (repeatable)."),
-    ] = None,
-    doc_type: Annotated[
-        list[str] | None,
-        typer.Option("--type", help="Only this document type: md, txt, pdf, audio (repeatable)."),
-    ] = None,
-    tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="Only documents with this tag (repeatable).")
-    ] = None,
-    min_score: Annotated[
-        float | None,
-        typer.Option(
-            "--min-score",
-            help="Drop passages whose cosine similarity is below this; none left = refuse "
-            "without running the model.",
-        ),
-    ] = None,
+    mode: ModeOption = None,
+    path: PathOption = None,
+    doc_type: TypeOption = None,
+    tag: TagOption = None,
+    min_score: MinScoreOption = None,
     model: Annotated[
         Path | None, typer.Option("--model", help="A .gguf model file instead of [llm] model.")
     ] = None,
@@ -121,19 +117,12 @@ def _start(
     from kb.backends.bundled import model_cache_dir
     from kb.backends.embedder import make_embedder
     from kb.backends.generator import make_generator
-    from kb.errors import EmptyStoreError
     from kb.rag import AskPipeline
-    from kb.search import Retriever, SearchOptions
-    from kb.store import Store
-    from kb.store.sqlite import DB_NAME
+    from kb.search import Retriever
 
-    opts = SearchOptions.from_settings(
-        settings.search, paths=tuple(paths), types=tuple(types), tags=tuple(tags)
-    )
-    if not (settings.home / DB_NAME).is_file():
-        raise EmptyStoreError(f"the KB at {settings.home} is empty; run `kb ingest PATH` first")
+    opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
-    with Store.open(settings.home, create=False) as store:
+    with open_kb(settings) as store:
         retriever = Retriever(store, lambda: make_embedder(settings.embedding))
         pipeline = AskPipeline(
             retriever, lambda: make_generator(settings.llm, cache_dir=cache), settings

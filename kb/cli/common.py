@@ -15,6 +15,7 @@ import typer
 
 if TYPE_CHECKING:
     from kb.config import Settings
+    from kb.search.options import SearchOptions
     from kb.store import Store
 
 KbOption = Annotated[
@@ -26,6 +27,40 @@ KbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+# Retrieval options shared by `kb search`, `kb ask`, `kb eval run` and `kb eval record`.
+ModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--mode",
+        help="hybrid (keywords + vectors, fused), vector or keyword (no model is "
+        "loaded). [default: [search] mode, hybrid]",
+    ),
+]
+PathOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--path",
+        help="Only documents in this folder or file (notes/, notes/a.md) or matching "
+        "this glob (**/*.md, wiki/*); repeat for several.",
+    ),
+]
+TypeOption = Annotated[
+    list[str] | None,
+    typer.Option("--type", help="Only this document type: md, txt, pdf, audio; repeatable."),
+]
+TagOption = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="Only documents with this front-matter tag; repeatable."),
+]
+MinScoreOption = Annotated[
+    float | None,
+    typer.Option(
+        "--min-score",
+        help="Drop hits whose cosine similarity to the query is below this (vector and "
+        "hybrid modes; -1 keeps all). [default: [search] min_score]",
+    ),
+]
 
 
 def settings_for(kb: Path | None, **overrides: Any) -> Settings:
@@ -39,6 +74,39 @@ def open_store(settings: Settings, create: bool = False) -> Store:
     from kb.store import Store
 
     return Store.open(settings.home, create=create)
+
+
+def open_kb(settings: Settings) -> Store:
+    """Open the existing KB at ``settings.home``; never creates one.
+
+    Raises EmptyStoreError (exit 4) when the KB has no database file yet.
+    """
+    from kb.errors import EmptyStoreError
+    from kb.store import Store
+    from kb.store.sqlite import DB_NAME
+
+    if not (settings.home / DB_NAME).is_file():
+        raise EmptyStoreError(f"the KB at {settings.home} is empty; run `kb ingest PATH` first")
+    return Store.open(settings.home, create=False)
+
+
+def search_opts(
+    settings: Settings,
+    mode: str | None,
+    path: list[str] | None,
+    doc_type: list[str] | None,
+    tag: list[str] | None,
+) -> SearchOptions:
+    """SearchOptions from the settings with the --mode/--path/--type/--tag flags applied."""
+    from kb.search.options import SearchOptions
+
+    return SearchOptions.from_settings(
+        settings.search,
+        mode=mode,
+        paths=tuple(path or ()),
+        types=tuple(doc_type or ()),
+        tags=tuple(tag or ()),
+    )
 
 
 def print_json(obj: Any) -> None:

@@ -12,11 +12,37 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kb.cli.common import err, print_json
+from kb.cli.common import (  # re-exported: the eval subcommands import them from here
+    MinScoreOption,
+    ModeOption,
+    PathOption,
+    TagOption,
+    TypeOption,
+    err,
+    open_kb,
+    print_json,
+    search_opts,
+)
+
+__all__ = [
+    "GoldenArg",
+    "HtmlOption",
+    "MdOption",
+    "MinScoreOption",
+    "ModeOption",
+    "PathOption",
+    "RunArg",
+    "TagOption",
+    "TypeOption",
+    "console",
+    "emit_run",
+    "open_kb",
+    "search_opts",
+    "write_report",
+]
 
 if TYPE_CHECKING:
-    from kb.config import Settings
-    from kb.store import Store
+    pass
 
 GoldenArg = Annotated[Path, typer.Argument(help="Golden set: .yaml/.yml or .jsonl (format v1).")]
 RunArg = Annotated[str, typer.Argument(help="Run id, or name (the latest run with that name).")]
@@ -24,36 +50,6 @@ MdOption = Annotated[Path | None, typer.Option("--md", help="Also write a Markdo
 HtmlOption = Annotated[
     Path | None, typer.Option("--html", help="Also write a single-file offline HTML report.")
 ]
-ModeOption = Annotated[
-    str | None, typer.Option("--mode", help="Retrieval: hybrid | vector | keyword.")
-]
-PathOption = Annotated[
-    list[str] | None,
-    typer.Option("--path", help="Only documents under this path prefix or glob (repeatable)."),
-]
-TypeOption = Annotated[
-    list[str] | None, typer.Option("--type", help="Only this document type (repeatable).")
-]
-TagOption = Annotated[
-    list[str] | None, typer.Option("--tag", help="Only documents with this tag (repeatable).")
-]
-MinScoreOption = Annotated[
-    float | None, typer.Option("--min-score", help="Drop hits with cosine below this.")
-]
-
-
-def open_kb(settings: Settings) -> Store:
-    """Open the existing KB at ``settings.home``; never creates one.
-
-    Raises EmptyStoreError (exit 4) when the KB has no database file yet.
-    """
-    from kb.errors import EmptyStoreError
-    from kb.store import Store
-    from kb.store.sqlite import DB_NAME
-
-    if not (settings.home / DB_NAME).is_file():
-        raise EmptyStoreError(f"the KB at {settings.home} is empty; run `kb ingest PATH` first")
-    return Store.open(settings.home, create=False)
 
 
 def console(stderr: bool = False) -> Any:
@@ -72,25 +68,6 @@ def write_report(path: Path, text: str) -> None:
     except OSError as e:
         raise UsageError(f"{path}: cannot write the report: {e.strerror}") from None
     err(f"wrote {path}")
-
-
-def search_opts(
-    settings: Settings,
-    mode: str | None,
-    path: list[str] | None,
-    doc_type: list[str] | None,
-    tag: list[str] | None,
-) -> Any:
-    """SearchOptions from the settings with the --mode/--path/--type/--tag flags applied."""
-    from kb.search.options import SearchOptions
-
-    return SearchOptions.from_settings(
-        settings.search,
-        mode=mode,
-        paths=tuple(path or ()),
-        types=tuple(doc_type or ()),
-        tags=tuple(tag or ()),
-    )
 
 
 def emit_run(rep: dict[str, Any], json_out: bool, md: Path | None, html: Path | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -62,29 +63,19 @@ def compare(
 
     if permutations < 1:
         raise UsageError(f"--permutations {permutations}: must be at least 1")
-    with open_kb(settings_for(kb)) as store:
-        if kb_b is None:
-            c = compare_runs(
-                EvalStore(store),
-                run_a,
-                run_b,
-                strict_chunker_version,
-                permutations,
-                permutations,
-                seed,
-            )
-        else:
-            with open_kb(settings_for(kb_b)) as store_b:
-                c = compare_runs(
-                    EvalStore(store),
-                    run_a,
-                    run_b,
-                    strict_chunker_version,
-                    permutations,
-                    permutations,
-                    seed,
-                    EvalStore(store_b),
-                )
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(open_kb(settings_for(kb)))
+        other = None if kb_b is None else stack.enter_context(open_kb(settings_for(kb_b)))
+        c = compare_runs(
+            EvalStore(store),
+            run_a,
+            run_b,
+            strict_chunker_version,
+            permutations,
+            permutations,
+            seed,
+            None if other is None else EvalStore(other),
+        )
     data = comparison_json(c)
     if json_out:
         print_json(data)

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    MinScoreOption,
+    ModeOption,
+    PathOption,
+    TagOption,
+    TypeOption,
+    search_opts,
+)
 
 if TYPE_CHECKING:
     from kb.search import SearchOptions, SearchResult
@@ -19,38 +28,11 @@ def search(
         int | None,
         typer.Option("-k", "--k", help="Number of hits. [default: [search] k, 5]", min=1),
     ] = None,
-    mode: Annotated[
-        str | None,
-        typer.Option(
-            "--mode",
-            help="hybrid (keywords + vectors, fused), vector or keyword (no model is "
-            "loaded). [default: [search] mode, hybrid]",
-        ),
-    ] = None,
-    path: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--path",
-            help="Only documents in this folder or file (notes/, notes/a.md) or matching "
-            "this glob (**/*.md, wiki/*); repeat for several.",
-        ),
-    ] = None,
-    doc_type: Annotated[
-        list[str] | None,
-        typer.Option("--type", help="Only this document type: md, txt, pdf, audio; repeatable."),
-    ] = None,
-    tag: Annotated[
-        list[str] | None,
-        typer.Option("--tag", help="Only documents with this front-matter tag; repeatable."),
-    ] = None,
-    min_score: Annotated[
-        float | None,
-        typer.Option(
-            "--min-score",
-            help="Drop hits whose cosine similarity to the query is below this (vector and "
-            "hybrid modes; -1 keeps all). [default: [search] min_score]",
-        ),
-    ] = None,
+    mode: ModeOption = None,
+    path: PathOption = None,
+    doc_type: TypeOption = None,
+    tag: TagOption = None,
+    min_score: MinScoreOption = None,
     json_out: JsonOption = False,
     kb: KbOption = None,
 ) -> None:
@@ -65,19 +47,14 @@ def search(
     from kb.backends.embedder import embedding_model_id, make_embedder
     from kb.cli.common import open_store, print_json, settings_for
     from kb.errors import UsageError
-    from kb.search import Retriever, SearchOptions
+    from kb.search import Retriever
 
     if not query.strip():  # before opening anything: the same message Retriever gives
         raise UsageError("empty query; pass the words or question to search for")
     settings = settings_for(
         kb, **{"search.k": k, "search.mode": mode, "search.min_score": min_score}
     )
-    opts = SearchOptions.from_settings(
-        settings.search,
-        paths=tuple(path or ()),
-        types=tuple(doc_type or ()),
-        tags=tuple(tag or ()),
-    )
+    opts = search_opts(settings, None, path, doc_type, tag)
     store = open_store(settings)
     try:
         if opts.mode != "keyword":  # refuse a mismatched model before spending seconds on it
