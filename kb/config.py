@@ -96,17 +96,34 @@ class LlmSettings:
 
 @dataclass(frozen=True)
 class PromptSettings:
-    version: str = "v1"
+    version: str = "v2"
     refusal_phrase: str = "not in context"
     system: str = (
         "You answer questions using only the numbered context passages. "
         "End every sentence with the number of the passage it comes from, written like [#1]. "
         "If the passages do not contain the answer, reply exactly: not in context"
     )
-    context_template: str = "[#{n}] ({locator})\n{text}"
+    context_template: str = "[#{n}] {text}"
     question_template: str = (
         "Context:\n{contexts}\n\nQuestion: {question}\nAnswer with citations like [#1]:"
     )
+    quote_system: str = (
+        "You answer questions by copying sentences from the list below. Copy the one "
+        "sentence that answers the question, exactly as written, with its number like [#1]. "
+        "If no sentence answers it, reply exactly: not in context"
+    )
+    quote_template: str = "Sentences:\n{candidates}\n\nQuestion: {question}\nAnswer:"
+
+
+@dataclass(frozen=True)
+class AnswerSettings:
+    mode: str = "quote"
+    verify: bool = True
+    support_threshold: float = 0.5
+    suggest_margin: float = 0.15
+    min_coverage: float = 0.0
+    quote_candidates: int = 8
+    quote_max_sentences: int = 2
 
 
 @dataclass(frozen=True)
@@ -124,6 +141,7 @@ class Settings:
     search: SearchSettings = SearchSettings()
     llm: LlmSettings = LlmSettings()
     prompt: PromptSettings = PromptSettings()
+    answer: AnswerSettings = AnswerSettings()
     eval: EvalSettings = EvalSettings()
     sources: tuple[str, ...] = field(default=(), compare=False)
 

@@ -44,6 +44,9 @@ class Generator(ABC):
     n_ctx: int
     hash_cache: Path | None = None
     _hash: str | None = None
+    #: why the last :meth:`stream` ended: ``"length"`` (max_tokens reached), ``"stop"``,
+    #: or ``None`` when the implementation does not know
+    last_finish_reason: str | None = None
 
     @property
     def model_hash(self) -> str:
@@ -242,6 +245,7 @@ class LlamaGenerator(Generator):
     ) -> Iterator[str]:
         ids, template_stop, criteria = self.prompt_tokens(prompt)
         compiled = self.grammar(grammar) if grammar else None
+        self.last_finish_reason = None
         with self._lock:
             chunks = self._llm.create_completion(
                 prompt=ids,
@@ -256,7 +260,10 @@ class LlamaGenerator(Generator):
             )
             try:
                 for chunk in chunks:
-                    text = chunk["choices"][0]["text"]  # type: ignore[index]
+                    choice: Any = chunk["choices"][0]  # type: ignore[index]
+                    if choice.get("finish_reason"):
+                        self.last_finish_reason = str(choice["finish_reason"])
+                    text = choice["text"]
                     if text:
                         yield text
             finally:

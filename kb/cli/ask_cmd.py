@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -58,18 +58,40 @@ def ask(
         bool,
         typer.Option(
             "--no-grammar",
-            help="Do not constrain the output to cited sentences or the refusal phrase.",
+            help="Do not constrain the output to cited sentences or the refusal phrase "
+            "(generate mode only).",
         ),
+    ] = False,
+    answer_mode: Annotated[
+        str | None,
+        typer.Option(
+            "--answer-mode",
+            help="quote: each sentence is copied from a cited passage; generate: the model "
+            "writes its own cited sentences. Default: [answer] mode (quote).",
+        ),
+    ] = None,
+    no_verify: Annotated[
+        bool,
+        typer.Option("--no-verify", help="Do not check each cited sentence against its passages."),
     ] = False,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
     """Answer QUESTION from the KB with citations [#n] to the retrieved passages.
 
-    The answer streams as it is written, then a Sources list maps each cited [#n]
-    to its file and place. An answer without a valid citation is marked
-    "ungrounded"; when no passage passes --min-score the model is not run and the
-    answer is "refused". --json prints JSON Lines events: token, citation, done.
+    The answer streams as it is written. Every sentence is then checked against the
+    passages it cites: unsupported sentences are listed (with a better passage when
+    one supports them), and the Sources list maps each cited [#n] to its file and
+    place with the supporting sentence quoted. An answer is "grounded" only when
+    every sentence is supported. When nothing relevant is retrieved, or the passages
+    lack the question's words, kb refuses without running the model. --json prints
+    JSON Lines events: token, citation, verdict, done.
+
+    Examples:
+
+      kb ask "How long does the dough proof in the fridge?"
+
+      kb ask "What did the committee decide?" --answer-mode generate --model llama-3b.gguf
 
     Exit codes: 0 answered (also refused/ungrounded); 1 generation error; 2 empty
     question or bad option; 3 model file missing or not GGUF; 4 the KB has no
@@ -91,6 +113,8 @@ def ask(
             "llm.threads": threads,
             "llm.max_tokens": max_tokens,
             "llm.grammar": False if no_grammar else None,
+            "answer.mode": answer_mode,
+            "answer.verify": False if no_verify else None,
         },
     )
     _validate(settings)
@@ -108,6 +132,12 @@ def _validate(settings: Settings) -> None:
         raise UsageError(f"--max-tokens {settings.llm.max_tokens}: must be at least 1")
     if settings.llm.n_ctx < 64:
         raise UsageError(f"--ctx {settings.llm.n_ctx}: must be at least 64")
+    if settings.answer.mode not in ("quote", "generate"):
+        raise UsageError(f"--answer-mode {settings.answer.mode}: choose quote or generate")
+    if settings.answer.mode == "quote" and not settings.llm.grammar:
+        raise UsageError(
+            "--no-grammar needs --answer-mode generate: quote mode is enforced by the grammar"
+        )
     check_gguf(resolve_model_path(settings.llm))
 
 
@@ -178,26 +208,88 @@ def _render_text(stream: AnswerStream, settings: Settings) -> int:
 
 
 def _summary(record: AnswerRecord, settings: Settings) -> None:
-    """Refused / ungrounded labels, invalid citations and the Sources list."""
+    """Refusal / ungrounded labels, verdicts, invalid citations, truncation and Sources."""
     echo = typer.echo
+    if record.truncated == "max_tokens":
+        echo(
+            f"note: the answer reached --max-tokens {settings.llm.max_tokens}; "
+            "the unfinished sentence was dropped"
+        )
     if record.refused and record.refusal_reason == "no_hits":
         echo(
             f"refused: no passage passed the retrieval threshold "
             f"(min-score {settings.search.min_score:g}); the model was not run"
         )
+    elif record.refused and record.refusal_reason == "no_support":
+        a = record.answerability or {}
+        missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
+        echo(
+            "refused: no retrieved passage holds the question's words together"
+            + (f" (missing: {missing})" if missing else "")
+            + f"; coverage {a.get('coverage', 0):.2f} < {a.get('threshold', 0):g}"
+            + "; the model was not run"
+        )
     elif record.refused:
         echo("refused: the model found no answer in the retrieved passages")
-    elif not record.grounded:
+    elif not record.citations:
         echo("ungrounded (no valid citation): the answer is not backed by a source")
+    elif record.sentences and record.unsupported:
+        echo("not grounded: some sentences are not supported by the passages they cite")
+    for v in record.unsupported:
+        cites = " ".join(f"[#{n}]" for n in v.citations) or "no citation"
+        line = f"  ✗ {_clip(v.claim, 90)} ({cites}"
+        line += f", support {v.score:.2f})" if v.score is not None else ")"
+        if v.suggested is not None:
+            line += f" — [#{v.suggested.n}] supports it ({v.suggested.score:.2f})"
+        echo(line)
     if record.invalid_citations:
         bad = ", ".join(f"[#{n}]" for n in record.invalid_citations)
         echo(f"invalid citations (not linked): {bad}; only [#1]..[#{len(record.contexts)}] exist")
     if record.citations:
+        evidence = _evidence_by_n(record)
         echo("\nSources:")
         for c in record.citations:
             echo(f"  [#{c.n}] {c.locator.get('display') or c.path}")
-    if record.truncated:
-        t = record.truncated
+            ev = evidence.get(c.n)
+            if ev is not None:
+                where = _narrow(ev.locator)
+                echo(f'       "{_clip(ev.quote, 160)}"' + (f" ({where})" if where else ""))
+    if record.contexts_cut and record.contexts_cut.get("dropped_chunk_ids") is not None:
+        t = record.contexts_cut
         dropped = len(t.get("dropped_chunk_ids") or [])
         cut = " and shortened one" if t.get("cut") else ""
-        err(f"note: {dropped} passage(s) did not fit the context window{cut} (--ctx)")
+        if dropped or cut:
+            err(f"note: {dropped} passage(s) did not fit the context window{cut} (--ctx)")
+
+
+def _evidence_by_n(record: AnswerRecord) -> dict[int, Any]:
+    """The best evidence quote per cited passage number, from the verdicts."""
+    best: dict[int, Any] = {}
+    for v in record.sentences:
+        e = v.evidence
+        if e is not None and (e.n not in best or e.score > best[e.n].score):
+            best[e.n] = e
+    return best
+
+
+def _narrow(locator: Any) -> str:
+    """The part of an evidence locator that is finer than its chunk: line, page, time."""
+    from kb.types import mmss
+
+    s = locator.span
+    if s.line_start is not None:
+        return (
+            f"line {s.line_start}"
+            if s.line_start == s.line_end
+            else (f"lines {s.line_start}–{s.line_end}")
+        )
+    if s.page_start is not None:
+        return f"p. {s.page_start}"
+    if s.seconds_start is not None:
+        return mmss(s.seconds_start)
+    return ""
+
+
+def _clip(text: str, n: int) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"

@@ -1,4 +1,5 @@
-"""AskPipeline: question -> retrieval -> prompt -> streamed generation -> cited answer.
+"""AskPipeline: question -> retrieval -> evidence check -> streamed generation ->
+verified, cited answer.
 
 ``ask`` does the quick, fallible steps in the caller's thread, so their errors
 surface as exceptions with their exit codes before any output: empty question
@@ -7,19 +8,37 @@ retriever), model file (:class:`ModelError`, on first use), question too long
 (:class:`ContextOverflowError`). Generation then runs in a worker thread that
 feeds an :class:`AnswerStream`.
 
-When no hit passes the threshold the answer is refused *without* loading or
-calling the model (``refusal_reason="no_hits"``); the generator factory is not
-even called. Errors during generation itself are recorded in ``record.error``
-with the text produced so far; the stream still ends with its DoneEvent.
+Refusals without running the model (the generator factory is not even called):
+
+- ``no_hits``: no hit passed the retrieval threshold;
+- ``no_support``: ``[answer] min_coverage > 0`` and no place in the passages holds
+  enough of the question's words (:mod:`kb.rag.answerability`); the record's
+  ``answerability`` names the missing words.
+
+Answer modes (``[answer] mode``): ``generate`` numbers the passages ``[#1]..[#k]``
+(text only: no file names or locators, so the model cannot copy one) and constrains
+the output to cited sentences (:mod:`kb.rag.grammar`); ``quote`` lets the model copy
+only candidate passage sentences, each with its citation (:mod:`kb.rag.quote`).
+
+Verification (``[answer] verify``): as each answer sentence completes on the stream
+(:class:`kb.rag.sentences.AnswerSplitter`), a verifier thread scores it against its
+cited passages (:mod:`kb.rag.verify`) and emits a ``VerdictEvent``; the token path
+never waits for it. Passage sentences are embedded by that thread while the model
+reads its prompt.
+
+When generation stops at ``max_tokens`` the answer is trimmed to its last complete
+sentence and ``truncated="max_tokens"``.
 
 Timings (seconds): ``retrieval_s`` (from the start of ``ask``); ``load_s`` (model
 load, 0 when already loaded); ``prompt_s`` (fitting contexts, token counting,
-grammar); ``first_token_s`` and ``total_s`` (from the start of ``ask``;
-``first_token_s`` is ``None`` without tokens).
+grammar, quote candidates); ``first_token_s`` and ``total_s`` (from the start of
+``ask``; ``first_token_s`` is ``None`` without tokens); ``verify_s`` (verifier busy
+time).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,20 +47,28 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
+from kb.rag.answerability import Answerability, DocFreq
+from kb.rag.answerability import check as check_answerability
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
-from kb.rag.prompt import BuiltPrompt, build_prompt
+from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
+from kb.rag.quote import candidates_block, quote_grammar, rank_candidates
 from kb.rag.record import (
     AnswerRecord,
     CitationEvent,
     DoneEvent,
     SourceRef,
     TokenEvent,
+    VerdictEvent,
     is_refusal,
 )
+from kb.rag.sentences import AnswerSentence, AnswerSplitter
 from kb.rag.stream import AnswerStream
+from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier
 from kb.search.options import SearchOptions
 from kb.types import Hit
+
+ANSWER_MODES = ("quote", "generate")
 
 
 class RetrieverLike(Protocol):
@@ -51,19 +78,53 @@ class RetrieverLike(Protocol):
 
 
 GeneratorFactory = Callable[[], Generator]
+_AUTO: Any = object()
+
+
+def _embed_from(retriever: Any) -> EmbedFn | None:
+    """The retriever's embedder as an embed function (loaded on first call), if any."""
+    if not hasattr(retriever, "embedder"):
+        return None
+
+    def embed(texts: Sequence[str]) -> Any:
+        return retriever.embedder.embed_batch(list(texts))
+
+    return embed
+
+
+def _doc_freq_from(retriever: Any) -> DocFreq | None:
+    store = getattr(retriever, "store", None)
+    if store is None:
+        return None
+    from kb.rag.docfreq import term_doc_freq
+
+    def doc_freq(word: str) -> tuple[int, int]:
+        return term_doc_freq(store.conn, word)
+
+    return doc_freq
 
 
 class AskPipeline:
-    """One retriever, one (lazily loaded) generator, one settings tree."""
+    """One retriever, one (lazily loaded) generator, one settings tree.
+
+    ``embed`` (texts -> normalised vectors) and ``doc_freq`` (word -> (rows with it,
+    rows)) default to the retriever's embedder and store; pass ``None`` to do without
+    (the verifier is then lexical only, and question terms weigh 1 each).
+    """
 
     def __init__(
         self,
         retriever: RetrieverLike,
         generator_or_factory: Generator | GeneratorFactory,
         settings: Settings,
+        *,
+        embed: EmbedFn | None = _AUTO,
+        doc_freq: DocFreq | None = _AUTO,
     ) -> None:
         self.retriever = retriever
         self.settings = settings
+        self.embed = _embed_from(retriever) if embed is _AUTO else embed
+        self.doc_freq = _doc_freq_from(retriever) if doc_freq is _AUTO else doc_freq
         self._generator: Generator | None = None
         self._factory: GeneratorFactory | None = None
         if isinstance(generator_or_factory, Generator):
@@ -85,80 +146,151 @@ class AskPipeline:
             return self._generator
 
     def ask(
-        self, question: str, opts: SearchOptions, *, grammar: bool | None = None
+        self,
+        question: str,
+        opts: SearchOptions,
+        *,
+        grammar: bool | None = None,
+        mode: str | None = None,
     ) -> AnswerStream:
-        """Answer ``question``; ``grammar=None`` uses ``[llm] grammar``."""
+        """Answer ``question``; ``None`` options use ``[llm] grammar`` / ``[answer] mode``."""
         t0 = time.perf_counter()
         q = question.strip()
         if not q:
             raise UsageError("the question is empty; pass the question as one argument")
+        a = self.settings.answer
         use_grammar = self.settings.llm.grammar if grammar is None else grammar
+        mode = a.mode if mode is None else mode
+        if mode not in ANSWER_MODES:
+            raise UsageError(f"answer mode {mode!r}: choose quote or generate")
+        if mode == "quote" and not use_grammar:
+            raise UsageError(
+                "quote mode needs the grammar (it is what makes the model copy sentences); "
+                "use --answer-mode generate with --no-grammar"
+            )
         result = self.retriever.search(q, opts)
         hits: list[Hit] = list(result.hits)
         retrieval_s = time.perf_counter() - t0
+        base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
         if not hits:
-            return AnswerStream.finished(
-                AnswerRecord(
-                    question=q,
-                    refused=True,
-                    refusal_reason="no_hits",
-                    timings={
-                        "retrieval_s": retrieval_s,
-                        "load_s": 0.0,
-                        "first_token_s": None,
-                        "total_s": time.perf_counter() - t0,
-                    },
-                    prompt_version=self.settings.prompt.version,
-                    grammar=use_grammar,
-                )
-            )
+            return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
+        checked: Answerability | None = None
+        if a.min_coverage > 0:
+            passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
+            checked = check_answerability(q, passages, self.doc_freq, a.min_coverage)
+            if not checked.answerable:
+                return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
         t_load = time.perf_counter()
         gen = self.generator()
         load_s = time.perf_counter() - t_load
         t_prompt = time.perf_counter()
-        built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
-        if not built.contexts:
-            raise ContextOverflowError(
-                f"no context passage fits the {gen.n_ctx}-token window next to the question; "
-                "raise --ctx or lower --max-tokens"
+        verifier: Verifier | None = None
+        gbnf: str | None
+        if mode == "quote":
+            built, gbnf, verifier = self._quote_prompt(gen, q, hits)
+        else:
+            built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
+            if not built.contexts:
+                raise ContextOverflowError(
+                    f"no context passage fits the {gen.n_ctx}-token window next to the "
+                    "question; raise --ctx or lower --max-tokens"
+                )
+            gbnf = (
+                citation_grammar(len(built.contexts), self.settings.prompt.refusal_phrase)
+                if use_grammar
+                else None
             )
-        gbnf = (
-            citation_grammar(len(built.contexts), self.settings.prompt.refusal_phrase)
-            if use_grammar
-            else None
-        )
+        if a.verify and verifier is None:
+            verifier = self._verifier(built.contexts)
         timings: dict[str, float | None] = {
             "retrieval_s": retrieval_s,
             "load_s": load_s,
             "prompt_s": time.perf_counter() - t_prompt,
         }
+        run = _Run(q, built, gbnf, mode, verifier if a.verify else None, checked, t0, timings)
 
         def produce(stream: AnswerStream) -> None:
-            self._produce(stream, gen, q, built, gbnf, t0, timings)
+            self._produce(stream, gen, run)
 
         return AnswerStream.start(produce)
 
-    # -- worker thread --------------------------------------------------------------------
-    def _produce(
+    # -- building blocks ------------------------------------------------------------------
+    def _verifier(self, contexts: Sequence[Hit]) -> Verifier:
+        a = self.settings.answer
+        return Verifier(
+            contexts, self.embed, threshold=a.support_threshold, margin=a.suggest_margin
+        )
+
+    def _refuse(
         self,
-        stream: AnswerStream,
-        gen: Generator,
-        question: str,
-        built: BuiltPrompt,
-        gbnf: str | None,
+        q: str,
+        reason: str,
+        base: dict[str, float | None],
         t0: float,
-        timings: dict[str, float | None],
-    ) -> None:
-        contexts = built.contexts
+        use_grammar: bool,
+        mode: str,
+        checked: Answerability | None,
+    ) -> AnswerStream:
+        return AnswerStream.finished(
+            AnswerRecord(
+                question=q,
+                refused=True,
+                refusal_reason=reason,
+                timings={**base, "total_s": time.perf_counter() - t0},
+                prompt_version=self.settings.prompt.version,
+                grammar=use_grammar,
+                mode=mode,
+                answerability=None if checked is None else checked.to_dict(),
+            )
+        )
+
+    def _quote_prompt(
+        self, gen: Generator, q: str, hits: list[Hit]
+    ) -> tuple[BuiltPrompt, str, Verifier]:
+        """Candidates that fit the window, the quote grammar, and the verifier that
+        already holds the embedded passage sentences."""
+        a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
+        verifier = self._verifier(hits)
+        cands = rank_candidates(q, verifier.passages, self.embed, a.quote_candidates)
+        if not cands:
+            raise ContextOverflowError("the retrieved passages hold no sentence to quote")
+
+        def messages(cs: Sequence[Any]) -> list[dict[str, str]]:
+            user = p.quote_template.format(candidates=candidates_block(cs), question=q)
+            system = {"role": "system", "content": p.quote_system}
+            return [system, {"role": "user", "content": user}]
+
+        kept = list(cands)
+        while kept and gen.count_prompt_tokens(messages(kept)) + llm.max_tokens > gen.n_ctx:
+            kept.pop()
+        if not kept:
+            raise ContextOverflowError(
+                f"no candidate sentence fits the {gen.n_ctx}-token window next to the "
+                "question; raise --ctx or lower --max-tokens"
+            )
+        msgs = messages(kept)
+        dropped = [h.chunk_id for i, h in enumerate(hits, 1) if all(c.n != i for c in kept)]
+        built = BuiltPrompt(
+            msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote"
+        )
+        built.quote_dropped = dropped  # type: ignore[attr-defined]
+        gbnf = quote_grammar(kept, p.refusal_phrase, a.quote_max_sentences)
+        return built, gbnf, verifier
+
+    # -- worker thread --------------------------------------------------------------------
+    def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:
+        contexts = run.built.contexts
         parser = CitationParser(len(contexts))
+        splitter = AnswerSplitter()
+        checker = _VerifierThread(run.verifier, stream) if run.verifier is not None else None
         pieces: list[str] = []
         first: float | None = None
         error: str | None = None
         interrupted = False
-        record = AnswerRecord(question=question)
+        max_tokens = self.settings.llm.max_tokens
         try:
             tokens = gen.stream(
-                built.messages, max_tokens=self.settings.llm.max_tokens, grammar=gbnf, stop=()
+                run.built.messages, max_tokens=max_tokens, grammar=run.gbnf, stop=()
             )
             try:
                 for piece in tokens:
@@ -168,12 +300,17 @@ class AskPipeline:
                     if not piece:
                         continue
                     if first is None:
-                        first = time.perf_counter() - t0
+                        first = time.perf_counter() - run.t0
                     pieces.append(piece)
                     stream.put(TokenEvent(piece))
                     for c in parser.feed(piece):
                         hit = contexts[c.n - 1] if c.valid else None
                         stream.put(CitationEvent(c.n, c.valid, hit))
+                    if checker is not None:
+                        for s in splitter.feed(piece):
+                            checker.submit(s)
+                    else:
+                        splitter.feed(piece)
             finally:
                 close = getattr(tokens, "close", None)
                 if close is not None:
@@ -181,9 +318,25 @@ class AskPipeline:
             parser.finish()
         except Exception as e:  # noqa: BLE001 - recorded, the stream must still end
             error = f"generation failed: {type(e).__name__}: {e}"
+        record = AnswerRecord(question=run.question)
         try:
-            timings.update(first_token_s=first, total_s=time.perf_counter() - t0)
-            record = self._record(question, "".join(pieces), built, parser, gen, gbnf, timings)
+            text = "".join(pieces)
+            truncated = not interrupted and error is None and _hit_length(gen, text, max_tokens)
+            completed = splitter.completed_end
+            tail = splitter.finish() if not interrupted else []
+            if truncated:
+                tail = [s for s in tail if splitter.is_complete(s.text)]
+                text = text[: tail[-1].end if tail else completed]
+            if checker is not None:
+                for s in tail:
+                    checker.submit(s)
+            verdicts: list[SentenceVerdict] = []
+            if checker is not None:
+                verdicts = checker.close()
+                run.timings["verify_s"] = checker.busy_s
+            run.timings.update(first_token_s=first, total_s=time.perf_counter() - run.t0)
+            record = self._record(run, text, parser, gen, verdicts)
+            record.truncated = "max_tokens" if truncated else None
             record.interrupted = interrupted
             record.error = error
         except Exception as e:  # noqa: BLE001
@@ -193,39 +346,131 @@ class AskPipeline:
 
     def _record(
         self,
-        question: str,
+        run: _Run,
         text: str,
-        built: BuiltPrompt,
         parser: CitationParser,
         gen: Generator,
-        gbnf: str | None,
-        timings: dict[str, float | None],
+        verdicts: list[SentenceVerdict],
     ) -> AnswerRecord:
+        built = run.built
         refused = is_refusal(text, self.settings.prompt.refusal_phrase)
-        sources = _sources(parser, built.contexts)
-        invalid = list(dict.fromkeys(c.n for c in parser.citations if not c.valid))
+        kept = [c for c in parser.citations if c.end <= len(text)]
+        sources = _sources(kept, built.contexts)
+        invalid = list(dict.fromkeys(c.n for c in kept if not c.valid))
+        verified = run.verifier is not None
+        all_supported = bool(verdicts) and all(v.verdict == "supported" for v in verdicts)
+        cut = built.truncation.to_dict() if built.truncation else None
+        dropped = getattr(built, "quote_dropped", None)
+        if dropped:
+            cut = {"quote_uncandidated_chunk_ids": dropped}
         return AnswerRecord(
-            question=question,
+            question=run.question,
             text=text,
             contexts=list(built.contexts),
             citations=sources,
             invalid_citations=invalid,
-            grounded=bool(sources) and not refused,
+            grounded=bool(sources) and not refused and (all_supported or not verified),
             refused=refused,
             refusal_reason="model" if refused else None,
-            truncated=built.truncation.to_dict() if built.truncation else None,
-            timings=timings,
+            contexts_cut=cut,
+            timings=run.timings,
             model_hash=gen.model_hash,
             model_path=str(gen.model_path),
             prompt_version=built.version,
-            grammar=gbnf is not None,
+            grammar=run.gbnf is not None,
+            sentences=[] if refused else verdicts,
+            answerability=None if run.checked is None else run.checked.to_dict(),
+            mode=run.mode,
+            verifier=None if not verified else ("embedding+lexical" if self.embed else "lexical"),
         )
 
 
-def _sources(parser: CitationParser, contexts: Sequence[Hit]) -> list[SourceRef]:
+class _Run:
+    """What one ask carries from the caller's thread into the worker."""
+
+    def __init__(
+        self,
+        question: str,
+        built: BuiltPrompt,
+        gbnf: str | None,
+        mode: str,
+        verifier: Verifier | None,
+        checked: Answerability | None,
+        t0: float,
+        timings: dict[str, float | None],
+    ) -> None:
+        self.question = question
+        self.built = built
+        self.gbnf = gbnf
+        self.mode = mode
+        self.verifier = verifier
+        self.checked = checked
+        self.t0 = t0
+        self.timings = timings
+
+
+class _VerifierThread:
+    """Judges answer sentences off the token path; emits a VerdictEvent per sentence.
+
+    Starts by preparing the passages (splitting and embedding their sentences), which
+    overlaps with the model reading its prompt.
+    """
+
+    def __init__(self, verifier: Verifier, stream: AnswerStream) -> None:
+        self.verifier = verifier
+        self.stream = stream
+        self.verdicts: list[SentenceVerdict] = []
+        self.busy_s = 0.0
+        self.error: str | None = None
+        self._q: queue.Queue[AnswerSentence | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="kb-verify", daemon=True)
+        self._thread.start()
+
+    def submit(self, sentence: AnswerSentence) -> None:
+        self._q.put(sentence)
+
+    def close(self) -> list[SentenceVerdict]:
+        self._q.put(None)
+        self._thread.join()
+        return sorted(self.verdicts, key=lambda v: v.index)
+
+    def _run(self) -> None:
+        t = time.perf_counter()
+        try:
+            _ = self.verifier.passages
+        except Exception as e:  # noqa: BLE001 - verification must never break an answer
+            self.error = f"{type(e).__name__}: {e}"
+        self.busy_s += time.perf_counter() - t
+        while True:
+            s = self._q.get()
+            if s is None:
+                return
+            if self.error is not None:
+                continue
+            t = time.perf_counter()
+            try:
+                v = self.verifier.verify(s.index, s.text)
+            except Exception as e:  # noqa: BLE001
+                self.error = f"{type(e).__name__}: {e}"
+                continue
+            finally:
+                self.busy_s += time.perf_counter() - t
+            self.verdicts.append(v)
+            self.stream.put(VerdictEvent(v))
+
+
+def _hit_length(gen: Generator, text: str, max_tokens: int) -> bool:
+    """Did generation stop because ``max_tokens`` ran out?"""
+    reason = getattr(gen, "last_finish_reason", None)
+    if reason is not None:
+        return reason == "length"
+    return bool(text) and gen.count_tokens(text) >= max_tokens
+
+
+def _sources(citations: Sequence[Any], contexts: Sequence[Hit]) -> list[SourceRef]:
     """Distinct valid citations in order of first appearance, resolved to their hits."""
     seen: dict[int, SourceRef] = {}
-    for c in parser.citations:
+    for c in citations:
         if c.valid and c.n not in seen:
             hit = contexts[c.n - 1]
             seen[c.n] = SourceRef(c.n, hit.chunk_id, hit.path, hit.locator.to_dict())

@@ -2,8 +2,10 @@
 
 Events, in order: any number of :class:`TokenEvent` (text pieces as the model
 writes them), each :class:`CitationEvent` right after the token that closed its
-``]`` (one per occurrence, repeats included), then exactly one :class:`DoneEvent`
-carrying the :class:`AnswerRecord`.
+``]`` (one per occurrence, repeats included), a :class:`VerdictEvent` for each answer
+sentence once the verifier has judged it (shortly after the sentence ended; the last
+ones may follow the final token), then exactly one :class:`DoneEvent` carrying the
+:class:`AnswerRecord`.
 
 Definitions used by the record:
 
@@ -13,8 +15,18 @@ Definitions used by the record:
 - ``citations``: the distinct valid ``[#n]`` (``1 <= n <= k``) in order of first
   appearance, each resolved to its chunk; ``invalid_citations``: the distinct
   out-of-range ``n``, never linked to a source.
-- ``grounded``: at least one valid citation and not refused. An answer without a
-  valid citation is *ungrounded* and must never be shown as cited.
+- ``refusal_reason``: ``no_hits`` (retrieval found nothing), ``no_support`` (the
+  passages do not hold the question's words together, see
+  :mod:`kb.rag.answerability`; the model was not run) or ``model`` (the model wrote
+  the refusal phrase).
+- ``sentences``: the verifier's verdict on every answer sentence
+  (:class:`kb.rag.verify.SentenceVerdict`), empty when verification is off.
+- ``grounded``: not refused, at least one valid citation, and (with verification on)
+  every sentence ``supported`` by one of its citations. An answer without a valid
+  citation is *ungrounded* and must never be shown as cited.
+- ``truncated``: ``"max_tokens"`` when generation hit ``--max-tokens``; the text is
+  then trimmed to its last complete sentence. ``contexts_cut`` records the passages
+  the context window forced out (dropped chunk ids, the one cut short).
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.rag.verify import SentenceVerdict, support_rate
 from kb.types import Hit
 
 _STRIP = string.whitespace + string.punctuation + "“”‘’«»…"
@@ -65,7 +78,12 @@ class AnswerRecord:
     grounded: bool = False
     refused: bool = False
     refusal_reason: str | None = None
-    truncated: dict[str, Any] | None = None
+    truncated: str | None = None
+    contexts_cut: dict[str, Any] | None = None
+    sentences: list[SentenceVerdict] = field(default_factory=list)
+    answerability: dict[str, Any] | None = None
+    mode: str = "generate"
+    verifier: str | None = None
     timings: dict[str, float | None] = field(default_factory=dict)
     model_hash: str | None = None
     model_path: str | None = None
@@ -73,6 +91,15 @@ class AnswerRecord:
     grammar: bool = False
     interrupted: bool = False
     error: str | None = None
+
+    @property
+    def citation_support_rate(self) -> float | None:
+        """Supported cited sentences / cited sentences (None: none cited or not verified)."""
+        return support_rate(self.sentences)
+
+    @property
+    def unsupported(self) -> list[SentenceVerdict]:
+        return [v for v in self.sentences if v.verdict != "supported"]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +112,12 @@ class AnswerRecord:
             "refused": self.refused,
             "refusal_reason": self.refusal_reason,
             "truncated": self.truncated,
+            "contexts_cut": self.contexts_cut,
+            "mode": self.mode,
+            "verifier": self.verifier,
+            "sentences": [v.to_dict() for v in self.sentences],
+            "citation_support_rate": self.citation_support_rate,
+            "answerability": self.answerability,
             "timings": {k: (None if v is None else round(v, 6)) for k, v in self.timings.items()},
             "model_hash": self.model_hash,
             "model_path": self.model_path,
@@ -121,6 +154,16 @@ class CitationEvent:
 
 
 @dataclass(frozen=True)
+class VerdictEvent:
+    """The verifier's verdict on one answer sentence, as soon as the sentence ended."""
+
+    verdict: SentenceVerdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event": "verdict", **self.verdict.to_dict()}
+
+
+@dataclass(frozen=True)
 class DoneEvent:
     record: AnswerRecord
 
@@ -128,4 +171,4 @@ class DoneEvent:
         return {"event": "done", "answer": self.record.to_dict()}
 
 
-Event = TokenEvent | CitationEvent | DoneEvent
+Event = TokenEvent | CitationEvent | VerdictEvent | DoneEvent

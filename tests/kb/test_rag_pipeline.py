@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kb.backends.generator import Generator, Prompt
-from kb.config import LlmSettings, Settings
+from kb.config import AnswerSettings, LlmSettings, Settings
 from kb.errors import ContextOverflowError, EmptyStoreError, UsageError
 from kb.rag import AskPipeline, CitationEvent, DoneEvent, TokenEvent
 from kb.search.options import SearchOptions
@@ -75,7 +75,9 @@ class ScriptedGenerator(Generator):
 
 
 def settings(**llm: object) -> Settings:
-    s = Settings()
+    """Generate mode without verification: the pipeline as these tests were written for
+    (the verifier and quote mode have their own tests in test_rag_verified.py)."""
+    s = replace(Settings(), answer=AnswerSettings(mode="generate", verify=False))
     return replace(s, llm=replace(LlmSettings(), **llm))  # type: ignore[arg-type]
 
 
@@ -106,14 +108,16 @@ def test_answer_with_sources_and_events_in_order() -> None:
     assert rec.grounded and not rec.refused and rec.invalid_citations == []
     assert [h.chunk_id for h in rec.contexts] == [101, 102, 103, 104, 105]
     assert rec.model_hash == "f" * 64 and rec.model_path == "/models/fake.gguf"
-    assert rec.prompt_version == "v1" and rec.grammar is True and rec.truncated is None
+    assert rec.prompt_version == "v2" and rec.grammar is True and rec.truncated is None
     t = rec.timings
     assert t["retrieval_s"] is not None and t["first_token_s"] is not None
     assert 0 <= t["retrieval_s"] <= t["first_token_s"] <= t["total_s"]  # type: ignore[operator]
-    # the prompt numbers every context with its locator, and the grammar allows 1..5 only
+    # the prompt numbers every context, with no file name or locator the model could copy
+    # (locators appear only in Sources); the grammar allows 1..5 only
     user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
-    assert "[#1] (notes/doc1.md › Doc > Part 1 · lines 1–4)" in user
-    assert "[#5] (notes/doc5.md" in user and "[#6]" not in user
+    assert "[#1] w1_0 w1_1" in user
+    assert "notes/doc1.md" not in user and "lines" not in user
+    assert "[#5] w5_0" in user and "[#6]" not in user
     assert '"5"' in str(gen.calls[0]["grammar"]) and '"6"' not in str(gen.calls[0]["grammar"])
     d = rec.to_dict()
     assert d["contexts"][0]["n"] == 1 and d["citations"][1]["n"] == 4
@@ -191,12 +195,13 @@ def test_lowest_ranked_dropped_then_last_kept_truncated() -> None:
             },
         ]
     )
-    gen.n_ctx = fixed + 20 + 2 * 60 + 40  # two whole blocks (~58 tokens) and part of a third
+    gen.n_ctx = fixed + 20 + 2 * 52 + 35  # two whole blocks (~52 tokens) and part of a third
     rec = AskPipeline(FakeRetriever(hits), gen, s).ask("q", OPTS).result()
     assert [h.chunk_id for h in rec.contexts] == [101, 102, 103]
-    assert rec.truncated is not None
-    assert rec.truncated["dropped_chunk_ids"] == [104, 105]
-    cut = rec.truncated["cut"]
+    assert rec.truncated is None  # the answer itself was not cut
+    assert rec.contexts_cut is not None
+    assert rec.contexts_cut["dropped_chunk_ids"] == [104, 105]
+    cut = rec.contexts_cut["cut"]
     assert cut["chunk_id"] == 103 and 0 < cut["kept_chars"] < cut["original_chars"]
     prompt = gen.calls[0]["prompt"]
     assert gen.count_prompt_tokens(prompt) + 20 <= gen.n_ctx  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -73,10 +74,53 @@ def test_answer_with_valid_citations_and_sources(pipeline: AskPipeline) -> None:
 
 
 def test_no_grammar_answer_is_still_parsed_strictly(pipeline: AskPipeline) -> None:
-    rec = pipeline.ask("What flour goes into the loaf?", SearchOptions(k=3), grammar=False).result()
+    rec = pipeline.ask(
+        "What flour goes into the loaf?", SearchOptions(k=3), grammar=False, mode="generate"
+    ).result()
     assert rec.grammar is False and rec.text and rec.error is None
     valid = [c for c in parse_citations(rec.text, 3) if c.valid]
-    assert rec.grounded == (bool(valid) and not rec.refused)
+    supported = bool(rec.sentences) and all(v.verdict == "supported" for v in rec.sentences)
+    assert rec.grounded == (bool(valid) and not rec.refused and supported)
+
+
+def test_sourdough_answer_is_supported_or_refused_never_a_wrong_cited_duration(
+    pipeline: AskPipeline,
+) -> None:
+    """The demo question that used to get "24 hours [#1]" shown as grounded (#1 says
+    "overnight"): in every mode the answer is now supported sentence by sentence, or it
+    is not shown as grounded."""
+    q = "How long does the sourdough proof in the refrigerator?"
+    for mode in ("quote", "generate"):
+        stream = pipeline.ask(q, SearchOptions(k=5), mode=mode)
+        events = list(stream)
+        rec = stream.result()
+        assert rec.error is None and rec.mode == mode
+        if rec.refused:
+            assert not rec.grounded
+            continue
+        assert rec.sentences, rec.text
+        verdict_events = [e for e in events if type(e).__name__ == "VerdictEvent"]
+        assert len(verdict_events) == len(rec.sentences)
+        for v in rec.sentences:
+            if v.verdict == "supported":
+                n = max(v.support, key=lambda k: v.support[k])
+                assert v.evidence is not None and v.evidence.n == n
+                # the evidence is real text of the cited passage, with a narrowed locator
+                hit = rec.contexts[n - 1]
+                assert v.evidence.quote in hit.text
+                lines = v.evidence.locator.span
+                assert hit.locator.span.line_start <= lines.line_start  # type: ignore[operator]
+                assert lines.line_end <= hit.locator.span.line_end  # type: ignore[operator]
+        assert rec.grounded == all(v.verdict == "supported" for v in rec.sentences)
+        for v in rec.sentences:  # a supported sentence's numbers are in its cited passage
+            if v.verdict == "supported":
+                cited = " ".join(rec.contexts[n - 1].text for n in v.citations)
+                assert all(num in cited for num in re.findall(r"\d+", v.claim)), v.claim
+        if mode == "quote":  # every quoted sentence is copied from the passage it cites
+            for v in rec.sentences:
+                assert v.claim.rstrip(".") in " ".join(
+                    rec.contexts[v.citations[0] - 1].text.split()
+                )
 
 
 def test_refusal_on_empty_retrieval_never_loads_the_model(

@@ -1,0 +1,199 @@
+"""Sentence splitting: passages into sentences with offsets, answers as they stream.
+
+Passage sentences (:func:`split_sentences`) are spans ``(start, end)`` into the
+passage text, white space trimmed, so ``text[start:end]`` is always real source text
+(evidence quotes are never paraphrases). A boundary is:
+
+- ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets) then white
+  space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
+  ``St.``) or a single capital letter (an initial, ``J. Smith``);
+- a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
+  precedes a heading or list item, so headings and bullet lines never glue onto prose.
+
+Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
+previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
+a piece of its own. Edge cases: empty or blank text gives
+no spans; text without any boundary is one span.
+
+Answer sentences (:class:`AnswerSplitter`) are split on the stream. The grammar makes a
+sentence end with its citations and end punctuation in either order (``... France
+[#1].`` or ``... France. [#1]``), so a sentence is only *complete* once the next
+non-space character is known not to be another citation: the splitter holds back the
+tail until then, and :meth:`AnswerSplitter.finish` flushes it at the end of the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MIN_SENTENCE_CHARS = 12
+
+_ABBREVIATIONS_TEXT = """
+    mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
+    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
+ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+
+_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
+_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
+_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """True when the ``.`` at ``dot`` ends an abbreviation or an initial."""
+    if text[dot] != ".":
+        return False
+    start = dot
+    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
+        start -= 1
+    word = text[start:dot].lower()
+    if not word:
+        return False
+    if word in ABBREVIATIONS:
+        return True
+    return len(word) == 1 and text[start].isupper()
+
+
+def _raw_boundaries(text: str) -> list[int]:
+    cuts: set[int] = set()
+    for m in _END.finditer(text):
+        if not _is_abbreviation(text, m.start()):
+            cuts.add(m.end())
+    for m in _BLOCK.finditer(text):
+        cuts.add(m.start())
+    for m in _HEADING_LINE.finditer(text):
+        cuts.add(m.end())
+    return sorted(cuts)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` (see the module docstring)."""
+    spans: list[tuple[int, int]] = []
+    prev = 0
+    for cut in [*_raw_boundaries(text), len(text)]:
+        piece = text[prev:cut]
+        s = prev + (len(piece) - len(piece.lstrip()))
+        e = prev + len(piece.rstrip())
+        prev = cut
+        if e <= s:
+            continue
+        short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
+        if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
+            spans[-1] = (spans[-1][0], e)
+            continue
+        spans.append((s, e))
+    first = spans[0] if spans else (0, 0)
+    if (
+        len(spans) >= 2
+        and text[first[0]] != "#"
+        and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
+    ):
+        spans[0:2] = [(first[0], spans[1][1])]
+    return spans
+
+
+_CITE = re.compile(r"\[#(\d{1,9})\]")
+_CITE_TAIL = re.compile(r"(?:\s*\[#\d{1,9}\])+\s*[.!?]?\s*$|\s*[.!?]\s*(?:\[#\d{1,9}\]\s*)+$")
+
+
+def strip_citations(sentence: str) -> str:
+    """The claim of an answer sentence: its text without ``[#n]`` markers.
+
+    ``"Paris is in France [#1]."`` -> ``"Paris is in France."``.
+    """
+    end = ""
+    m = _CITE_TAIL.search(sentence)
+    if m:
+        tail = m.group(0)
+        end = next((c for c in tail if c in ".!?"), "")
+        sentence = sentence[: m.start()]
+    claim = _CITE.sub("", sentence)
+    return (" ".join(claim.split()) + end).strip()
+
+
+def cited_numbers(sentence: str) -> list[int]:
+    """The ``[#n]`` numbers in ``sentence``, in order, repeats removed."""
+    return list(dict.fromkeys(int(m.group(1)) for m in _CITE.finditer(sentence)))
+
+
+@dataclass(frozen=True)
+class AnswerSentence:
+    """One complete answer sentence: ``start``/``end`` index the whole answer text."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+
+
+_ANSWER_END = re.compile(r"(?:[.!?](?:\s*\[#\d{1,9}\])*|(?:\[#\d{1,9}\]\s*)+[.!?]?)(?=\s)")
+
+
+class AnswerSplitter:
+    """Incremental sentence splitter for a streamed answer (see the module docstring).
+
+    ``feed(piece)`` returns the sentences that became complete; ``finish()`` returns
+    the rest. Splitting the same text at any boundaries yields the same sentences.
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._done = 0  # offset where the next sentence starts
+        self._count = 0
+        self._last_end = 0
+
+    def feed(self, piece: str) -> list[AnswerSentence]:
+        self.text += piece
+        out: list[AnswerSentence] = []
+        while True:
+            tail = self.text[self._done :]
+            m = None
+            for cand in _ANSWER_END.finditer(tail):
+                after = tail[cand.end() :]
+                rest = after.lstrip()
+                if not rest:
+                    break  # the next non-space character is not known yet
+                if rest.startswith("["):
+                    continue  # maybe another citation of this sentence
+                if _is_cited_or_final(tail[: cand.end()]):
+                    m = cand
+                    break
+            if m is None:
+                return out
+            out.append(self._emit(self._done, self._done + m.end()))
+
+    @property
+    def completed_end(self) -> int:
+        """End offset of the last sentence returned by :meth:`feed` (0 before any)."""
+        return self._last_end
+
+    @staticmethod
+    def is_complete(sentence: str) -> bool:
+        """True when ``sentence`` ends the way a finished sentence does: with a
+        citation, or with end punctuation that is not an abbreviation's dot."""
+        t = sentence.rstrip()
+        return bool(t) and t[-1] in ".!?]" and _is_cited_or_final(t)
+
+    def finish(self) -> list[AnswerSentence]:
+        if self.text[self._done :].strip():
+            return [self._emit(self._done, len(self.text))]
+        return []
+
+    def _emit(self, start: int, end: int) -> AnswerSentence:
+        raw = self.text[start:end]
+        s = start + (len(raw) - len(raw.lstrip()))
+        e = start + len(raw.rstrip())
+        self._done = end
+        self._last_end = e
+        sent = AnswerSentence(self._count, self.text[s:e], s, e)
+        self._count += 1
+        return sent
+
+
+def _is_cited_or_final(text: str) -> bool:
+    """A candidate end closes a sentence when it carries a citation or end punctuation
+    that is not an abbreviation's dot."""
+    stripped = text.rstrip()
+    if stripped.endswith("]"):
+        return True
+    return not _is_abbreviation(stripped, len(stripped) - 1)

@@ -1,0 +1,299 @@
+"""Verified answers: sentence splitting, the verifier, evidence locators, answerability,
+quote mode and truncation (unit tests with fakes; the real model is in test_rag_real)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.backends.generator import Generator, Prompt
+from kb.config import AnswerSettings, Settings
+from kb.errors import UsageError
+from kb.rag import AskPipeline
+from kb.rag.answerability import check, idf
+from kb.rag.lexical import content_stems, key_tokens, stem
+from kb.rag.quote import quote_grammar, rank_candidates
+from kb.rag.record import VerdictEvent
+from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
+from kb.rag.verify import PassageSentences, Verifier, evidence_locator
+from kb.search.options import SearchOptions
+from kb.types import Hit, Locator, Span
+from tests.kb.test_rag_pipeline import FakeRetriever
+
+PROOF = (
+    "Shape the dough into a tight boule.\n"
+    "Cover it and proof it in the refrigerator overnight, between 12 and 16 hours.\n"
+    "Bake it cold, straight from the fridge."
+)
+RECIPE = (
+    "A reliable everyday loaf with an open crumb. The recipe makes one loaf of about "
+    "900 grams and takes roughly 24 hours from feeding the starter to slicing the bread."
+)
+FERMENT = "At 24 °C the bulk fermentation takes around five hours. Fold the dough four times."
+
+
+def hit(n: int, text: str, **span: int) -> Hit:
+    loc = Locator(f"notes/n{n}.md", "md", ("Loaf", f"Part {n}"), Span(**span))
+    return Hit(chunk_id=10 + n, text=text, locator=loc, score=1.0 / n)
+
+
+HITS = [
+    hit(1, PROOF, line_start=37, line_end=39),
+    hit(2, RECIPE, line_start=6, line_end=6),
+    hit(3, FERMENT, line_start=30, line_end=30),
+]
+
+
+def bow_embed(texts: Sequence[str]) -> np.ndarray:
+    """A deterministic stand-in embedder: hashed bags of stems, L2-normalised."""
+    out = np.zeros((len(texts), 256), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for s in content_stems(t):
+            out[i, hash(s) % 256] += 1.0
+        norm = np.linalg.norm(out[i])
+        if norm:
+            out[i] /= norm
+    return out
+
+
+# -- sentences ------------------------------------------------------------------------------
+def test_passage_sentences_are_real_slices_and_respect_abbreviations() -> None:
+    text = "Mr. Smith met J. Doe in the U.S. in 1920. They founded a firm!\n\n# Part 2\nIt grew."
+    spans = split_sentences(text)
+    pieces = [text[s:e] for s, e in spans]
+    assert pieces[0] == "Mr. Smith met J. Doe in the U.S. in 1920."
+    assert pieces[1] == "They founded a firm!"
+    assert "# Part 2" in pieces  # a heading is its own piece, never glued to prose
+    assert split_sentences("") == [] and split_sentences("   \n ") == []
+    assert split_sentences("no boundary at all") == [(0, 18)]
+
+
+def test_strip_citations_keeps_the_claim() -> None:
+    assert strip_citations("Paris is in France [#1].") == "Paris is in France."
+    assert strip_citations("Paris is in France. [#1] [#2]") == "Paris is in France."
+    assert strip_citations("A [#1] and B [#2].") == "A and B."
+
+
+ANSWER = (
+    "Normandy is in France [#1]. It was named by Vikings. [#2] [#3] Dr. Who is 3.5 m tall [#1]."
+)
+
+
+def test_answer_splitter_waits_for_trailing_citations() -> None:
+    sp = AnswerSplitter()
+    assert sp.feed("It was named by Vikings.") == []  # a citation may still follow
+    assert sp.feed(" [#2]") == []  # and another one
+    got = sp.feed(" Next")
+    assert [s.text for s in got] == ["It was named by Vikings. [#2]"]
+    assert [s.text for s in sp.finish()] == ["Next"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=len(ANSWER)), max_size=12))
+def test_answer_splitter_is_independent_of_token_boundaries(cuts: list[int]) -> None:
+    sp = AnswerSplitter()
+    got, prev = [], 0
+    for c in sorted(set(cuts)):
+        got += sp.feed(ANSWER[prev:c])
+        prev = c
+    got += sp.feed(ANSWER[prev:])
+    got += sp.finish()
+    assert [s.text for s in got] == [
+        "Normandy is in France [#1].",
+        "It was named by Vikings. [#2] [#3]",
+        "Dr. Who is 3.5 m tall [#1].",
+    ]
+    assert all(ANSWER[s.start : s.end] == s.text for s in got)
+
+
+# -- lexical signals ------------------------------------------------------------------------
+def test_numbers_keep_their_units_and_names_count() -> None:
+    assert stem("proofing") == "proof" and stem("hours") == "hour"
+    keys = key_tokens("The whole bake takes 24 hours in Paris.")
+    assert {"24", "24 hour", "pari"} <= keys
+    assert "24 hour" not in key_tokens("At 24 °C the dough rises.", names=False)
+
+
+# -- the verifier ---------------------------------------------------------------------------
+def test_wrong_citation_is_unsupported_and_the_right_passage_suggested() -> None:
+    v = Verifier(HITS, bow_embed)
+    verdict = v.verify(0, "The bread takes roughly 24 hours from feeding the starter [#1].")
+    assert verdict.citations == [1] and verdict.verdict == "unsupported"
+    assert verdict.suggested is not None and verdict.suggested.n == 2
+    assert "24 hours" in verdict.suggested.quote
+    # a number that the cited passage has, but with another unit, does not support it
+    v3 = v.verify(1, "The dough proofs for 24 hours [#3].")
+    assert v3.verdict == "unsupported"
+
+
+def test_supported_sentence_has_evidence_with_its_exact_line() -> None:
+    v = Verifier(HITS, bow_embed)
+    verdict = v.verify(0, "The dough proofs in the refrigerator overnight [#1].")
+    assert verdict.verdict == "supported" and verdict.suggested is None
+    ev = verdict.evidence
+    assert ev is not None and ev.n == 1 and ev.chunk_id == 11
+    assert (
+        ev.quote == "Cover it and proof it in the refrigerator overnight, between 12 and 16 hours."
+    )
+    assert (ev.locator.span.line_start, ev.locator.span.line_end) == (38, 38)  # 2nd line of 37-39
+    d = verdict.to_dict()
+    assert d["verdict"] == "supported" and d["evidence"]["locator"]["lines"] == [38, 38]
+    assert json.dumps(d)  # JSON-safe
+
+
+def test_uncited_sentence_and_lexical_only_verifier() -> None:
+    v = Verifier(HITS, None)  # no embedder: the lexical signals alone
+    verdict = v.verify(0, "The dough proofs in the refrigerator overnight.")
+    assert verdict.verdict == "uncited" and verdict.citations == []
+    assert verdict.suggested is not None and verdict.suggested.n == 1
+
+
+def test_evidence_locator_narrows_pages_and_seconds() -> None:
+    text = "a" * 50 + ". " + "b" * 48
+    pdf = Hit(1, text, Locator("p.pdf", "pdf", (), Span(page_start=3, page_end=4)), 1.0)
+    loc = evidence_locator(pdf, 60, 100)
+    assert (loc.span.page_start, loc.span.page_end) == (4, 4)
+    audio = Hit(2, text, Locator("a.wav", "audio", (), Span(seconds_start=10, seconds_end=20)), 1)
+    loc = evidence_locator(audio, 0, 50)
+    assert (loc.span.seconds_start, loc.span.seconds_end) == (10.0, 15.0)
+
+
+# -- answerability --------------------------------------------------------------------------
+def test_missing_rare_question_word_is_found() -> None:
+    ps = [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)]
+    # pizza is in no chunk of the KB: the rarest word, so it weighs most
+    df = {"pizza": (0, 100), "dough": (20, 100), "proof": (10, 100), "refrigerator": (3, 100)}
+
+    def doc_freq(word: str) -> tuple[int, int]:
+        return df.get(word.lower(), (50, 100))
+
+    ok = check("How long does the dough proof in the refrigerator?", ps, doc_freq, 0.7)
+    assert ok.answerable and ok.coverage == pytest.approx(1.0)
+    bad = check("How long does the pizza proof in the refrigerator?", ps, doc_freq, 0.7)
+    assert not bad.answerable and bad.missing == ["pizza"]
+    assert idf(0, 100) > idf(50, 100) > 0
+
+
+# -- pipeline: verdicts, grounded, quote mode, truncation, refusal -------------------------
+class Scripted(Generator):
+    def __init__(self, pieces: Sequence[str], finish: str | None = None) -> None:
+        self.pieces, self.finish = list(pieces), finish
+        self.n_ctx, self.model_path, self._hash = 4096, Path("/m/fake.gguf"), "0" * 64
+        self.calls: list[dict[str, object]] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def stream(
+        self,
+        prompt: Prompt,
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
+        stop: Sequence[str] = (),
+    ) -> Iterator[str]:
+        self.calls.append({"prompt": prompt, "grammar": grammar})
+        yield from self.pieces
+        self.last_finish_reason = self.finish
+
+
+def cfg(**answer: object) -> Settings:
+    return replace(Settings(), answer=replace(AnswerSettings(), **answer))  # type: ignore[arg-type]
+
+
+def ask(gen: Generator, s: Settings, q: str = "How long is the cold proof?", **kw: object):  # type: ignore[no-untyped-def]
+    pipe = AskPipeline(FakeRetriever(HITS), gen, s, embed=bow_embed, doc_freq=None)
+    return pipe.ask(q, SearchOptions(k=3), **kw)  # type: ignore[arg-type]
+
+
+def test_generate_mode_wrong_citation_is_not_grounded_and_verdicts_stream() -> None:
+    gen = Scripted(
+        [
+            "The bread takes roughly 24 hours from ",
+            "feeding the starter [#1]. ",
+            "It proofs in the refrigerator overnight [#1].",
+        ]
+    )
+    stream = ask(gen, cfg(mode="generate"))
+    events = list(stream)
+    rec = stream.result()
+    verdicts = [e for e in events if isinstance(e, VerdictEvent)]
+    assert [v.verdict.verdict for v in verdicts] == ["unsupported", "supported"]
+    assert verdicts[0].to_dict()["event"] == "verdict"
+    assert rec.citations and not rec.grounded  # cited, but not every sentence is supported
+    assert rec.sentences[0].suggested is not None and rec.sentences[0].suggested.n == 2
+    assert rec.citation_support_rate == 0.5
+    d = rec.to_dict()
+    assert d["sentences"][1]["evidence"]["quote"].startswith("Cover it and proof")
+    assert d["citation_support_rate"] == 0.5 and d["mode"] == "generate"
+    # the prompt shows passages without file names or locators
+    user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
+    assert "[#1] Shape the dough" in user and "notes/" not in user and "lines" not in user
+
+
+def test_quote_mode_offers_relevant_sentences_and_grammar_copies_them() -> None:
+    gen = Scripted(
+        ["Cover it and proof it in the refrigerator overnight, between 12 and 16 hours. [#1]"]
+    )
+    rec = ask(gen, cfg(mode="quote", quote_candidates=3)).result()
+    gbnf = gen.calls[0]["grammar"]
+    assert isinstance(gbnf, str)
+    assert (
+        '"Cover it and proof it in the refrigerator overnight, between 12 and 16 hours. [#1]"'
+        in gbnf
+    )
+    user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
+    assert user.count("[#") == 3  # exactly the offered candidates
+    assert rec.mode == "quote" and rec.grounded and rec.sentences[0].verdict == "supported"
+    assert rec.prompt_version.endswith("-quote")  # type: ignore[union-attr]
+
+
+def test_quote_candidates_rank_the_answer_sentence_first() -> None:
+    ps = [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)]
+    for p in ps:
+        p.vectors = bow_embed([p.sentence(j) for j in range(len(p.spans))])
+    cands = rank_candidates("How long is the proof in the refrigerator?", ps, bow_embed, 2)
+    assert cands[0].n == 1 and "refrigerator" in cands[0].text and len(cands) == 2
+    g = quote_grammar(cands, "not in context", 2)
+    assert g.startswith("root ::= refusal | answer") and "q1 ::=" in g
+
+
+def test_quote_mode_refuses_no_grammar() -> None:
+    with pytest.raises(UsageError, match="quote mode needs the grammar"):
+        ask(Scripted(["x"]), cfg(mode="quote"), grammar=False)
+
+
+def test_truncated_answer_is_trimmed_to_its_last_complete_sentence() -> None:
+    gen = Scripted(
+        ["It proofs in the refrigerator overnight [#1].", " Then it is baked for"], "length"
+    )
+    rec = ask(gen, cfg(mode="generate")).result()
+    assert rec.truncated == "max_tokens"
+    assert rec.text == "It proofs in the refrigerator overnight [#1]."
+    assert [v.text for v in rec.sentences] == [rec.text]
+    done = gen.pieces  # the record says what was cut; nothing unfinished is verified
+    assert done and rec.grounded
+
+
+def test_no_support_refusal_names_the_missing_word_and_never_loads_the_model() -> None:
+    loads: list[int] = []
+
+    def factory() -> Generator:
+        loads.append(1)
+        return Scripted(["x"])
+
+    pipe = AskPipeline(
+        FakeRetriever(HITS), factory, cfg(min_coverage=0.8), embed=None, doc_freq=None
+    )
+    rec = pipe.ask("What temperature does the pizza oven need?", SearchOptions(k=3)).result()
+    assert rec.refused and rec.refusal_reason == "no_support" and loads == []
+    assert rec.answerability is not None and "pizza" in rec.answerability["missing"]
+    assert re.search(r"oven", " ".join(rec.answerability["missing"]))
