@@ -37,8 +37,30 @@ DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 #: words that frame a question rather than name what it is about ("how *long*", "what
 #: *year*", "what is it *called*"): the answer sentence rarely repeats them
 QUESTION_FRAME = frozenset(
-    "long many much often far old big large year years name named called kind type "
-    "happen happened mean means refer refers term".split()
+    [
+        "long",
+        "many",
+        "much",
+        "often",
+        "far",
+        "old",
+        "big",
+        "large",
+        "year",
+        "years",
+        "name",
+        "named",
+        "called",
+        "kind",
+        "type",
+        "happen",
+        "happened",
+        "mean",
+        "means",
+        "refer",
+        "refers",
+        "term",
+    ]
 )
 
 
