@@ -32,6 +32,11 @@ class AnswerResult:
     model_hash: str | None = None
     prompt_version: str | None = None
     judge: dict[str, Any] | None = None
+    # the verifier's per-sentence verdicts (kb.rag.verify.SentenceVerdict.to_dict())
+    sentences: list[dict[str, Any]] = field(default_factory=list)
+    mode: str | None = None
+    contexts_cut: dict[str, Any] | None = None
+    answerability: dict[str, Any] | None = None
 
     def cited_hits(self) -> list[StoredHit]:
         """The distinct contexts named by valid citations, in citation order."""
@@ -60,6 +65,10 @@ class AnswerResult:
             "model_hash": self.model_hash,
             "prompt_version": self.prompt_version,
             "judge": self.judge,
+            "sentences": self.sentences,
+            "mode": self.mode,
+            "contexts_cut": self.contexts_cut,
+            "answerability": self.answerability,
         }
 
     @classmethod
@@ -79,6 +88,10 @@ class AnswerResult:
             model_hash=d.get("model_hash"),
             prompt_version=d.get("prompt_version"),
             judge=d.get("judge"),
+            sentences=list(d.get("sentences") or []),
+            mode=d.get("mode"),
+            contexts_cut=d.get("contexts_cut"),
+            answerability=d.get("answerability"),
         )
 
 

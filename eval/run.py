@@ -271,4 +271,8 @@ def _answer(store: Store, record: Any) -> AnswerResult:
         error=record.error,
         model_hash=record.model_hash,
         prompt_version=record.prompt_version,
+        sentences=[v.to_dict() for v in getattr(record, "sentences", [])],
+        mode=getattr(record, "mode", None),
+        contexts_cut=getattr(record, "contexts_cut", None),
+        answerability=getattr(record, "answerability", None),
     )

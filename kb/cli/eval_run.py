@@ -54,6 +54,18 @@ def run(
     model: Annotated[
         Path | None, typer.Option("--model", help="A .gguf answer model instead of llm.model.")
     ] = None,
+    answer_mode: Annotated[
+        str | None,
+        typer.Option("--answer-mode", help="quote or generate (default: answer.mode); see kb ask."),
+    ] = None,
+    min_coverage: Annotated[
+        float | None,
+        typer.Option(
+            "--min-coverage",
+            help="Refuse when the passages hold less than this share of the question's "
+            "words (default: answer.min_coverage).",
+        ),
+    ] = None,
     gate: Annotated[
         list[str] | None,
         typer.Option(
@@ -98,8 +110,16 @@ def run(
     from kb.errors import EXIT_INTERRUPTED, UsageError
 
     settings = settings_for(
-        kb, **{"search.min_score": min_score, "llm.model": str(model) if model else None}
+        kb,
+        **{
+            "search.min_score": min_score,
+            "llm.model": str(model) if model else None,
+            "answer.mode": answer_mode,
+            "answer.min_coverage": min_coverage,
+        },
     )
+    if settings.answer.mode not in ("quote", "generate"):
+        raise UsageError(f"--answer-mode {settings.answer.mode}: choose quote or generate")
     depth = k if k is not None else settings.eval.k
     if depth < 1:
         raise UsageError(f"--k {depth}: must be at least 1")

@@ -93,6 +93,7 @@ def build_runtime(
             "version": settings.prompt.version,
             "refusal_phrase": settings.prompt.refusal_phrase,
         }
+        extra["answer"] = asdict(settings.answer)
     return retriever, pipeline, extra
 
 

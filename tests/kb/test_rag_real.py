@@ -156,3 +156,51 @@ def test_bad_model_files_fail_with_model_error(
         pipe = AskPipeline(Retriever(store, real_embedder), lambda s=s: make_generator(s.llm), s)
         with pytest.raises(ModelError, match=message):
             pipe.ask("How long does the bulk fermentation take?", SearchOptions(k=2))
+
+
+LOCATOR_LIKE = re.compile(
+    r"\b[\w-]+\.(?:md|markdown|txt|pdf|wav|mp3|m4a|flac|ogg)\b"  # a file name
+    r"|\blines?\s+\d+"  # "lines 35-36"
+    r"|\bpp?\.\s*\d+"  # "p. 3"
+    r"|\b\d{1,2}:\d{2}\b"  # mm:ss
+)
+
+
+def test_squad_answers_contain_no_invented_locator(
+    tmp_path_factory: pytest.TempPathFactory,
+    generator: Generator,
+    real_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    """Answers to squad-dev factual questions (both modes) contain no file name, line,
+    page or mm:ss that kb did not produce: anything locator-like in an answer must be
+    text of a cited passage (a time of day in the source, say), never copied from a
+    header, because the prompt shows none."""
+    import yaml
+
+    from ingest.pipeline import ingest_paths
+    from tests.conftest import require_squad
+
+    squad = require_squad()
+    home = tmp_path_factory.mktemp("squad-locators") / "kb"
+    s = load_settings(home, user_file=home.parent / "none.toml")
+    s = replace(s, llm=replace(s.llm, max_tokens=80))
+    wiki = squad / "corpus" / "wiki"
+    docs = [wiki / "Scottish_Parliament.md", wiki / "Black_Death.md"]
+    golden = yaml.safe_load((squad / "golden.yaml").read_text(encoding="utf-8"))
+    qs = [
+        q["question"]
+        for q in golden["queries"]
+        if q.get("category") == "factual"
+        and q["supports"][0]["path"] in {"wiki/Scottish_Parliament.md", "wiki/Black_Death.md"}
+    ][::6][:5]
+    assert len(qs) == 5
+    with Store.open(home) as store:
+        ingest_paths(store, s, docs, embedder=real_embedder)
+        pipe = AskPipeline(Retriever(store, real_embedder), generator, s)
+        for q in qs:
+            for mode in ("generate", "quote"):
+                rec = pipe.ask(q, SearchOptions(k=4), mode=mode).result()
+                assert rec.error is None
+                cited = " ".join(rec.contexts[c.n - 1].text for c in rec.citations)
+                for m in LOCATOR_LIKE.finditer(rec.text):
+                    assert m.group(0) in cited, (q, mode, rec.text)
