@@ -1,0 +1,299 @@
+"""One query's drill-down (:mod:`eval.drilldown`) in three forms: rich terminal lines,
+Markdown table rows and an HTML block.
+
+Text from the run (questions, answers, passages, paths) is never markup: the terminal
+form builds :class:`rich.text.Text` (no markup parsing), Markdown backslash-escapes
+every punctuation character Markdown or inline HTML could act on, and HTML goes
+through :func:`html.escape`. Unsupported sentences are marked in every form (✗, bold
+``UNSUPPORTED`` / ``unsupported`` class).
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from eval.drilldown import PREVIEW
+
+MARK = {"supported": "✓", "unsupported": "✗", "uncited": "·"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>~&])")  # "|": escaped by the table writer
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """White space folded to single spaces; cut to ``limit`` characters with "…"."""
+    t = " ".join(str(text).split())
+    return t if limit is None or len(t) <= limit else t[: limit - 1].rstrip() + "…"
+
+
+def num(v: Any) -> str:
+    return "—" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def answer_head(a: dict[str, Any]) -> str:
+    """``answer (mode generate · citation support 0.50 · truncated: max_tokens)``."""
+    parts = [f"mode {a['mode'] or '—'}", f"citation support {num(a['citation_support_rate'])}"]
+    if a["refused"]:
+        parts.append(f"refused: {a['refusal_reason'] or 'yes'}")
+    if a["truncated"]:
+        parts.append(f"truncated: {a['truncated']}")
+    if a["contexts_cut"]:
+        parts.append("contexts cut to fit the prompt")
+    if a["error"]:
+        parts.append(f"error: {a['error']}")
+    return "answer (" + " · ".join(parts) + ")"
+
+
+def check_items(c: dict[str, Any]) -> list[str]:
+    """``any_of "Paris" ✓`` per item; a forbidden text passes when absent."""
+    out = []
+    for key in ("any_of", "must_contain", "forbidden"):
+        for it in c[key]:
+            ok = not it["found"] if key == "forbidden" else it["found"]
+            state = ("found" if it["found"] else "absent") + (" ✓" if ok else " ✗")
+            out.append(f'{key} "{one_line(it["text"])}" {state}')
+    return out
+
+
+def support_text(s: dict[str, Any]) -> str:
+    parts = [f"#{s['index']} {s['path']}"]
+    if s.get("heading"):
+        parts.append(f"heading {s['heading']!r}")
+    for key in ("page", "lines", "seconds"):
+        if s.get(key) is not None:
+            parts.append(f"{key} {s[key]}")
+    if s.get("snippet"):
+        parts.append(f'snippet "{one_line(s["snippet"], 160)}"')
+    return " · ".join(parts)
+
+
+def support_state(s: dict[str, Any]) -> str:
+    ranks = ", ".join(map(str, s["hit_ranks"])) or "not retrieved"
+    cited = ", ".join(f"[#{n}]" for n in s["cited"]) or "not cited"
+    return f"retrieved at rank {ranks}; {cited}"
+
+
+def matches_text(m: list[int]) -> str:
+    return "support " + ", ".join(f"#{i}" for i in m) if m else "no support"
+
+
+# ---------------------------------------------------------------- terminal
+
+
+def terminal(d: dict[str, Any], hits: int = 5) -> Group:
+    """The drill-down as rich renderables (the top ``hits`` retrieved chunks)."""
+    q = d["query"]
+    out: list[Text] = [Text(f"Q: {q['question']}", style="bold")]
+    if d["error"]:
+        out.append(Text(f"error ({d['error_stage']}): {d['error']}", style="red"))
+    a = d["answer"]
+    if a is not None:
+        out.append(Text(answer_head(a), style="bold"))
+        if a["sentences"]:
+            for s in a["sentences"]:
+                style = {"supported": "green", "unsupported": "bold red"}.get(s["verdict"], "")
+                label = "UNSUPPORTED" if s["verdict"] == "unsupported" else s["verdict"]
+                out.append(
+                    Text.assemble(
+                        (f"  {MARK.get(s['verdict'], '?')} {label} {num(s['score'])} ", style),
+                        one_line(s["text"]),
+                    )
+                )
+                for key in ("evidence", "suggested"):
+                    e = s[key]
+                    if e is not None:
+                        sc = f" ({num(e['score'])})" if e.get("score") is not None else ""
+                        out.append(
+                            Text(
+                                f"      {key} [#{e['n']}]{sc} {e['where']}: "
+                                f'"{one_line(e["quote"], 200)}"',
+                                style="dim" if key == "evidence" else "yellow",
+                            )
+                        )
+        else:
+            out.append(Text("  " + (one_line(a["text"]) or "(empty)")))
+        for c in a["cited"]:
+            out.append(Text(f"  cited [#{c['n']}] {c['where']} · {matches_text(c['matches'])}"))
+            out.append(Text(f'      "{one_line(c["text"], 240)}"', style="dim"))
+        if a["invalid_citations"]:
+            out.append(Text(f"  invalid citations: {a['invalid_citations']}", style="red"))
+        if a["checks"] is not None:
+            ok = a["checks"]["pass"]
+            out.append(Text(f"answer checks: {'PASS' if ok else 'FAIL'}", style="bold"))
+            out += [Text("  " + x) for x in check_items(a["checks"])]
+    out.append(Text(f"supports (first matching rank: {num(d['first_rank'])})", style="bold"))
+    if not d["supports"]:
+        out.append(Text("  none (unanswerable or no evidence given)"))
+    for s in d["supports"]:
+        out.append(Text(f"  {support_text(s)}"))
+        out.append(Text(f"      {support_state(s)}", style="dim"))
+    out.append(
+        Text(f"retrieved (top {min(hits, len(d['hits']))} of {len(d['hits'])})", style="bold")
+    )
+    for h in d["hits"][:hits]:
+        style = "green" if h["matches"] else ""
+        out.append(
+            Text(
+                f"  {h['rank']:>2}. {h['score']:.3f} {h['where']} · {matches_text(h['matches'])}",
+                style,
+            )
+        )
+    return Group(*out)
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def md(text: Any) -> str:
+    """Inline Markdown for run text: one line, Markdown/HTML punctuation escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(str(text)))
+
+
+def code(text: Any) -> str:
+    """A Markdown code span (literal inside; back ticks become quotes)."""
+    return "`" + one_line(str(text)).replace("`", "'") + "`"
+
+
+def markdown_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(aspect, cell)`` rows; cells are inline Markdown, lines joined by ``<br>``."""
+    rows: list[tuple[str, str]] = []
+    if d["error"]:
+        rows.append(("error", md(f"{d['error_stage']}: {d['error']}")))
+    a = d["answer"]
+    if a is not None:
+        rows.append(("answer", md(answer_head(a)[len("answer ") :])))
+        if a["sentences"]:
+            lines = []
+            for s in a["sentences"]:
+                v = "**UNSUPPORTED**" if s["verdict"] == "unsupported" else s["verdict"]
+                line = f"{MARK.get(s['verdict'], '?')} {v} {num(s['score'])}: {md(s['text'])}"
+                for key in ("evidence", "suggested"):
+                    e = s[key]
+                    if e is not None:
+                        line += (
+                            f"<br>&nbsp;&nbsp;{key} \\[#{e['n']}\\] {code(e['where'])}: "
+                            f"“{md(one_line(e['quote'], 300))}”"
+                        )
+                lines.append(line)
+            rows.append(("sentences", "<br>".join(lines)))
+        else:
+            rows.append(("text", md(a["text"]) or "(empty)"))
+        cited = [
+            f"\\[#{c['n']}\\] {code(c['where'])} ({matches_text(c['matches'])}): "
+            f"“{md(one_line(c['text'], PREVIEW))}”"
+            for c in a["cited"]
+        ]
+        rows.append(("cited passages", "<br>".join(cited) or "none"))
+        if a["checks"] is not None:
+            head = "**PASS**" if a["checks"]["pass"] else "**FAIL**"
+            rows.append(
+                ("answer checks", "<br>".join([head] + [md(x) for x in check_items(a["checks"])]))
+            )
+    sup = [f"{md(support_text(s))} — {md(support_state(s))}" for s in d["supports"]]
+    rows.append(("golden supports", "<br>".join(sup) or "none"))
+    rows.append(("first matching rank", num(d["first_rank"])))
+    hits = [
+        f"{h['rank']}. {h['score']:.3f} {code(h['where'])} — {matches_text(h['matches'])}"
+        for h in d["hits"]
+    ]
+    rows.append(("retrieved", "<br>".join(hits) or "none"))
+    return rows
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def _quote(text: str, limit: int = PREVIEW) -> str:
+    t = one_line(text)
+    if len(t) <= limit:
+        return f"<blockquote>{escape(t)}</blockquote>"
+    return (
+        f"<details><summary>{escape(one_line(t, limit))}</summary>"
+        f"<blockquote>{escape(t)}</blockquote></details>"
+    )
+
+
+def html_block(d: dict[str, Any]) -> str:
+    """The drill-down as an HTML fragment (every run text escaped)."""
+    q = d["query"]
+    out = [f'<p class="q"><b>Q:</b> {escape(q["question"])}</p>']
+    if d["error"]:
+        out.append(
+            f'<p class="bad">error ({escape(str(d["error_stage"]))}): {escape(d["error"])}</p>'
+        )
+    a = d["answer"]
+    if a is not None:
+        out.append(f"<h4>{escape(answer_head(a))}</h4>")
+        if a["sentences"]:
+            out.append('<ol class="sents">')
+            for s in a["sentences"]:
+                v = s["verdict"]
+                item = (
+                    f'<li class="{escape(v)}"><span class="tag">{MARK.get(v, "?")} {escape(v)} '
+                    f"{num(s['score'])}</span> {escape(s['text'])}"
+                )
+                for key in ("evidence", "suggested"):
+                    e = s[key]
+                    if e is not None:
+                        item += (
+                            f'<div class="{key}">{key} [#{escape(str(e["n"]))}] '
+                            f"<code>{escape(e['where'])}</code>: “{escape(e['quote'])}”</div>"
+                        )
+                out.append(item + "</li>")
+            out.append("</ol>")
+        else:
+            out.append(f"<p>{escape(a['text']) or '(empty)'}</p>")
+        if a["cited"]:
+            out.append("<h4>Cited passages</h4>")
+        for c in a["cited"]:
+            out.append(
+                f"<p>[#{c['n']}] <code>{escape(c['where'])}</code> · "
+                f"{escape(matches_text(c['matches']))}</p>" + _quote(c["text"])
+            )
+        if a["invalid_citations"]:
+            out.append(
+                f'<p class="bad">invalid citations: {escape(str(a["invalid_citations"]))}</p>'
+            )
+        if a["checks"] is not None:
+            ok = a["checks"]["pass"]
+            items = "".join(f"<li>{escape(x)}</li>" for x in check_items(a["checks"]))
+            out.append(
+                f'<h4>Answer checks: <span class="{"good" if ok else "bad"}">'
+                f"{'PASS' if ok else 'FAIL'}</span></h4><ul>{items}</ul>"
+            )
+    out.append(f"<h4>Golden supports (first matching rank: {num(d['first_rank'])})</h4>")
+    sup = "".join(
+        f"<li>{escape(support_text(s))}<br><small>{escape(support_state(s))}</small></li>"
+        for s in d["supports"]
+    )
+    out.append(f"<ul>{sup}</ul>" if sup else "<p>none</p>")
+    out.append("<h4>Retrieved</h4><ol>")
+    for h in d["hits"]:
+        cls = ' class="good"' if h["matches"] else ""
+        out.append(
+            f"<li{cls}>{h['score']:.3f} <code>{escape(h['where'])}</code> · "
+            f"{escape(matches_text(h['matches']))}{_quote(h['text'], 160)}</li>"
+        )
+    out.append("</ol>")
+    return '<div class="drill">' + "".join(out) + "</div>"
+
+
+def summary(d: dict[str, Any]) -> str:
+    """One line: ``id · category · first rank 2 · answer_correct 1 · support 0.50``."""
+    q = d["query"]
+    parts = [q["id"], q["category"] or "(none)"]
+    parts.append("answerable" if q["answerable"] else "unanswerable")
+    parts.append(f"first rank {num(d['first_rank'])}")
+    a = d["answer"]
+    if a is not None:
+        if a["refused"]:
+            parts.append(f"refused ({a['refusal_reason'] or 'model'})")
+        for key in ("answer_correct", "citation_support_rate"):
+            if a["values"].get(key) is not None:
+                parts.append(f"{key} {num(a['values'][key])}")
+    if d["error"]:
+        parts.append("error")
+    return " · ".join(parts)
