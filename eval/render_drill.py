@@ -29,13 +29,22 @@ def one_line(text: str, limit: int | None = None) -> str:
     return t if limit is None or len(t) <= limit else t[: limit - 1].rstrip() + "…"
 
 
+def scored(e: dict[str, Any]) -> str:
+    """`` (0.88)`` when the evidence/suggestion has a score, else empty."""
+    return f" ({num(e['score'])})" if e.get("score") is not None else ""
+
+
 def num(v: Any) -> str:
     return "—" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
 
 
 def answer_head(a: dict[str, Any]) -> str:
     """``answer (mode generate · citation support 0.50 · truncated: max_tokens)``."""
-    parts = [f"mode {a['mode'] or '—'}", f"citation support {num(a['citation_support_rate'])}"]
+    parts = [
+        f"mode {a['mode'] or '—'}",
+        f"grounded {'yes' if a['grounded'] else 'no'}",
+        f"citation support {num(a['citation_support_rate'])}",
+    ]
     if a["refused"]:
         parts.append(f"refused: {a['refusal_reason'] or 'yes'}")
     if a["truncated"]:
@@ -71,9 +80,20 @@ def support_text(s: dict[str, Any]) -> str:
 
 
 def support_state(s: dict[str, Any]) -> str:
-    ranks = ", ".join(map(str, s["hit_ranks"])) or "not retrieved"
-    cited = ", ".join(f"[#{n}]" for n in s["cited"]) or "not cited"
-    return f"retrieved at rank {ranks}; {cited}"
+    """``retrieved at rank 2, 4; cited [#1]`` / ``not retrieved; not cited``."""
+    ranks = ", ".join(map(str, s["hit_ranks"]))
+    cited = ", ".join(f"[#{n}]" for n in s["cited"])
+    return (f"retrieved at rank {ranks}" if ranks else "not retrieved") + (
+        f"; cited {cited}" if cited else "; not cited"
+    )
+
+
+def verdict_head(s: dict[str, Any], upper: bool = True) -> str:
+    """``✗ UNSUPPORTED 0.12`` / ``✓ supported 0.93`` / ``· uncited``."""
+    v = s["verdict"]
+    label = v.upper() if upper and v == "unsupported" else v
+    score = f" {num(s['score'])}" if s["score"] is not None else ""
+    return f"{MARK.get(v, '?')} {label}{score}"
 
 
 def matches_text(m: list[int]) -> str:
@@ -83,10 +103,10 @@ def matches_text(m: list[int]) -> str:
 # ---------------------------------------------------------------- terminal
 
 
-def terminal(d: dict[str, Any], hits: int = 5) -> Group:
+def terminal(d: dict[str, Any], hits: int = 5, question: bool = True) -> Group:
     """The drill-down as rich renderables (the top ``hits`` retrieved chunks)."""
     q = d["query"]
-    out: list[Text] = [Text(f"Q: {q['question']}", style="bold")]
+    out: list[Text] = [Text(f"Q: {q['question']}", style="bold")] if question else []
     if d["error"]:
         out.append(Text(f"error ({d['error_stage']}): {d['error']}", style="red"))
     a = d["answer"]
@@ -95,20 +115,13 @@ def terminal(d: dict[str, Any], hits: int = 5) -> Group:
         if a["sentences"]:
             for s in a["sentences"]:
                 style = {"supported": "green", "unsupported": "bold red"}.get(s["verdict"], "")
-                label = "UNSUPPORTED" if s["verdict"] == "unsupported" else s["verdict"]
-                out.append(
-                    Text.assemble(
-                        (f"  {MARK.get(s['verdict'], '?')} {label} {num(s['score'])} ", style),
-                        one_line(s["text"]),
-                    )
-                )
+                out.append(Text.assemble((f"  {verdict_head(s)} ", style), one_line(s["text"])))
                 for key in ("evidence", "suggested"):
                     e = s[key]
                     if e is not None:
-                        sc = f" ({num(e['score'])})" if e.get("score") is not None else ""
                         out.append(
                             Text(
-                                f"      {key} [#{e['n']}]{sc} {e['where']}: "
+                                f"      {key} [#{e['n']}]{scored(e)} {e['where']}: "
                                 f'"{one_line(e["quote"], 200)}"',
                                 style="dim" if key == "evidence" else "yellow",
                             )
@@ -168,13 +181,15 @@ def markdown_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
         if a["sentences"]:
             lines = []
             for s in a["sentences"]:
-                v = "**UNSUPPORTED**" if s["verdict"] == "unsupported" else s["verdict"]
-                line = f"{MARK.get(s['verdict'], '?')} {v} {num(s['score'])}: {md(s['text'])}"
+                head = verdict_head(s)
+                if s["verdict"] == "unsupported":
+                    head = head.replace("UNSUPPORTED", "**UNSUPPORTED**")
+                line = f"{head}: {md(s['text'])}"
                 for key in ("evidence", "suggested"):
                     e = s[key]
                     if e is not None:
                         line += (
-                            f"<br>&nbsp;&nbsp;{key} \\[#{e['n']}\\] {code(e['where'])}: "
+                            f"<br>&nbsp;&nbsp;{key} \\[#{e['n']}\\]{scored(e)} {code(e['where'])}: "
                             f"“{md(one_line(e['quote'], 300))}”"
                         )
                 lines.append(line)
@@ -216,10 +231,11 @@ def _quote(text: str, limit: int = PREVIEW) -> str:
     )
 
 
-def html_block(d: dict[str, Any]) -> str:
-    """The drill-down as an HTML fragment (every run text escaped)."""
+def html_block(d: dict[str, Any], question: bool = True) -> str:
+    """The drill-down as an HTML fragment (every run text escaped); ``question=False``
+    leaves the question out (a caller showing two runs prints it once)."""
     q = d["query"]
-    out = [f'<p class="q"><b>Q:</b> {escape(q["question"])}</p>']
+    out = [f'<p class="q"><b>Q:</b> {escape(q["question"])}</p>'] if question else []
     if d["error"]:
         out.append(
             f'<p class="bad">error ({escape(str(d["error_stage"]))}): {escape(d["error"])}</p>'
@@ -232,14 +248,14 @@ def html_block(d: dict[str, Any]) -> str:
             for s in a["sentences"]:
                 v = s["verdict"]
                 item = (
-                    f'<li class="{escape(v)}"><span class="tag">{MARK.get(v, "?")} {escape(v)} '
-                    f"{num(s['score'])}</span> {escape(s['text'])}"
+                    f'<li class="{escape(v)}"><span class="tag">'
+                    f"{escape(verdict_head(s, upper=False))}</span> {escape(s['text'])}"
                 )
                 for key in ("evidence", "suggested"):
                     e = s[key]
                     if e is not None:
                         item += (
-                            f'<div class="{key}">{key} [#{escape(str(e["n"]))}] '
+                            f'<div class="{key}">{key} [#{escape(str(e["n"]))}]{scored(e)} '
                             f"<code>{escape(e['where'])}</code>: “{escape(e['quote'])}”</div>"
                         )
                 out.append(item + "</li>")

@@ -18,6 +18,7 @@ th:first-child,td:first-child{text-align:left}
 th{background:#f5f5f5}
 .good{color:#2e7d32}.bad{color:#c62828}.note{color:#555}
 code{background:#f3f3f3;padding:0 3px}
+.tw{overflow-x:auto}
 .match{font-size:0.8em;color:#555;font-weight:normal}
 details.query{border:1px solid #ddd;border-radius:4px;margin:0.4rem 0;padding:0.3rem 0.6rem}
 details.query>summary{cursor:pointer}
@@ -44,9 +45,9 @@ def _page(title: str, body: list[str]) -> str:
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
     """``rows`` cells are already-escaped HTML."""
-    h = "".join(f"<th>{escape(x)}</th>" for x in head)
+    h = "".join(f"<th>{escape(x).replace('_', '_<wbr>')}</th>" for x in head)
     b = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>"
+    return f'<div class="tw"><table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table></div>'
 
 
 def _match(name: str) -> str:
@@ -71,7 +72,7 @@ def _changes(c: dict[str, Any]) -> list[str]:
             continue
         out.append(f"<h2>{title}, B vs A{_match(c['matching'])}</h2>")
         for x in rows:
-            head = f"<code>{escape(x['query_id'])}</code> ({escape(x['category'])}): " + escape(
+            head = f"<code>{escape(x['query_id'])}</code> · {escape(x['category'])} · " + escape(
                 change_text(x)
             )
             body = ""
@@ -79,8 +80,9 @@ def _changes(c: dict[str, Any]) -> list[str]:
                 body = (
                     f'<p class="q"><b>Q:</b> {escape(x["a"]["query"]["question"])}</p>'
                     f'<div class="ab"><div><h3>A: run {c["a"]["id"]}</h3>'
-                    f"{render_drill.html_block(x['a'])}</div><div><h3>B: run {c['b']['id']}</h3>"
-                    f"{render_drill.html_block(x['b'])}</div></div>"
+                    f"{render_drill.html_block(x['a'], question=False)}</div>"
+                    f"<div><h3>B: run {c['b']['id']}</h3>"
+                    f"{render_drill.html_block(x['b'], question=False)}</div></div>"
                 )
             out.append(f'<details class="query"><summary>{head}</summary>{body}</details>')
     return out

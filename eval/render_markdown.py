@@ -148,7 +148,7 @@ def _changes(c: dict[str, Any]) -> list[str]:
         lines += [f"## {title}, B vs A (matching: {c['matching']})", ""]
         for x in rows:
             lines += [
-                f"### `{x['query_id']}` ({render_drill.md(x['category'])}): "
+                f"### `{x['query_id']}` · {render_drill.md(x['category'])} · "
                 f"{render_drill.md(change_text(x))}",
                 "",
             ]

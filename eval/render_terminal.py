@@ -108,13 +108,17 @@ def render_changes(c: dict[str, Any], console: Console, limit: int = 20) -> None
         console.print(Text(f"{title} (B vs A) · matching: {c['matching']}", style="bold"))
         for x in rows[:limit]:
             console.print(
-                Text(f"{x['query_id']} ({x['category']}): {change_text(x)}", style="cyan")
+                Text(f"{x['query_id']} · {x['category']} · {change_text(x)}", style="cyan")
             )
             if "a" in x:
+                console.print(Text(f"Q: {x['a']['query']['question']}", style="bold"))
                 t = Table(show_header=True, expand=True)
                 t.add_column(f"A: run {c['a']['id']}", ratio=1)
                 t.add_column(f"B: run {c['b']['id']}", ratio=1)
-                t.add_row(render_drill.terminal(x["a"]), render_drill.terminal(x["b"]))
+                t.add_row(
+                    render_drill.terminal(x["a"], question=False),
+                    render_drill.terminal(x["b"], question=False),
+                )
                 console.print(t)
         if len(rows) > limit:
             console.print(f"... and {len(rows) - limit} more (see --md/--html)", highlight=False)
@@ -199,9 +203,7 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
         console.print(t)
     for note in own_notes(c["metrics"] + c["judge"]):
         console.print(f"note: {note}", highlight=False)
-    t = Table(
-        title=f"Per query (first matching rank) · matching: {c['matching']}", title_justify="left"
-    )
+    t = Table(title=f"First matching rank · matching: {c['matching']}", title_justify="left")
     for col in ("category", "win", "loss", "draw", "regression"):
         t.add_column(col, justify="left" if col == "category" else "right")
     for cat, row in c["outcomes"]["by_category"].items():
