@@ -141,6 +141,8 @@ def _answer(r: QueryResult, a: AnswerResult, mode: str, supports: list[dict[str,
     return {
         "text": a.text,
         "mode": a.mode,
+        "verifier": a.verifier,
+        "answerability": a.answerability,
         "refused": a.refused,
         "refusal_reason": a.refusal_reason,
         "grounded": a.grounded,

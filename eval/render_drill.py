@@ -53,6 +53,13 @@ def answer_head(a: dict[str, Any]) -> str:
         parts.append("contexts cut to fit the prompt")
     if a["error"]:
         parts.append(f"error: {a['error']}")
+    ab = a.get("answerability")
+    if ab:
+        missing = ", ".join(map(str, ab.get("missing") or []))
+        parts.append(
+            f"answerability coverage {num(ab.get('coverage'))} vs threshold "
+            f"{num(ab.get('threshold'))}" + (f", missing: {missing}" if missing else "")
+        )
     return "answer (" + " · ".join(parts) + ")"
 
 
@@ -79,13 +86,15 @@ def support_text(s: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def support_state(s: dict[str, Any]) -> str:
-    """``retrieved at rank 2, 4; cited [#1]`` / ``not retrieved; not cited``."""
+def support_state(s: dict[str, Any], answered: bool = True) -> str:
+    """``retrieved at rank 2, 4; cited [#1]`` / ``not retrieved; not cited`` (the
+    citation part only for a query that has an answer)."""
     ranks = ", ".join(map(str, s["hit_ranks"]))
     cited = ", ".join(f"[#{n}]" for n in s["cited"])
-    return (f"retrieved at rank {ranks}" if ranks else "not retrieved") + (
-        f"; cited {cited}" if cited else "; not cited"
-    )
+    out = f"retrieved at rank {ranks}" if ranks else "not retrieved"
+    if answered:
+        out += f"; cited {cited}" if cited else "; not cited"
+    return out
 
 
 def verdict_head(s: dict[str, Any], upper: bool = True) -> str:
@@ -142,7 +151,7 @@ def terminal(d: dict[str, Any], hits: int = 5, question: bool = True) -> Group:
         out.append(Text("  none (unanswerable or no evidence given)"))
     for s in d["supports"]:
         out.append(Text(f"  {support_text(s)}"))
-        out.append(Text(f"      {support_state(s)}", style="dim"))
+        out.append(Text(f"      {support_state(s, d['answer'] is not None)}", style="dim"))
     out.append(
         Text(f"retrieved (top {min(hits, len(d['hits']))} of {len(d['hits'])})", style="bold")
     )
@@ -207,7 +216,10 @@ def markdown_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append(
                 ("answer checks", "<br>".join([head] + [md(x) for x in check_items(a["checks"])]))
             )
-    sup = [f"{md(support_text(s))} — {md(support_state(s))}" for s in d["supports"]]
+    sup = [
+        f"{md(support_text(s))} — {md(support_state(s, d['answer'] is not None))}"
+        for s in d["supports"]
+    ]
     rows.append(("golden supports", "<br>".join(sup) or "none"))
     rows.append(("first matching rank", num(d["first_rank"])))
     hits = [
@@ -221,10 +233,12 @@ def markdown_rows(d: dict[str, Any]) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------- HTML
 
 
-def _quote(text: str, limit: int = PREVIEW) -> str:
+def _quote(text: str, limit: int = PREVIEW, full: bool = True) -> str:
+    """The passage in a blockquote; a longer one is cut at ``limit`` characters, with
+    the whole text behind a click when ``full`` (else only the cut form)."""
     t = one_line(text)
-    if len(t) <= limit:
-        return f"<blockquote>{escape(t)}</blockquote>"
+    if len(t) <= limit or not full:
+        return f"<blockquote>{escape(one_line(t, limit))}</blockquote>"
     return (
         f"<details><summary>{escape(one_line(t, limit))}</summary>"
         f"<blockquote>{escape(t)}</blockquote></details>"
@@ -281,8 +295,9 @@ def html_block(d: dict[str, Any], question: bool = True) -> str:
                 f"{'PASS' if ok else 'FAIL'}</span></h4><ul>{items}</ul>"
             )
     out.append(f"<h4>Golden supports (first matching rank: {num(d['first_rank'])})</h4>")
+    answered = d["answer"] is not None
     sup = "".join(
-        f"<li>{escape(support_text(s))}<br><small>{escape(support_state(s))}</small></li>"
+        f"<li>{escape(support_text(s))}<br><small>{escape(support_state(s, answered))}</small></li>"
         for s in d["supports"]
     )
     out.append(f"<ul>{sup}</ul>" if sup else "<p>none</p>")
@@ -291,7 +306,7 @@ def html_block(d: dict[str, Any], question: bool = True) -> str:
         cls = ' class="good"' if h["matches"] else ""
         out.append(
             f"<li{cls}>{h['score']:.3f} <code>{escape(h['where'])}</code> · "
-            f"{escape(matches_text(h['matches']))}{_quote(h['text'], 160)}</li>"
+            f"{escape(matches_text(h['matches']))}{_quote(h['text'], 240, full=False)}</li>"
         )
     out.append("</ol>")
     return '<div class="drill">' + "".join(out) + "</div>"

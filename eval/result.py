@@ -4,7 +4,8 @@ This is what an ``eval_query_results`` row holds (see :mod:`eval.store`) and wha
 every metric is computed from, so metrics can always be recomputed from the rows.
 
 Answer fields added with the sentence verifier (``sentences``,
-``citation_support_rate``, ``contexts_cut``, ``mode``) are optional: runs stored
+``citation_support_rate``, ``contexts_cut``, ``mode``, ``verifier``,
+``answerability``) are optional: runs stored
 before them load with empty/``None`` values. ``truncated`` used to hold the dict of
 contexts cut to fit the prompt; it now holds ``"max_tokens"`` (the answer was cut by
 the token limit) or ``None``, and the dict moved to ``contexts_cut``.
@@ -113,6 +114,8 @@ class AnswerResult:
     citation_support_rate: float | None = None
     contexts_cut: dict[str, Any] | None = None
     mode: str | None = None
+    verifier: str | None = None
+    answerability: dict[str, Any] | None = None
 
     def sentence_views(self) -> list[Sentence]:
         return [Sentence.from_dict(d, i) for i, d in enumerate(self.sentences)]
@@ -158,6 +161,8 @@ class AnswerResult:
             "citation_support_rate": self.citation_support_rate,
             "contexts_cut": self.contexts_cut,
             "mode": self.mode,
+            "verifier": self.verifier,
+            "answerability": self.answerability,
         }
 
     @classmethod
@@ -189,6 +194,10 @@ class AnswerResult:
             citation_support_rate=float(rate) if _is_num(rate) else None,
             contexts_cut=cut if isinstance(cut, dict) else None,
             mode=d.get("mode"),
+            verifier=d.get("verifier"),
+            answerability=d.get("answerability")
+            if isinstance(d.get("answerability"), dict)
+            else None,
         )
 
 

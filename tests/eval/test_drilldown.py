@@ -135,7 +135,9 @@ def test_truncated_reads_old_and_new_forms() -> None:
     cut = {"dropped_chunk_ids": [104], "cut": {"chunk_id": 103}}
     old = AnswerResult.from_dict({"text": "a", "truncated": cut})
     assert old.truncated is None and old.contexts_cut == cut
-    new = AnswerResult.from_dict({"text": "a", "truncated": "max_tokens", "contexts_cut": cut})
+    new = AnswerResult.from_dict(
+        {"text": "a", "truncated": "max_tokens", "contexts_cut": cut, "answerability": {"a": 1}}
+    )
     assert new.truncated == "max_tokens" and new.contexts_cut == cut
     assert AnswerResult.from_dict(new.to_dict()) == new  # round trip through storage
     plain = AnswerResult.from_dict({"text": "a"})
@@ -154,7 +156,11 @@ def drill_result() -> Any:
         answer=check(any_of=["France", "Gaul"], must_contain=["Denmark"], forbidden=["Rome"]),
         category="factual",
     )
-    ans = verified([S_OK, S_BAD, S_UNCITED], truncated="max_tokens")
+    ans = verified(
+        [S_OK, S_BAD, S_UNCITED],
+        truncated="max_tokens",
+        answerability={"coverage": 0.75, "answerable": True, "threshold": 0.5, "missing": ["x"]},
+    )
     return result(q, [C2, C1], 0, ans)
 
 
@@ -194,6 +200,7 @@ def test_drilldown_renderings_escape_and_mark_unsupported() -> None:
     assert "✗ UNSUPPORTED 0.12 The Normans came from Denmark. [#2]" in text
     assert 'suggested [#1] (0.88) wiki/Normans.md › History · lines 3–3: "The Normans' in text
     assert "matching: exact" in text and 'forbidden "Rome" absent ✓' in text
+    assert "answerability coverage 0.75 vs threshold 0.50, missing: x" in text
     # the passage's markup is printed literally, not interpreted
     assert "<script>alert(1)</script>" in text
     md = run_markdown(rep)
