@@ -7,7 +7,7 @@ from html import escape
 from typing import Any
 
 from eval import render_drill, svg
-from eval.render_terminal import change_text, fmt, fmt_delta, own_notes, when
+from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
 from eval.report import breakdown_columns, matching_of
 
 CSS = """
@@ -66,11 +66,11 @@ def _queries(details: list[dict[str, Any]], matching: str) -> list[str]:
 
 def _changes(c: dict[str, Any]) -> list[str]:
     out: list[str] = []
-    for direction, title in (("regression", "Regressions"), ("improvement", "Improvements")):
+    for direction, title in CHANGE_TITLES:
         rows = [x for x in c["changes"] if x["direction"] == direction]
         if not rows:
             continue
-        out.append(f"<h2>{title}, B vs A{_match(c['matching'])}</h2>")
+        out.append(f"<h2>{title}{_match(c['matching'])}</h2>")
         for x in rows:
             head = f"<code>{escape(x['query_id'])}</code> · {escape(x['category'])} · " + escape(
                 change_text(x)

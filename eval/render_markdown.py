@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval import render_drill
-from eval.render_terminal import change_text, fmt, fmt_delta, own_notes, when
+from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
 from eval.report import breakdown_columns, matching_of
 
 
@@ -141,11 +141,11 @@ def compare_markdown(c: dict[str, Any]) -> str:
 def _changes(c: dict[str, Any]) -> list[str]:
     """Regressions and improvements, each with its drill-down, A beside B."""
     lines: list[str] = []
-    for direction, title in (("regression", "Regressions"), ("improvement", "Improvements")):
+    for direction, title in CHANGE_TITLES:
         rows = [x for x in c["changes"] if x["direction"] == direction]
         if not rows:
             continue
-        lines += [f"## {title}, B vs A (matching: {c['matching']})", ""]
+        lines += [f"## {title} (matching: {c['matching']})", ""]
         for x in rows:
             lines += [
                 f"### `{x['query_id']}` · {render_drill.md(x['category'])} · "

@@ -16,6 +16,10 @@ from eval import render_drill
 from eval.report import breakdown_columns, group_of, matching_of
 from eval.store import RunRow
 
+CHANGE_TITLES = (
+    ("regression", "Regressions: B worse than A (first matching rank or an answer metric)"),
+    ("improvement", "Improvements: B better than A, worse on nothing"),
+)
 GROUP_TITLES = {
     "retrieval": "Retrieval",
     "answer": "Answers",
@@ -99,13 +103,13 @@ def render_queries(details: list[dict[str, Any]], matching: str, console: Consol
         console.print()
 
 
-def render_changes(c: dict[str, Any], console: Console, limit: int = 20) -> None:
+def render_changes(c: dict[str, Any], console: Console, limit: int = 10) -> None:
     """Regressions and improvements: what changed, then the drill-down A beside B."""
-    for direction, title in (("regression", "Regressions"), ("improvement", "Improvements")):
+    for direction, title in CHANGE_TITLES:
         rows = [x for x in c["changes"] if x["direction"] == direction]
         if not rows:
             continue
-        console.print(Text(f"{title} (B vs A) · matching: {c['matching']}", style="bold"))
+        console.print(Text(f"{title} · matching: {c['matching']}", style="bold"))
         for x in rows[:limit]:
             console.print(
                 Text(f"{x['query_id']} · {x['category']} · {change_text(x)}", style="cyan")
@@ -150,7 +154,7 @@ def own_notes(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def render_list(runs: list[RunRow], console: Console) -> None:
-    t = Table(title="eval runs", title_justify="left")
+    t = Table(title="eval runs · matching: exact", title_justify="left")
     for c in ("id", "name", "created", "status", "queries", "k", "hit@5", "mrr@10"):
         t.add_column(c, justify="right" if c in ("id", "queries", "k") else "left")
     for r in runs:

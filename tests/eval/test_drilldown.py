@@ -248,10 +248,12 @@ def test_compare_lists_regressions_and_improvements_a_beside_b() -> None:
     buf = io.StringIO()
     render_compare(data, Console(file=buf, width=220))
     text = buf.getvalue()
-    assert "Regressions (B vs A) · matching: exact" in text and "Improvements" in text
+    assert "Regressions: B worse than A" in text and "Improvements: B better" in text
+    assert "answer metric) · matching: exact" in text
     assert "A: run 1" in text and "B: run 2" in text and "UNSUPPORTED" in text
     md = compare_markdown(data)
-    assert "## Regressions, B vs A (matching: exact)" in md
+    assert "## Regressions: B worse than A (first matching rank or an answer metric) " in md
+    assert "## Improvements: B better than A, worse on nothing (matching: exact)" in md
     assert "| | A: run 1 | B: run 2 |" in md.replace("|  |", "| |")
     html = compare_html(data)
     assert html.count('class="ab"') == 2 and "<script" not in html
