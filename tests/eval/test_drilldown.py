@@ -283,3 +283,26 @@ def test_show_under_doc_span_reproduces_compare() -> None:
     buf = io.StringIO()
     render_run(RunReport(run_row(1), span).to_json(), Console(file=buf, width=160))
     assert buf.getvalue().count("matching: doc_span") >= 3
+
+
+def test_compare_notes_when_a_paired_value_covers_fewer_queries() -> None:
+    ra, rb = pair()
+    # B's answer to q2 cites nothing: citation_support_rate is defined for q1 only in B
+    rb[1] = result(rb[1].query, rb[1].hits, 1, verified([S_UNCITED]))
+    data = comparison_json(
+        compare_loaded(run_row(1, k=2), ra, run_row(2, k=2), rb, n_perm=50, n_boot=50),
+        details=False,
+    )
+    csr = next(m for m in data["metrics"] if m["metric"] == "citation_support_rate")
+    # paired: q1 only (A 1.0, B 0.0); A alone: q1 and q2 -> (1 + 0) / 2
+    assert (csr["n"], csr["a"], csr["b"]) == (1, 1.0, 0.0)
+    assert csr["own_a"] == {"value": 0.5, "n": 2} and csr["own_b"] == {"value": 0.0, "n": 1}
+    assert all("a" not in x for x in data["changes"])  # details=False: no drill-downs
+    note = (
+        "citation_support_rate: paired over 1 queries defined in both runs; "
+        "run A alone: 0.5000 over 2"
+    )
+    buf = io.StringIO()
+    render_compare(data, Console(file=buf, width=220))
+    assert note in buf.getvalue() and note in compare_markdown(data)
+    assert note in compare_html(data)
