@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from eval import render_drill, svg
+from eval import render_drill, render_drill_html, svg
 from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
 from eval.report import breakdown_columns, matching_of
 
@@ -59,7 +59,7 @@ def _queries(details: list[dict[str, Any]], matching: str) -> list[str]:
     for d in details:
         out.append(
             f'<details class="query"><summary>{escape(render_drill.summary(d))}</summary>'
-            f"{render_drill.html_block(d)}</details>"
+            f"{render_drill_html.html_block(d)}</details>"
         )
     return out
 
@@ -80,9 +80,9 @@ def _changes(c: dict[str, Any]) -> list[str]:
                 body = (
                     f'<p class="q"><b>Q:</b> {escape(x["a"]["query"]["question"])}</p>'
                     f'<div class="ab"><div><h3>A: run {c["a"]["id"]}</h3>'
-                    f"{render_drill.html_block(x['a'], question=False)}</div>"
+                    f"{render_drill_html.html_block(x['a'], question=False)}</div>"
                     f"<div><h3>B: run {c['b']['id']}</h3>"
-                    f"{render_drill.html_block(x['b'], question=False)}</div></div>"
+                    f"{render_drill_html.html_block(x['b'], question=False)}</div></div>"
                 )
             out.append(f'<details class="query"><summary>{head}</summary>{body}</details>')
     return out
