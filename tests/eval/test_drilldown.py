@@ -306,3 +306,54 @@ def test_compare_notes_when_a_paired_value_covers_fewer_queries() -> None:
     render_compare(data, Console(file=buf, width=220))
     assert note in buf.getvalue() and note in compare_markdown(data)
     assert note in compare_html(data)
+
+
+def test_show_on_a_real_store_refreshes_an_old_cache_and_drills_down(tmp_path: Any) -> None:
+    """Real SQLite: a run whose cached metrics predate citation_support_rate is
+    recomputed by `kb eval show`; --matching doc_span never overwrites the cache."""
+    from typer.testing import CliRunner
+
+    from eval.store import EvalStore
+    from kb.cli import app
+    from kb.store import Store
+
+    home = tmp_path / "kb"
+    ra, _ = pair()
+    res = [drill_result(), *ra[1:]]
+    with Store.open(home) as store:
+        es = EvalStore(store)
+        rid = es.create_run("old", "g.yaml", "h", {}, {"k": 2, "answers": True})
+        for r in res:
+            es.save_result(rid, r)
+        cache = compute_table(res, 2).to_json()
+        for block in (cache["overall"], *cache["by"]["answerable"].values()):
+            del block["metrics"]["citation_support_rate"]
+        del cache["matching"]  # caches from before it was stored carry match_mode only
+        es.finish_run(rid, "complete", cache)
+
+    def show(*args: str) -> tuple[int, str]:
+        r = CliRunner().invoke(app, ["eval", "show", "old", "--kb", str(home), *args])
+        return r.exit_code, r.stdout
+
+    code, out = show("--matching", "doc_span", "--json")
+    assert code == 0 and json.loads(out)["matching"] == "doc_span"
+    with Store.open(home) as store:  # doc_span is shown, not cached
+        assert (
+            "citation_support_rate"
+            not in EvalStore(store).find_run("old").metrics["overall"]["metrics"]
+        )  # type: ignore[index]
+    code, out = show("--json")
+    rep = json.loads(out)
+    # q<1>: 1 of 2 cited sentences supported; q2: 0 of 1 -> mean 0.25
+    assert rep["metrics"]["overall"]["metrics"]["citation_support_rate"] == 0.25
+    assert rep["matching"] == "exact" and "queries" not in rep
+    with Store.open(home) as store:
+        cached = EvalStore(store).find_run("old").metrics
+        assert cached is not None and cached["overall"]["metrics"]["citation_support_rate"] == 0.25
+    code, out = show("--query", "q<1>")
+    assert code == 0 and "✗ UNSUPPORTED 0.12 The Normans came from Denmark. [#2]" in out
+    assert "By answerable" not in out  # the drill-down replaces the tables
+    page = tmp_path / "r.html"
+    code, _ = show("--html", str(page))
+    html = page.read_text()
+    assert code == 0 and html.count('<details class="query">') == 2 and "<script" not in html
