@@ -128,7 +128,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
     rows.append(["**total**", *(str(c["outcomes"]["totals"][k]) for k in keys)])
     lines += _table(["category", *keys], rows)
     if c["regressions"]:
-        lines += ["## Regressions (A matched, B did not)", ""]
+        lines += ["## Retrieval regressions (A matched, B did not)", ""]
         lines += [
             f"- `{r['query_id']}` ({r['category']}): A rank {r['rank_a']}" for r in c["regressions"]
         ] + [""]
