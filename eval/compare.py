@@ -23,6 +23,17 @@ Per query with supports, on the rank of the first chunk matching a support withi
 - **regression**: A matched and B did not (every regression is also a loss).
 
 A query whose retrieval failed counts as "no match" in that run.
+
+Per metric, besides the paired values, each run's own value over the shared queries
+where the metric is defined *in that run* (``own_a``/``own_b``, with their ``n``):
+with the same queries and matching this is what ``kb eval show RUN --matching
+exact|doc_span`` prints, so a paired value that differs (the other run left a query
+outside the metric's denominator) can be reconciled by reading both.
+
+Changed queries (the drill-down lists): a query is a **regression** when B is worse
+than A on the first matching rank (a loss) or on any answer metric defined for it in
+both runs, and an **improvement** when B is better on one of them and worse on none.
+Each change lists what moved (``metric``, A's value, B's value, ``better``).
 """
 
 from __future__ import annotations
@@ -34,7 +45,8 @@ import numpy as np
 
 from eval import stats
 from eval.metrics import MetricTable, compute_table
-from eval.names import JUDGE_NAMES, MetricSpec, default_names
+from eval.metrics.table import matching_name
+from eval.names import ANSWER, JUDGE_NAMES, MetricSpec, default_names
 from eval.result import QueryResult
 from eval.store import EvalStore, RunRow
 from kb.errors import UsageError
@@ -46,6 +58,8 @@ OUTCOMES = ("win", "loss", "draw", "regression")
 class MetricDelta:
     spec: MetricSpec
     result: stats.PairedResult
+    own_a: tuple[float | None, int] = (None, 0)
+    own_b: tuple[float | None, int] = (None, 0)
 
     @property
     def improved(self) -> bool | None:
@@ -66,6 +80,22 @@ class QueryOutcome:
     regression: bool
 
 
+@dataclass(frozen=True)
+class Change:
+    metric: str  # "first_rank" or an answer metric
+    a: float | None
+    b: float | None
+    better: bool
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    query_id: str
+    category: str
+    direction: str  # regression | improvement
+    changes: tuple[Change, ...]
+
+
 @dataclass
 class Comparison:
     run_a: RunRow
@@ -80,6 +110,14 @@ class Comparison:
     n_permutations: int = stats.N_PERM
     n_bootstrap: int = stats.N_BOOT
     seed: int = stats.SEED
+    changes: list[QueryChange] = field(default_factory=list)
+    results_a: list[QueryResult] = field(default_factory=list)  # paired, in A's order
+    results_b: list[QueryResult] = field(default_factory=list)
+
+    @property
+    def matching(self) -> str:
+        """``exact`` or ``doc_span`` (the name reports show for ``match_mode``)."""
+        return matching_name(self.match_mode)
 
     def totals(self) -> dict[str, int]:
         out = dict.fromkeys(OUTCOMES, 0)
@@ -179,6 +217,7 @@ def compare_loaded(
         outcomes.append(
             QueryOutcome(r.query_id, r.query.category or "(none)", rank_a, rank_b, out, reg)
         )
+    changes = query_changes(ta, tb, outcomes)
     return Comparison(
         a,
         b,
@@ -192,7 +231,42 @@ def compare_loaded(
         n_perm,
         n_boot,
         seed,
+        changes,
+        sel_a,
+        sel_b,
     )
+
+
+def query_changes(ta: MetricTable, tb: MetricTable, outcomes: list[QueryOutcome]) -> list:
+    """Regressions, then improvements, in query order (see the module docs)."""
+    by_outcome = {o.query_id: o for o in outcomes}
+    answer = [n for n in ta.names if ta.specs[n].group == ANSWER]
+    worse: list[QueryChange] = []
+    better: list[QueryChange] = []
+    for i, r in enumerate(ta.results):
+        items: list[Change] = []
+        o = by_outcome.get(r.query_id)
+        if o is not None and o.outcome != "draw":
+            items.append(
+                Change(
+                    "first_rank",
+                    None if o.rank_a is None else float(o.rank_a),
+                    None if o.rank_b is None else float(o.rank_b),
+                    o.outcome == "win",
+                )
+            )
+        for name in answer:
+            va, vb = float(ta.values[name][i]), float(tb.values[name][i])
+            if np.isfinite(va) and np.isfinite(vb) and va != vb:
+                items.append(Change(name, va, vb, (vb > va) == ta.specs[name].higher_is_better))
+        if not items:
+            continue
+        cat = r.query.category or "(none)"
+        if any(not c.better for c in items):
+            worse.append(QueryChange(r.query_id, cat, "regression", tuple(items)))
+        else:
+            better.append(QueryChange(r.query_id, cat, "improvement", tuple(items)))
+    return worse + better
 
 
 def _delta(
@@ -201,7 +275,12 @@ def _delta(
     va, vb = ta.values[name], tb.values[name]
     both = np.isfinite(va) & np.isfinite(vb)
     spec = ta.specs[name]
-    return MetricDelta(spec, stats.paired(va[both], vb[both], spec.aggregate, n_perm, n_boot, seed))
+    return MetricDelta(
+        spec,
+        stats.paired(va[both], vb[both], spec.aggregate, n_perm, n_boot, seed),
+        ta.aggregate(name),
+        tb.aggregate(name),
+    )
 
 
 def _judged(results: list[QueryResult]) -> bool:

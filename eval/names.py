@@ -73,6 +73,13 @@ SCALARS: dict[str, Scalar] = {
         "per answer: cited chunks matching a support / cited chunks; over answerable "
         "queries with supports and at least one valid citation",
     ),
+    "citation_support_rate": Scalar(
+        ANSWER,
+        True,
+        "mean",
+        "per answer: cited sentences the verifier judged supported by a cited passage / "
+        "cited sentences; over non-refused answers with at least one cited sentence",
+    ),
     "answer_correct": Scalar(
         ANSWER,
         True,

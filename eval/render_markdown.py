@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from eval.render_terminal import fmt, fmt_delta, when
-from eval.report import breakdown_columns
+from eval import render_drill
+from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
+from eval.report import breakdown_columns, matching_of
 
 
 def _table(head: list[str], rows: list[list[str]], right_from: int = 1) -> list[str]:
@@ -36,7 +37,8 @@ def run_markdown(rep: dict[str, Any]) -> str:
             f"- corpus fingerprint: `{idx.get('corpus_fingerprint', '')[:16]}`",
             "",
         ]
-    lines += ["## Metrics", ""]
+    match = f"matching: {matching_of(m)}"
+    lines += [f"## Metrics ({match})", ""]
     desc = rep.get("descriptions", {})
     o = m["overall"]
     lines += _table(
@@ -46,13 +48,13 @@ def run_markdown(rep: dict[str, Any]) -> str:
     )
     if m.get("judge"):
         j = m["judge"]
-        lines += ["## LLM judge (reported apart, never gated)", ""]
+        lines += [f"## LLM judge (reported apart, never gated; {match})", ""]
         lines += _table(
             ["metric", "value", "n"], [[n, fmt(v), str(j["n"][n])] for n, v in j["metrics"].items()]
         )
     cols = breakdown_columns(list(o["metrics"]), int(m.get("k", 10)))
     for dim, groups in m.get("by", {}).items():
-        lines += [f"## By {dim}", ""]
+        lines += [f"## By {dim} ({match})", ""]
         lines += _table(
             [dim, "queries", *cols],
             [
@@ -75,6 +77,12 @@ def run_markdown(rep: dict[str, Any]) -> str:
         ]
     if rep.get("warnings"):
         lines += ["## Warnings", ""] + [f"- {w}" for w in rep["warnings"]] + [""]
+    if rep.get("queries"):
+        lines += [f"## Queries ({match})", ""]
+        for d in rep["queries"]:
+            lines += [f"### {render_drill.md(render_drill.summary(d))}", ""]
+            lines += [f"**Q:** {render_drill.md(d['query']['question'])}", ""]
+            lines += _table(["", "value"], [list(r) for r in render_drill.markdown_rows(d)], 9)
     return "\n".join(lines)
 
 
@@ -85,7 +93,8 @@ def compare_markdown(c: dict[str, Any]) -> str:
         "",
         f"- A chunkers: {', '.join(a['chunkers']) or '—'}; B chunkers: "
         f"{', '.join(b['chunkers']) or '—'}",
-        f"- chunker_version_match: **{c['chunker_version_match']}**; k = {c['k']}",
+        f"- chunker_version_match: **{c['chunker_version_match']}**; "
+        f"matching: **{c['matching']}**; k = {c['k']}",
         f"- {c['test']['kind']}: {c['test']['permutations']} permutations, "
         f"{c['test']['bootstrap']} resamples, seed {c['test']['seed']}",
         "",
@@ -93,7 +102,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
         if not rows:
             continue
-        lines += [f"## {title}", ""]
+        lines += [f"## {title} (matching: {c['matching']})", ""]
         lines += _table(
             ["metric", "n", "A", "B", "Δ", "95% CI", "p"],
             [
@@ -109,17 +118,49 @@ def compare_markdown(c: dict[str, Any]) -> str:
                 for r in rows
             ],
         )
-    lines += ["## Per query (rank of the first matching chunk)", ""]
+    notes = own_notes(c["metrics"] + c["judge"])
+    if notes:
+        lines += [f"- {n}" for n in notes] + [""]
+    lines += [f"## Per query (rank of the first matching chunk; matching: {c['matching']})", ""]
     cats = c["outcomes"]["by_category"]
     keys = ("win", "loss", "draw", "regression")
     rows = [[cat, *(str(r[k]) for k in keys)] for cat, r in cats.items()]
     rows.append(["**total**", *(str(c["outcomes"]["totals"][k]) for k in keys)])
     lines += _table(["category", *keys], rows)
     if c["regressions"]:
-        lines += ["## Regressions (A matched, B did not)", ""]
+        lines += ["## Retrieval regressions (A matched, B did not)", ""]
         lines += [
             f"- `{r['query_id']}` ({r['category']}): A rank {r['rank_a']}" for r in c["regressions"]
         ] + [""]
+    lines += _changes(c)
     if c["notes"]:
         lines += ["## Notes", ""] + [f"- {n}" for n in c["notes"]] + [""]
     return "\n".join(lines)
+
+
+def _changes(c: dict[str, Any]) -> list[str]:
+    """Regressions and improvements, each with its drill-down, A beside B."""
+    lines: list[str] = []
+    for direction, title in CHANGE_TITLES:
+        rows = [x for x in c["changes"] if x["direction"] == direction]
+        if not rows:
+            continue
+        lines += [f"## {title} (matching: {c['matching']})", ""]
+        for x in rows:
+            lines += [
+                f"### `{x['query_id']}` · {render_drill.md(x['category'])} · "
+                f"{render_drill.md(change_text(x))}",
+                "",
+            ]
+            if "a" not in x:
+                continue
+            lines += [f"**Q:** {render_drill.md(x['a']['query']['question'])}", ""]
+            ra = dict(render_drill.markdown_rows(x["a"]))
+            rb = dict(render_drill.markdown_rows(x["b"]))
+            keys = list(dict.fromkeys([*ra, *rb]))
+            lines += _table(
+                ["", f"A: run {c['a']['id']}", f"B: run {c['b']['id']}"],
+                [[k, ra.get(k, "—"), rb.get(k, "—")] for k in keys],
+                9,
+            )
+    return lines

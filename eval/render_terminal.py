@@ -10,10 +10,16 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from eval.report import breakdown_columns, group_of
+from eval import render_drill
+from eval.report import breakdown_columns, group_of, matching_of
 from eval.store import RunRow
 
+CHANGE_TITLES = (
+    ("regression", "Regressions: B worse than A (first matching rank or an answer metric)"),
+    ("improvement", "Improvements: B better than A, worse on nothing"),
+)
 GROUP_TITLES = {
     "retrieval": "Retrieval",
     "answer": "Answers",
@@ -42,6 +48,7 @@ def when(ts: float | None) -> str:
 
 def render_run(rep: dict[str, Any], console: Console) -> None:
     run, m = rep["run"], rep["metrics"]
+    match = f"matching: {matching_of(m)}"
     console.print(
         f"[bold]eval run {run['id']}[/bold] {run['name']} · {run['status']} · "
         f"{run['queries']} queries · k={m.get('k')} · {when(run['created_at'])}"
@@ -55,7 +62,7 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
     if m.get("judge"):
         sections.append(("judge", m["judge"], list(m["judge"]["metrics"])))
     for g, block, names in sections:
-        t = Table(title=GROUP_TITLES.get(g, g), title_justify="left")
+        t = Table(title=f"{GROUP_TITLES.get(g, g)} · {match}", title_justify="left")
         t.add_column("metric")
         t.add_column("value", justify="right")
         t.add_column("n", justify="right")
@@ -66,7 +73,7 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
     for dim, groups in m.get("by", {}).items():
         if len(groups) < 2 and dim != "answerable":
             continue
-        t = Table(title=f"By {dim}", title_justify="left")
+        t = Table(title=f"By {dim} · {match}", title_justify="left")
         t.add_column(dim)
         t.add_column("queries", justify="right")
         for c in cols:
@@ -86,8 +93,68 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
         )
 
 
+def render_queries(details: list[dict[str, Any]], matching: str, console: Console) -> None:
+    """Each query's drill-down (:mod:`eval.render_drill`), under a one-line summary."""
+    for d in details:
+        console.print(
+            Text(f"query {render_drill.summary(d)} · matching: {matching}", style="bold cyan")
+        )
+        console.print(render_drill.terminal(d, hits=len(d["hits"])))
+        console.print()
+
+
+def render_changes(c: dict[str, Any], console: Console, limit: int = 10) -> None:
+    """Regressions and improvements: what changed, then the drill-down A beside B."""
+    for direction, title in CHANGE_TITLES:
+        rows = [x for x in c["changes"] if x["direction"] == direction]
+        if not rows:
+            continue
+        console.print(Text(f"{title} · matching: {c['matching']}", style="bold"))
+        for x in rows[:limit]:
+            console.print(
+                Text(f"{x['query_id']} · {x['category']} · {change_text(x)}", style="cyan")
+            )
+            if "a" in x:
+                console.print(Text(f"Q: {x['a']['query']['question']}", style="bold"))
+                t = Table(show_header=True, expand=True)
+                t.add_column(f"A: run {c['a']['id']}", ratio=1)
+                t.add_column(f"B: run {c['b']['id']}", ratio=1)
+                t.add_row(
+                    render_drill.terminal(x["a"], question=False),
+                    render_drill.terminal(x["b"], question=False),
+                )
+                console.print(t)
+        if len(rows) > limit:
+            console.print(f"... and {len(rows) - limit} more (see --md/--html)", highlight=False)
+
+
+def change_text(x: dict[str, Any]) -> str:
+    """``first_rank 1 → —, answer_correct 1 → 0``."""
+    return ", ".join(
+        f"{ch['metric']} {fmt_value(ch['a'])} → {fmt_value(ch['b'])}" for ch in x["changes"]
+    )
+
+
+def fmt_value(v: float | None) -> str:
+    return "—" if v is None else (f"{v:.0f}" if float(v).is_integer() else f"{v:.2f}")
+
+
+def own_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """A note per metric whose paired value differs in ``n`` from a run's own value."""
+    out = []
+    for r in rows:
+        for side in ("a", "b"):
+            own = r.get(f"own_{side}")
+            if own and own["n"] != r["n"]:
+                out.append(
+                    f"{r['metric']}: paired over {r['n']} queries defined in both runs; "
+                    f"run {side.upper()} alone: {fmt(own['value'])} over {own['n']}"
+                )
+    return out
+
+
 def render_list(runs: list[RunRow], console: Console) -> None:
-    t = Table(title="eval runs", title_justify="left")
+    t = Table(title="eval runs · matching: exact", title_justify="left")
     for c in ("id", "name", "created", "status", "queries", "k", "hit@5", "mrr@10"):
         t.add_column(c, justify="right" if c in ("id", "queries", "k") else "left")
     for r in runs:
@@ -115,12 +182,13 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
     )
     console.print(
         f"k={c['k']} · chunker_version_match: {c['chunker_version_match']} · "
+        f"matching: {c['matching']} · "
         f"{c['test']['permutations']} permutations, seed {c['test']['seed']}"
     )
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
         if not rows:
             continue
-        t = Table(title=title, title_justify="left")
+        t = Table(title=f"{title} · matching: {c['matching']}", title_justify="left")
         for col in ("metric", "n", "A", "B", "Δ", "95% CI", "p"):
             t.add_column(col, justify="left" if col == "metric" else "right")
         for r in rows:
@@ -137,7 +205,9 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
                 fmt(r["p_value"]),
             )
         console.print(t)
-    t = Table(title="Per query (first matching rank)", title_justify="left")
+    for note in own_notes(c["metrics"] + c["judge"]):
+        console.print(f"note: {note}", highlight=False)
+    t = Table(title=f"First matching rank · matching: {c['matching']}", title_justify="left")
     for col in ("category", "win", "loss", "draw", "regression"):
         t.add_column(col, justify="left" if col == "category" else "right")
     for cat, row in c["outcomes"]["by_category"].items():
@@ -145,5 +215,6 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
     tot = c["outcomes"]["totals"]
     t.add_row("[bold]total[/bold]", *(str(tot[k]) for k in ("win", "loss", "draw", "regression")))
     console.print(t)
+    render_changes(c, console)
     for note in c["notes"]:
         console.print(f"note: {note}", highlight=False)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval.compare import Comparison, MetricDelta
+from eval.drilldown import query_detail
+from eval.metrics.table import matching_name
 from eval.names import parse_metric
 from eval.store import RunRow
 
@@ -22,10 +24,17 @@ BREAKDOWN_FAMILIES = (
     "recall_all@10",
     "answer_correct",
     "attribution_hit_rate",
+    "citation_support_rate",
     "abstention_accuracy",
     "hallucination_rate_unanswerable",
     "error_rate",
 )
+
+
+def matching_of(metrics: dict[str, Any]) -> str:
+    """The matching name (``exact`` | ``doc_span``) of a metrics JSON; caches written
+    before the name was stored carry only ``match_mode``."""
+    return str(metrics.get("matching") or matching_name(str(metrics.get("match_mode", "strict"))))
 
 
 def describe(name: str) -> str:
@@ -53,6 +62,7 @@ class RunReport:
     metrics: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     gate_failures: list[str] | None = None
+    queries: list[dict[str, Any]] | None = None  # drill-downs (eval.drilldown), when asked
 
     @property
     def k(self) -> int:
@@ -64,12 +74,15 @@ class RunReport:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "run": self.run.to_dict(),
+            "matching": matching_of(self.metrics),
             "metrics": self.metrics,
             "descriptions": {n: describe(n) for n in self.metric_names()},
             "warnings": self.warnings,
         }
         if self.gate_failures is not None:
             out["gates_failed"] = self.gate_failures
+        if self.queries is not None:
+            out["queries"] = self.queries
         return out
 
 
@@ -86,16 +99,37 @@ def delta_json(d: MetricDelta) -> dict[str, Any]:
         "ci95": [r.ci_low, r.ci_high],
         "higher_is_better": d.spec.higher_is_better,
         "improved": d.improved,
+        "own_a": {"value": d.own_a[0], "n": d.own_a[1]},
+        "own_b": {"value": d.own_b[0], "n": d.own_b[1]},
     }
 
 
-def comparison_json(c: Comparison) -> dict[str, Any]:
+def comparison_json(c: Comparison, details: bool = True) -> dict[str, Any]:
+    """The JSON form of a comparison; ``details``: each changed query's drill-down in
+    both runs (``changes[].a`` / ``.b``, see :mod:`eval.drilldown`)."""
+    pa = {r.query_id: r for r in c.results_a}
+    pb = {r.query_id: r for r in c.results_b}
+    changes = []
+    for ch in c.changes:
+        row: dict[str, Any] = {
+            "query_id": ch.query_id,
+            "category": ch.category,
+            "direction": ch.direction,
+            "changes": [
+                {"metric": x.metric, "a": x.a, "b": x.b, "better": x.better} for x in ch.changes
+            ],
+        }
+        if details and ch.query_id in pa and ch.query_id in pb:
+            row["a"] = query_detail(pa[ch.query_id], c.k, c.match_mode)
+            row["b"] = query_detail(pb[ch.query_id], c.k, c.match_mode)
+        changes.append(row)
     return {
         "a": _run_brief(c.run_a),
         "b": _run_brief(c.run_b),
         "k": c.k,
         "chunker_version_match": c.chunker_version_match,
         "match_mode": c.match_mode,
+        "matching": c.matching,
         "test": {
             "kind": "paired randomization (two-sided) + bootstrap 95% CI",
             "permutations": c.n_permutations,
@@ -120,6 +154,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
             }
             for o in c.outcomes
         ],
+        "changes": changes,
         "notes": c.notes,
     }
 

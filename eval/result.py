@@ -2,15 +2,93 @@
 
 This is what an ``eval_query_results`` row holds (see :mod:`eval.store`) and what
 every metric is computed from, so metrics can always be recomputed from the rows.
+
+Answer fields added with the sentence verifier (``sentences``,
+``citation_support_rate``, ``contexts_cut``, ``mode``, ``verifier``,
+``answerability``) are optional: runs stored
+before them load with empty/``None`` values. ``truncated`` used to hold the dict of
+contexts cut to fit the prompt; it now holds ``"max_tokens"`` (the answer was cut by
+the token limit) or ``None``, and the dict moved to ``contexts_cut``.
+:meth:`AnswerResult.from_dict` reads both forms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from eval.golden import GoldenQuery
 from eval.matching import ResolvedSupport, StoredHit
+
+VERDICTS = ("supported", "unsupported", "uncited")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One answer sentence as the verifier judged it (see ``AnswerRecord.sentences``).
+
+    ``citations``: the valid cited context numbers (1-based into the answer's
+    contexts); ``support``: verifier score in [0, 1] per cited number; ``verdict``:
+    ``supported`` | ``unsupported`` | ``uncited``; ``score``: the best support among
+    its citations (``None`` when uncited); ``evidence`` / ``suggested``: the
+    supporting passage sentence (``n``, ``chunk_id``, ``path``, ``quote``,
+    ``locator``) and a better-supporting context, each ``None`` when absent.
+    """
+
+    i: int
+    text: str
+    claim: str
+    citations: tuple[int, ...] = ()
+    support: dict[int, float] = field(default_factory=dict)
+    verdict: str = "uncited"
+    score: float | None = None
+    evidence: dict[str, Any] | None = None
+    suggested: dict[str, Any] | None = None
+
+    @property
+    def cited(self) -> bool:
+        """Whether the sentence cites a context (an ``uncited`` verdict never does)."""
+        return bool(self.citations) and self.verdict != "uncited"
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict == "supported"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], i: int = 0) -> Sentence:
+        """Lenient: missing fields take their defaults, bad numbers are dropped."""
+        support: dict[int, float] = {}
+        for k, v in (d.get("support") or {}).items():
+            if str(k).isdigit() and _is_num(v):
+                support[int(k)] = float(v)
+        cits = tuple(int(n) for n in d.get("citations") or [] if _is_int(n))
+        verdict = str(d.get("verdict") or ("unsupported" if cits else "uncited"))
+        text = str(d.get("text") or "")
+        return cls(
+            i=int(d["i"]) if _is_int(d.get("i")) else i,
+            text=text,
+            claim=str(d.get("claim") or text),
+            citations=cits,
+            support=support,
+            verdict=verdict,
+            score=float(d["score"]) if _is_num(d.get("score")) else None,
+            evidence=d.get("evidence") if isinstance(d.get("evidence"), dict) else None,
+            suggested=d.get("suggested") if isinstance(d.get("suggested"), dict) else None,
+        )
+
+
+def _is_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> TypeGuard[int | float]:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def support_rate(sentences: list[Sentence]) -> float | None:
+    """Supported / cited sentences; ``None`` when no sentence cites a context."""
+    cited = [s for s in sentences if s.cited]
+    return None if not cited else sum(s.supported for s in cited) / len(cited)
 
 
 @dataclass
@@ -26,17 +104,31 @@ class AnswerResult:
     invalid_citations: list[int] = field(default_factory=list)
     contexts: list[StoredHit] = field(default_factory=list)
     timings: dict[str, float | None] = field(default_factory=dict)
-    truncated: Any = None
+    truncated: str | None = None
     interrupted: bool = False
     error: str | None = None
     model_hash: str | None = None
     prompt_version: str | None = None
     judge: dict[str, Any] | None = None
-    # the verifier's per-sentence verdicts (kb.rag.verify.SentenceVerdict.to_dict())
     sentences: list[dict[str, Any]] = field(default_factory=list)
-    mode: str | None = None
+    citation_support_rate: float | None = None
     contexts_cut: dict[str, Any] | None = None
+    mode: str | None = None
+    verifier: str | None = None
     answerability: dict[str, Any] | None = None
+
+    def sentence_views(self) -> list[Sentence]:
+        return [Sentence.from_dict(d, i) for i, d in enumerate(self.sentences)]
+
+    def support_rate(self) -> float | None:
+        """Share of cited sentences the verifier accepted, recomputed from
+        ``sentences`` when the record has them, else the stored
+        ``citation_support_rate``; ``None`` when refused or nothing was cited."""
+        if self.refused:
+            return None
+        if self.sentences:
+            return support_rate(self.sentence_views())
+        return self.citation_support_rate
 
     def cited_hits(self) -> list[StoredHit]:
         """The distinct contexts named by valid citations, in citation order."""
@@ -66,13 +158,23 @@ class AnswerResult:
             "prompt_version": self.prompt_version,
             "judge": self.judge,
             "sentences": self.sentences,
-            "mode": self.mode,
+            "citation_support_rate": self.citation_support_rate,
             "contexts_cut": self.contexts_cut,
+            "mode": self.mode,
+            "verifier": self.verifier,
             "answerability": self.answerability,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> AnswerResult:
+        """Read a stored answer; ``truncated`` in its old dict form (contexts cut to fit
+        the prompt) becomes ``contexts_cut``."""
+        trunc = d.get("truncated")
+        cut = d.get("contexts_cut")
+        if isinstance(trunc, dict):
+            cut = cut if isinstance(cut, dict) else trunc
+            trunc = None
+        rate = d.get("citation_support_rate")
         return cls(
             text=str(d.get("text") or ""),
             refused=bool(d.get("refused")),
@@ -82,16 +184,20 @@ class AnswerResult:
             invalid_citations=[int(x) for x in d.get("invalid_citations") or []],
             contexts=[StoredHit.from_dict(h) for h in d.get("contexts") or []],
             timings=dict(d.get("timings") or {}),
-            truncated=d.get("truncated"),
+            truncated=str(trunc) if trunc else None,
             interrupted=bool(d.get("interrupted")),
             error=d.get("error"),
             model_hash=d.get("model_hash"),
             prompt_version=d.get("prompt_version"),
             judge=d.get("judge"),
-            sentences=list(d.get("sentences") or []),
+            sentences=[x for x in d.get("sentences") or [] if isinstance(x, dict)],
+            citation_support_rate=float(rate) if _is_num(rate) else None,
+            contexts_cut=cut if isinstance(cut, dict) else None,
             mode=d.get("mode"),
-            contexts_cut=d.get("contexts_cut"),
-            answerability=d.get("answerability"),
+            verifier=d.get("verifier"),
+            answerability=d.get("answerability")
+            if isinstance(d.get("answerability"), dict)
+            else None,
         )
 
 

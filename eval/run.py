@@ -257,22 +257,9 @@ def _stored(store: Store, hits: list[Hit]) -> list[Any]:
 
 
 def _answer(store: Store, record: Any) -> AnswerResult:
-    return AnswerResult(
-        text=record.text or "",
-        refused=bool(record.refused),
-        refusal_reason=record.refusal_reason,
-        grounded=bool(record.grounded),
-        citations=[c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in record.citations],
-        invalid_citations=[int(n) for n in record.invalid_citations],
-        contexts=_stored(store, list(record.contexts)),
-        timings={k: (None if v is None else float(v)) for k, v in record.timings.items()},
-        truncated=record.truncated,
-        interrupted=bool(record.interrupted),
-        error=record.error,
-        model_hash=record.model_hash,
-        prompt_version=record.prompt_version,
-        sentences=[v.to_dict() for v in getattr(record, "sentences", [])],
-        mode=getattr(record, "mode", None),
-        contexts_cut=getattr(record, "contexts_cut", None),
-        answerability=getattr(record, "answerability", None),
-    )
+    """The stored form of an ``AnswerRecord``: every field of its ``to_dict()`` (the
+    verifier's optional ones included), with the contexts as stored hits."""
+    d = {k: v for k, v in record.to_dict().items() if k != "contexts"}
+    ans = AnswerResult.from_dict(d)
+    ans.contexts = _stored(store, list(record.contexts))
+    return ans

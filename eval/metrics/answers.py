@@ -178,6 +178,20 @@ def conflict_rule_pass(v: AnswerView) -> float | None:
     return float(both and any(c in t for c in CONFLICT_CUES))
 
 
+def citation_support_rate(v: AnswerView) -> float | None:
+    """Cited sentences the verifier judged ``supported`` / cited sentences, per answer.
+
+    Recomputed from the answer's ``sentences`` when stored (a sentence is cited when
+    it names a valid context and its verdict is not ``uncited``), else the stored
+    ``citation_support_rate`` (runs made before the verifier have neither: None).
+    Refused answers and answers without a cited sentence are outside the denominator
+    (None). Any query, answerable or not: it measures the citations, not the answer.
+
+    Example: sentences supported [#1], unsupported [#2], uncited -> 1 / 2 = 0.5.
+    """
+    return v.answer.support_rate()
+
+
 def empty_answer(v: AnswerView) -> float | None:
     """1 if the answer is not a refusal and its text is blank; every answer."""
     return float(not v.answer.refused and not v.answer.text.strip())
@@ -193,5 +207,6 @@ FUNCS = {
     "hallucination_rate_unanswerable": hallucination_unanswerable,
     "over_refusal_rate": over_refusal,
     "conflict_rule_pass_rate": conflict_rule_pass,
+    "citation_support_rate": citation_support_rate,
     "empty_answer_rate": empty_answer,
 }

@@ -5,6 +5,12 @@ value is defined; ``p50``/``p95`` metrics take percentiles. The result is rounde
 4 decimals; with an empty denominator it is ``None``. Each value comes with ``n``, the
 size of its denominator.
 
+Matching: ``mode`` is the rule of :mod:`eval.matching` that decides which chunk
+matches a support (``strict`` or ``span``); reports name it ``exact`` or
+``doc_span`` (:data:`MATCHING`), on every table, because the same run scores
+differently under each (``kb eval compare`` uses ``doc_span`` for runs made with
+different chunkers; ``kb eval show RUN --matching doc_span`` reproduces it).
+
 Breakdowns: by ``category`` (``(none)`` when unset), ``difficulty`` (when any query
 has one), ``tag`` (a query counts in each of its tags) and ``answerable``
 (``answerable`` / ``unanswerable``).
@@ -25,6 +31,19 @@ from eval.result import QueryResult
 from kb.errors import UsageError
 
 NONE_GROUP = "(none)"
+MATCHING = {"exact": "strict", "doc_span": "span"}  # the name reports use -> matching mode
+
+
+def matching_name(mode: str) -> str:
+    """``strict`` -> ``exact``, ``span`` -> ``doc_span``."""
+    return "doc_span" if mode == "span" else "exact"
+
+
+def matching_mode(name: str) -> str:
+    """``exact`` -> ``strict``, ``doc_span`` -> ``span``; UsageError for anything else."""
+    if name not in MATCHING:
+        raise UsageError(f"--matching {name!r}: expected exact or doc_span")
+    return MATCHING[name]
 
 
 @dataclass
@@ -91,6 +110,7 @@ class MetricTable:
         out: dict[str, Any] = {
             "k": self.K,
             "match_mode": self.mode,
+            "matching": matching_name(self.mode),
             "overall": self.summary(main),
             "by": by,
         }

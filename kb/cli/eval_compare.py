@@ -48,7 +48,11 @@ def compare(
     Per metric: B − A over the queries both runs share, a paired randomization test
     (two-sided p) and a bootstrap 95% CI. Per query, on the rank of the first
     matching chunk: win, loss, draw, regression (A matched, B did not). Runs made
-    with different chunkers are matched by document spans (fallback_doc_span).
+    with different chunkers are matched by document spans (fallback_doc_span;
+    every table names its matching, and `kb eval show A --matching doc_span`
+    prints the same numbers as column A). Regressions and improvements (first
+    matching rank or any answer metric) are listed with each query's drill-down,
+    A beside B.
 
     Exit codes: 0 done; 1 --fail-on-regression and a regression; 2 bad run or
     --strict-chunker-version with different chunkers.

@@ -90,6 +90,7 @@ def run(
     Stored in the KB (see `kb eval list`). Metrics: hit@k, mrr@10, recall@k,
     recall_all@k, precision@k, map@k, ndcg@k, empty_result_rate, scope_miss_rate;
     with answers citation_validity, attribution_hit_rate, citation_precision,
+    citation_support_rate,
     answer_correct, answered_precision, abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
     error_rate, empty_answer_rate and latency_{retrieval,first_token,total}_{p50,p95}.

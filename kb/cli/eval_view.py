@@ -15,7 +15,6 @@ from kb.cli.eval_common import (
     MdOption,
     RunArg,
     console,
-    emit_run,
     open_kb,
     write_report,
 )
@@ -85,23 +84,65 @@ def list_runs(kb: KbOption = None, json_out: JsonOption = False) -> None:
         render_list(runs, console())
 
 
-def _load_report(store: Store, ref: str, recompute: bool) -> dict[str, Any]:
-    """The run's report JSON; metrics recomputed (strict matching) and cached when asked
-    or when the run has none cached yet."""
+def _load_report(
+    store: Store,
+    ref: str,
+    recompute: bool,
+    matching: str | None = None,
+    queries: list[str] | None = None,
+    details: bool = False,
+) -> dict[str, Any]:
+    """The run's report JSON under ``matching`` (``exact`` | ``doc_span``; default: the
+    cached metrics' mode). Metrics are recomputed from the stored rows when asked, when
+    none are cached, when the cache is under another matching or lacks a metric kb now
+    reports; only ``exact`` results are written back to the cache. ``details``: add
+    the drill-down of ``queries`` (every query when none is named)."""
+    from eval.drilldown import details as drill
     from eval.metrics import compute_table
-    from eval.report import RunReport
+    from eval.metrics.table import matching_mode
+    from eval.names import default_names
+    from eval.report import RunReport, matching_of
     from eval.store import EvalStore
 
     es = EvalStore(store)
     row = es.find_run(ref)
+    results = es.results(row.id)
     metrics = row.metrics
-    if recompute or metrics is None:
-        table = compute_table(
-            es.results(row.id), row.k, "strict", scoped=bool(row.options.get("scoped"))
-        )
+    name = matching or (matching_of(metrics) if metrics else "exact")
+    mode = matching_mode(name)
+    answers = any(r.answer is not None for r in results)
+    stale = (
+        metrics is None
+        or matching_of(metrics) != name
+        or bool(set(default_names(row.k, answers)) - set(metrics["overall"]["metrics"]))
+    )
+    if recompute or stale:
+        table = compute_table(results, row.k, mode, scoped=bool(row.options.get("scoped")))
         metrics = table.to_json()
-        es.set_metrics(row.id, metrics)
-    return RunReport(row, metrics).to_json()
+        if mode == "strict":
+            es.set_metrics(row.id, metrics)
+    assert metrics is not None
+    shown = drill(results, row.k, mode, queries) if details or queries else None
+    return RunReport(row, metrics, queries=shown).to_json()
+
+
+MatchingOption = Annotated[
+    str | None,
+    typer.Option(
+        "--matching",
+        help="Score the run under this support matching: exact (the run's own) or "
+        "doc_span (the one `kb eval compare` uses for runs made by different chunkers).",
+    ),
+]
+QueryOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--query",
+        "-q",
+        help="Show this query's drill-down (repeat for more): answer sentences with "
+        "verdicts and evidence, answer checks, supports, retrieved hits.",
+    ),
+]
 
 
 def show(
@@ -113,15 +154,35 @@ def show(
             help="Recompute the metrics from the stored rows (and refresh the cache).",
         ),
     ] = False,
+    matching: MatchingOption = None,
+    query: QueryOption = None,
     md: MdOption = None,
     html: HtmlOption = None,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Show a stored run's metrics, overall and by category, difficulty, tag, answerable."""
+    """Show a stored run's metrics, overall and by category, difficulty, tag, answerable.
+
+    Every table names its matching (exact or doc_span). With --query ID, show that
+    query's drill-down instead; --md/--html reports add every query's drill-down (or
+    only those named by --query).
+    """
+    from eval.render_html import run_html
+    from eval.render_markdown import run_markdown
+    from eval.render_terminal import render_queries, render_run
+
     with open_kb(settings_for(kb)) as store:
-        rep = _load_report(store, run_ref, recompute)
-    emit_run(rep, json_out, md, html)
+        rep = _load_report(store, run_ref, recompute, matching, query, bool(md or html))
+    if json_out:
+        print_json(rep if query else {k: v for k, v in rep.items() if k != "queries"})
+    elif query:
+        render_queries(rep["queries"], rep["matching"], console())
+    else:
+        render_run(rep, console())
+    if md is not None:
+        write_report(md, run_markdown(rep))
+    if html is not None:
+        write_report(html, run_html(rep))
 
 
 def export(

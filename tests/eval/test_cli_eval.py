@@ -228,6 +228,23 @@ def test_compare_same_kb_and_across_chunkers(
     page = html.read_text()
     assert page.count("<svg") == 2 and "<script" not in page and " src=" not in page
     assert "<link" not in page and "fallback_doc_span" in md.read_text()
+    assert "matching: **doc_span**" in md.read_text()
+    # one number per metric: `show A --matching doc_span` prints compare's column A
+    code, out, _ = invoke(
+        "eval", "show", "A", "--kb", str(demo_kb), "--matching", "doc_span", "--json"
+    )
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["matching"] == "doc_span" and shown["metrics"]["matching"] == "doc_span"
+    for row in c["metrics"]:
+        assert shown["metrics"]["overall"]["metrics"][row["metric"]] == row["a"], row["metric"]
+    # the default stays the run's own exact matching (and the cache is not overwritten)
+    code, out, _ = invoke("eval", "show", "A", "--kb", str(demo_kb), "--json")
+    assert json.loads(out)["matching"] == "exact"
+    code, out, _ = invoke("eval", "show", "A", "--kb", str(demo_kb), "--matching", "doc_span")
+    assert code == 0 and out.count("matching: doc_span") >= 3
+    code, _, err = invoke("eval", "show", "A", "--kb", str(demo_kb), "--matching", "fuzzy")
+    assert code == 2 and "expected exact or doc_span" in err
     code, _, err = invoke(
         "eval",
         "compare",
@@ -270,6 +287,20 @@ def test_run_with_answers_and_judge(demo_kb: Path, use_session_embedder: None) -
     )
     t = json.loads(out.splitlines()[0])
     assert t["answer"]["contexts"] and isinstance(t["answer"]["text"], str)
+    # the drill-down of a real answered query, in the terminal and the offline HTML
+    name, qid = rep["run"]["name"], t["id"]
+    code, out, _ = invoke("eval", "show", name, "--kb", str(demo_kb), "--query", qid)
+    assert code == 0 and f"query {qid}" in out and "retrieved (top" in out
+    assert t["question"] in " ".join(out.split())
+    page = demo_kb / "r.html"
+    code, out, _ = invoke(
+        "eval", "show", name, "--kb", str(demo_kb), "--html", str(page), "--query", qid, "--json"
+    )
+    assert code == 0 and json.loads(out)["queries"][0]["query"]["id"] == qid
+    html = page.read_text()
+    assert "<script" not in html and 'class="drill"' in html and "Answer checks" in html
+    code, _, err = invoke("eval", "show", name, "--kb", str(demo_kb), "--query", "nope")
+    assert code == 2 and "'nope' is not in this run" in err
     j = t["answer"]["judge"]
     if j is not None:  # a refusal is not judged
         assert j["prompt_version"] == "judge-v1" and len(j["model_hash"]) == 64
