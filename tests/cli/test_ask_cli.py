@@ -103,15 +103,24 @@ def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
     events = [json.loads(line) for line in r.stdout.splitlines()]
     kinds = [e["event"] for e in events]
     assert kinds[-1] == "done" and kinds.count("done") == 1
-    assert set(kinds[:-1]) <= {"token", "citation"} and "token" in kinds
+    assert set(kinds[:-1]) <= {"token", "citation", "verdict"} and "token" in kinds
     answer = events[-1]["answer"]
     tokens = "".join(e["text"] for e in events if e["event"] == "token")
-    assert answer["text"] == tokens and answer["grammar"] is True
+    if answer["truncated"] == "max_tokens":  # cut at --max-tokens: trimmed to whole sentences
+        assert tokens.startswith(answer["text"]) and answer["text"] != tokens
+    else:
+        assert answer["text"] == tokens
+    assert answer["grammar"] is True
+    # one verdict per answer sentence, streamed before done, with the record's verdicts
+    verdicts = [e for e in events if e["event"] == "verdict"]
+    assert [v["i"] for v in verdicts] == [s["i"] for s in answer["sentences"]]
+    assert all(v["verdict"] in ("supported", "unsupported", "uncited") for v in verdicts)
     assert [c["n"] for c in answer["contexts"]] == [1, 2, 3]
     cited = [e for e in events if e["event"] == "citation"]
     assert all(e["valid"] and 1 <= e["n"] <= 3 for e in cited)  # the grammar allows 1..3 only
     if not answer["refused"]:
-        assert cited and answer["grounded"]
+        supported = all(s["verdict"] == "supported" for s in answer["sentences"])
+        assert cited and answer["grounded"] == supported
         assert {c["n"] for c in answer["citations"]} == {e["n"] for e in cited}
         first = answer["citations"][0]
         ctx = answer["contexts"][first["n"] - 1]
