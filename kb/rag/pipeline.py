@@ -174,12 +174,11 @@ class AskPipeline:
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
         if not hits:
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
-        checked: Answerability | None = None
-        if a.min_coverage > 0:
-            passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
-            checked = check_answerability(q, passages, self.doc_freq, a.min_coverage)
-            if not checked.answerable:
-                return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
+        # always measured (cheap: no model), recorded, and enforced when min_coverage > 0
+        passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
+        checked = check_answerability(q, passages, self.doc_freq, a.min_coverage)
+        if not checked.answerable:
+            return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
         t_load = time.perf_counter()
         gen = self.generator()
         load_s = time.perf_counter() - t_load
