@@ -33,6 +33,7 @@ class IngestSettings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     embed_batch_size: int = 256
+    max_file_mb: float = 200.0
 
 
 @dataclass(frozen=True)

@@ -22,16 +22,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ingest.fileio import stat_and_hash
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
-from kb.hashing import sha256_file
 from kb.types import LoadedDocument, Section, Span
 
 CACHE_VERSION = 1
 
 
-file_sha256 = sha256_file  # the transcript cache is keyed by the audio file's content
+def file_sha256(path: Path) -> str:
+    """The transcript cache key: the audio file's SHA-256, read without blocking."""
+    return stat_and_hash(path, path.name)[1]
 
 
 def cache_path(cache_dir: Path, digest: str, model_id: str) -> Path:

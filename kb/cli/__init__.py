@@ -104,6 +104,12 @@ def main() -> None:
         if isinstance(e, click.exceptions.Abort):
             sys.stderr.write("kb: interrupted\n")
             sys.exit(EXIT_INTERRUPTED)
+        from kb.cli.failures import translate
+
+        known = translate(e)
+        if known is not None and not debug:
+            sys.stderr.write(f"kb: error: {known}\n")
+            sys.exit(known.exit_code)
         if debug:
             raise
         sys.stderr.write(

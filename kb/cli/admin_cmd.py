@@ -53,8 +53,13 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
         console.print(
             f"chunker: {ch['name']} v{ch['version']} {ch['params']} ({ch['chunks']} chunks)"
         )
+    from rich.markup import escape
+
+    from kb.quoting import quote_name
+
     for f in stats["failed"]:
-        console.print(f"[red]failed[/red] {f['path']}: {f['error']}", highlight=False)
+        shown = escape(quote_name(f["path"]))
+        console.print(f"[red]failed[/red] {shown}: {escape(f['error'] or '')}", highlight=False)
 
 
 def doctor(

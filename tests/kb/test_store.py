@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.errors import EmbeddingMismatchError, SchemaTooNewError, StoreError
+from kb.errors import DamagedStoreError, EmbeddingMismatchError, SchemaTooNewError, StoreError
 from kb.store import Store, migrations
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
@@ -89,8 +89,9 @@ def test_failed_migration_rolls_back_completely(
 def test_not_a_database_gives_a_clear_error(kb_home: Path) -> None:
     kb_home.mkdir(parents=True)
     (kb_home / "kb.sqlite").write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StoreError, match="not a usable kb database"):
+    with pytest.raises(DamagedStoreError, match=r"kb.sqlite: the KB database is damaged") as e:
         Store.open(kb_home)
+    assert "kb doctor --salvage" in str(e.value) and "move it away" not in str(e.value)
 
 
 def test_open_without_create_names_the_folder(tmp_path: Path) -> None:
