@@ -80,6 +80,8 @@ def doctor(
 
     settings = settings_for(kb)
     with Store.open(settings.home, create=False) as store:
+        if repair:
+            store.require_writable("kb doctor --repair")
         report = check(store)
         if repair and not report.clean:
             do_repair(store, report)
@@ -153,6 +155,7 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     settings = settings_for(kb)
     started = time.perf_counter()
     with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding)
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")
