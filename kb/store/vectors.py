@@ -48,9 +48,14 @@ class VectorIndex:
         return [str(n) for n in names]
 
     def table(self, dim: int | None = None) -> Any:
-        """The open table, created with ``dim`` if missing; ``None`` if missing and no ``dim``."""
+        """The open table, created with ``dim`` if missing; ``None`` if missing and no ``dim``.
+
+        Reading a KB without a ``lancedb/`` folder creates nothing (a read-only KB has
+        no vectors yet rather than an error)."""
         if self._table is not None:
             return self._table
+        if dim is None and not self.folder.is_dir():
+            return None
         db = self._connect()
         if TABLE in self._names():
             self._table = db.open_table(TABLE)
