@@ -184,6 +184,8 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
             return value
     elif typ is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ConfigError(f"{where}: expected a finite number, got {value!r}")
             return float(value)
     elif typ is str:
         if isinstance(value, str):

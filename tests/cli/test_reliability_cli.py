@@ -93,3 +93,33 @@ def test_damaged_database_is_one_line_naming_it(kb_home: Path) -> None:
     (line,) = r.stderr.splitlines()
     assert line.startswith(f"kb: error: {db}: the KB database is damaged")
     assert "internal error" not in line and "move it away" not in line
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+def test_float_options_refuse_nan_and_inf(kb_home: Path, value: str) -> None:
+    r = kb("search", "x", "--mode", "keyword", f"--min-score={value}", home=kb_home)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        f"kb search: error: invalid value for --min-score: {float(value)}: must be a finite number"
+    ]
+
+
+@pytest.mark.parametrize(("command", "word"), [("search", "-boiler"), ("ask", "-x")])
+def test_a_query_that_looks_like_an_option_shows_the_dash_dash_form(
+    kb_home: Path, command: str, word: str
+) -> None:
+    r = kb(command, word, home=kb_home)
+    assert r.returncode == 2
+    (line,) = r.stderr.splitlines()
+    assert line.endswith(f"put -- before it: kb {command} -- {word}")
+    assert "internal error" not in line
+
+
+def test_config_refuses_nan(tmp_path: Path, kb_home: Path) -> None:
+    from kb.config import load_settings
+    from kb.errors import ConfigError
+
+    cfg = tmp_path / "user.toml"
+    cfg.write_text("[search]\nmin_score = nan\n")
+    with pytest.raises(ConfigError, match=r"search.min_score: expected a finite number, got nan"):
+        load_settings(user_file=cfg)
