@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -64,6 +65,14 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
 
 def doctor(
     repair: Annotated[bool, typer.Option("--repair", help="Fix what was found.")] = False,
+    salvage: Annotated[
+        bool,
+        typer.Option(
+            "--salvage",
+            help="Damaged kb.sqlite: copy every readable row into a new database, keeping "
+            "the damaged file beside it; `kb ingest` then restores the rest.",
+        ),
+    ] = False,
     devices: Annotated[
         bool, typer.Option("--devices/--no-devices", help="Report which device each backend uses.")
     ] = True,
@@ -79,6 +88,9 @@ def doctor(
     from kb.store.doctor import repair as do_repair
 
     settings = settings_for(kb)
+    if salvage:
+        _salvage(settings.home, json_out)
+        return
     with Store.open(settings.home, create=False) as store:
         if repair:
             store.require_writable("kb doctor --repair")
@@ -138,6 +150,25 @@ def device_report(settings: Any) -> dict[str, str]:
     except Exception as e:  # noqa: BLE001
         out["llama"] = f"unavailable ({e})"
     return out
+
+
+def _salvage(home: Path, json_out: bool) -> None:
+    from kb.errors import ReadOnlyStoreError, StoreError
+    from kb.store import health
+    from kb.store.salvage import salvage
+    from kb.store.sqlite import DB_NAME
+
+    db = home / DB_NAME
+    if not db.is_file():
+        raise StoreError(f"{home}: no KB database to salvage")
+    if not health.writable(home, db):
+        raise ReadOnlyStoreError(health.read_only_message(home, "kb doctor --salvage"))
+    report = salvage(home)
+    if json_out:
+        print_json(report.to_dict())
+    else:
+        for line in report.lines():
+            typer.echo(line)
 
 
 def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:

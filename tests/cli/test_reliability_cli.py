@@ -123,3 +123,20 @@ def test_config_refuses_nan(tmp_path: Path, kb_home: Path) -> None:
     cfg.write_text("[search]\nmin_score = nan\n")
     with pytest.raises(ConfigError, match=r"search.min_score: expected a finite number, got nan"):
         load_settings(user_file=cfg)
+
+
+def test_doctor_salvage_cli_replaces_a_damaged_database(kb_home: Path) -> None:
+    with Store.open(kb_home) as store:
+        add_doc(store, "a.md", "Kestrels hover over fields.")
+        es = EvalStore(store)
+        es.finish_run(es.create_run("nightly", "g.yaml", "h", {}, {"k": 5}), "complete", None)
+    with (kb_home / "kb.sqlite").open("r+b") as f:
+        f.seek(16)  # page size field: the file no longer parses as SQLite
+        f.write(b"\x00\x07")
+    assert kb("status", home=kb_home).returncode == 1
+    r = kb("doctor", "--salvage", "--json", home=kb_home)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert Path(report["damaged_copy"]).is_file()
+    st = kb("status", "--json", home=kb_home)
+    assert st.returncode == 0, st.stderr

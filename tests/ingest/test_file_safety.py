@@ -199,3 +199,21 @@ def test_ingest_skips_special_files_walked_and_named(
         assert out["zero.md"].error == (
             "not a regular file (character device, via symlink); skipped"
         )
+
+
+def test_enospc_writing_a_transcript_is_one_disk_full_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from ingest.loaders import audio
+    from kb.errors import DiskFullError
+
+    def no_space(self: Path, *a: object, **k: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", no_space)
+    target = tmp_path / "kb" / "cache" / "transcripts" / "abc-model.json"
+    with pytest.raises(DiskFullError, match=r"disk holding .*/kb is full \(writing the transcript"):
+        audio._write_cache(target, "model", 1.0, [(0.0, 1.0, "hello")])
+    assert not list(target.parent.iterdir())  # no half-written temporary file left
