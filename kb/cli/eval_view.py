@@ -100,7 +100,8 @@ def _load_report(store: Store, ref: str, recompute: bool) -> dict[str, Any]:
             es.results(row.id), row.k, "strict", scoped=bool(row.options.get("scoped"))
         )
         metrics = table.to_json()
-        es.set_metrics(row.id, metrics)
+        if not store.read_only:  # a read-only KB shows the metrics without caching them
+            es.set_metrics(row.id, metrics)
     return RunReport(row, metrics).to_json()
 
 

@@ -70,6 +70,8 @@ def test_read_only_kb_answers_read_commands_and_refuses_ingest(
         assert s.returncode == 0 and "a.md" in s.stdout, s.stderr
         ev = kb("eval", "list", "--json", "--kb", str(ro), home=kb_home)
         assert ev.returncode == 0 and "nightly" in ev.stdout, ev.stderr
+        show = kb("eval", "show", "nightly", "--json", "--kb", str(ro), home=kb_home)
+        assert show.returncode == 0, show.stderr  # metrics computed, not cached
         doc = kb("doctor", "--no-devices", "--json", "--kb", str(ro), home=kb_home)
         report = json.loads(doc.stdout)  # the chunk was never embedded: pending, exit 1
         assert doc.returncode == 1 and report["pending_chunks"] == 1 and report["fts_in_sync"]
@@ -140,3 +142,41 @@ def test_doctor_salvage_cli_replaces_a_damaged_database(kb_home: Path) -> None:
     assert Path(report["damaged_copy"]).is_file()
     st = kb("status", "--json", home=kb_home)
     assert st.returncode == 0, st.stderr
+
+
+def test_full_disk_during_ingest_is_one_line_and_loses_nothing(tmp_path: Path) -> None:
+    """A real full disk (a 256 kB tmpfs), then the KB moved to a larger disk and re-run."""
+    import random
+    import shutil
+    import sqlite3
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    rng = random.Random(1)
+    for i in range(60):
+        words = " ".join(f"w{rng.randrange(10**6)}" for _ in range(120))
+        (corpus / f"n{i:03d}.md").write_text(f"# Note {i}\n\n{words}\n")
+    small = tmp_path / "small"
+    small.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(small)]).returncode:
+        pytest.skip("mounting a tmpfs is not permitted here")
+    try:
+        r = kb("ingest", str(corpus), "--kb", str(small / "kb"), home=small / "kb")
+        assert r.returncode == 1
+        (line,) = r.stderr.splitlines()
+        assert line == (
+            f"kb: error: the disk holding {small / 'kb'} is full (writing kb.sqlite); "
+            "nothing stored is lost: free space and re-run kb ingest"
+        )
+        big = tmp_path / "big"
+        shutil.copytree(small / "kb", big)
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+    again = kb("ingest", str(corpus), "--kb", str(big), "--json", home=big)
+    assert again.returncode == 0, again.stderr
+    with sqlite3.connect(big / "kb.sqlite") as c:
+        assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        n = c.execute("SELECT count(*) FROM documents WHERE status = 'indexed'").fetchone()[0]
+    assert n == 60
