@@ -5,6 +5,7 @@ Errors are :class:`GoldenError` and read ``FILE:LINE: query 'ID': FIELD: problem
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,6 +165,7 @@ def _range(v: Any, name: str, qid: str, w: Where, integer: bool) -> tuple[float,
         and all(
             not isinstance(x, bool)
             and (isinstance(x, int) if integer else isinstance(x, int | float))
+            and math.isfinite(x)
             for x in v
         )
     )

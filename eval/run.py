@@ -10,11 +10,21 @@ overflow) is stored as that query's error (``error_stage`` retrieval | answer) a
 run goes on. Errors that would fail every query (a missing model, an empty KB, an
 embedding mismatch, a broken store) stop the run, which is marked ``incomplete``, and
 are raised. Ctrl-C keeps the finished queries, marks the run ``incomplete`` (with
-metrics over what finished) and re-raises :class:`KeyboardInterrupt`.
+metrics over what finished) and re-raises :class:`KeyboardInterrupt`. A run killed
+outright stays ``running`` in the table and reads as ``interrupted`` (:mod:`eval.store`).
+
+Resuming (:func:`resume_eval`): a stopped run is continued with the queries it has not
+stored, under its own options (k, selection, search options, answers on/off). The
+configuration snapshot of the resumed process must equal the stored one, apart from
+what a run notes as it goes (``llm.model_hash``, ``prompt.version_used``); a changed
+KB (chunkers, embedding model, corpus fingerprint, coverage), model or setting is
+refused with one line naming the keys. Metrics are computed over every stored result
+in golden order, exactly as for a run that was never interrupted.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -25,7 +35,7 @@ from eval.golden import GoldenQuery, GoldenSet
 from eval.metrics import MetricTable, compute_table
 from eval.resolve import Resolver, stored_hits
 from eval.result import AnswerResult, QueryResult
-from eval.store import EvalStore
+from eval.store import EvalStore, RunRow
 from kb.errors import (
     ConfigError,
     EmbeddingMismatchError,
@@ -33,6 +43,7 @@ from kb.errors import (
     KbError,
     ModelError,
     StoreError,
+    UsageError,
 )
 from kb.search.options import SearchOptions
 from kb.store import Store
@@ -69,6 +80,7 @@ class RunOptions:
     search: SearchOptions = field(default_factory=SearchOptions)
     answer_search: SearchOptions | None = None
     answers: bool = True
+    replace: bool = False  # delete an older run of the same name instead of refusing
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +92,31 @@ class RunOptions:
             "answer_search": asdict(self.answer_search) if self.answer_search else None,
             "scoped": self.search.scoped,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], name: str | None = None) -> RunOptions:
+        """The options a run was stored with (:meth:`to_json`), to resume it."""
+        search = _search_options(data.get("search") or {})
+        answer = data.get("answer_search")
+        return cls(
+            k=int(data.get("k", search.k)),
+            name=name,
+            limit=data.get("limit"),
+            categories=tuple(data.get("categories") or ()),
+            search=search,
+            answer_search=None if answer is None else _search_options(answer),
+            answers=bool(data.get("answers", True)),
+        )
+
+
+def _search_options(data: dict[str, Any]) -> SearchOptions:
+    from dataclasses import fields
+
+    known = {f.name for f in fields(SearchOptions)}
+    kw: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known
+    }
+    return SearchOptions(**kw)
 
 
 @dataclass
@@ -127,8 +164,109 @@ def run_eval(
 ) -> RunOutcome:
     """Run, store and score; see the module docs. ``judge`` (optional) scores each
     answered query and its result lands in ``answer.judge``. ``extra_metrics`` (e.g.
-    the metrics named by gates) are computed besides the defaults."""
+    the metrics named by gates) are computed besides the defaults. Without
+    ``options.name`` the run is named after the golden file (``-2``, ``-3``... when
+    that name is taken)."""
     es = EvalStore(store)
+    plan = _plan(store, golden, options, pipeline, extra_config)
+    run_opts = {**options.to_json(), "answers": plan.answers}
+    name = options.name or es.free_name(golden.path.stem)
+    run_id = es.create_run(
+        name, str(golden.path), golden.sha256, plan.config, run_opts, replace=options.replace
+    )
+    return _execute(
+        es, run_id, plan, retriever, pipeline, options, [], progress, judge, extra_metrics
+    )
+
+
+def resume_eval(
+    store: Store,
+    retriever: RetrieverLike,
+    pipeline: PipelineLike | None,
+    golden: GoldenSet,
+    run: RunRow,
+    extra_config: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    judge: Callable[[QueryResult], dict[str, Any] | None] | None = None,
+    extra_metrics: list[str] | None = None,
+) -> RunOutcome:
+    """Continue the stopped ``run`` with the queries it has not stored (module docs)."""
+    es = EvalStore(store)
+    if run.status == "complete":
+        raise UsageError(f"eval run {run.name!r} is complete; nothing to resume")
+    if run.status == "running":
+        where = f"pid {run.pid} on {run.host}" if run.pid else "another process"
+        raise UsageError(
+            f"eval run {run.name!r} is still running ({where}); wait for it or stop it first"
+        )
+    if golden.sha256 != run.golden_hash:
+        raise UsageError(
+            f"{golden.path}: the golden set changed since run {run.name!r} started; "
+            "start a new run instead of resuming"
+        )
+    options = RunOptions.from_json(run.options, run.name)
+    plan = _plan(store, golden, options, pipeline, extra_config)
+    if plan.answers != bool(run.options.get("answers")):
+        on = "with" if run.options.get("answers") else "without"
+        raise UsageError(f"eval run {run.name!r} ran {on} answers; resume it the same way")
+    changed = config_changes(run.config, plan.config)
+    if changed:
+        raise UsageError(
+            f"cannot resume eval run {run.name!r}: the KB or configuration changed since it "
+            f"started ({', '.join(changed[:6])}); start a new run"
+        )
+    done = es.results(run.id)
+    es.claim_run(run.id)
+    return _execute(
+        es, run.id, plan, retriever, pipeline, options, done, progress, judge, extra_metrics
+    )
+
+
+NOTED_KEYS = (("llm", "model_hash"), ("prompt", "version_used"))
+
+
+def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Dotted keys whose values differ between two config snapshots, ignoring what a
+    run notes while it goes (:data:`NOTED_KEYS`)."""
+
+    def strip(cfg: dict[str, Any]) -> dict[str, Any]:
+        out = json.loads(json.dumps(cfg, sort_keys=True, default=str))
+        for section, key in NOTED_KEYS:
+            if isinstance(out.get(section), dict):
+                out[section].pop(key, None)
+        return out
+
+    diffs: list[str] = []
+
+    def walk(a: Any, b: Any, prefix: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                walk(a.get(k), b.get(k), f"{prefix}{k}.")
+        elif a != b:
+            diffs.append(prefix.rstrip("."))
+
+    walk(strip(old), strip(new), "")
+    return diffs
+
+
+@dataclass
+class _Plan:
+    queries: list[GoldenQuery]
+    opts: SearchOptions
+    answer_opts: SearchOptions
+    answers: bool
+    resolved: dict[str, list[Any]]
+    warnings: list[str]
+    config: dict[str, Any]
+
+
+def _plan(
+    store: Store,
+    golden: GoldenSet,
+    options: RunOptions,
+    pipeline: PipelineLike | None,
+    extra_config: dict[str, Any] | None,
+) -> _Plan:
     queries = select_queries(golden, options.categories, options.limit)
     opts = replace(options.search, k=options.k)
     answer_opts = options.answer_search or options.search
@@ -148,17 +286,42 @@ def run_eval(
         "path_prefix": resolver.prefix,
         **(extra_config or {}),
     }
-    run_opts = {**options.to_json(), "answers": answers}
-    name = options.name or golden.path.stem
-    run_id = es.create_run(name, str(golden.path), golden.sha256, config, run_opts)
+    return _Plan(queries, opts, answer_opts, answers, resolved, warnings, config)
+
+
+def _execute(
+    es: EvalStore,
+    run_id: int,
+    plan: _Plan,
+    retriever: RetrieverLike,
+    pipeline: PipelineLike | None,
+    options: RunOptions,
+    done: list[QueryResult],
+    progress: Progress | None,
+    judge: Callable[[QueryResult], dict[str, Any] | None] | None,
+    extra_metrics: list[str] | None,
+) -> RunOutcome:
+    """Run the plan's queries not in ``done``, storing each; finish the run with metrics
+    over ``done`` and the new results in golden order."""
+    store = es.store
+    queries, opts, answer_opts, answers = plan.queries, plan.opts, plan.answer_opts, plan.answers
+    config = plan.config
+    by_id = {q.id: q for q in queries}
     results: list[QueryResult] = []
+    for r in done:  # stored results scored with the golden query and support as now
+        if r.query_id in by_id:
+            r.query, r.resolved = by_id[r.query_id], plan.resolved[r.query_id]
+            results.append(r)
+    have = {r.query_id for r in results}
     status = "incomplete"
     if progress is not None:
-        progress.start(len(queries))
+        progress.start(len(queries) - len(have))
     try:
         for pos, q in enumerate(queries):
+            if q.id in have:
+                continue
             r = _run_one(store, retriever, pipeline if answers else None, q, pos, opts, answer_opts)
-            r.resolved = resolved[q.id]
+            r.resolved = plan.resolved[q.id]
             if judge is not None and r.answer_ok:
                 assert r.answer is not None
                 r.answer.judge = judge(r)
@@ -170,11 +333,12 @@ def run_eval(
     finally:
         if progress is not None:
             progress.finish()
+        results.sort(key=lambda r: r.position)
         _note_models(config, results)
         table = compute_table(results, options.k, "strict", scoped=opts.scoped, extra=extra_metrics)
         metrics = table.to_json()
         es.finish_run(run_id, status, metrics, config)
-    return RunOutcome(run_id, status, table, metrics, warnings)
+    return RunOutcome(run_id, status, table, metrics, plan.warnings)
 
 
 def _note_models(config: dict[str, Any], results: list[QueryResult]) -> None:

@@ -2,7 +2,14 @@
 
 Every query result is written in its own transaction as soon as it is known, so an
 interrupted run keeps what finished. A run is ``running`` while it goes,
-``complete`` when every selected query ran, ``incomplete`` when it stopped early.
+``complete`` when every selected query ran, ``incomplete`` when it stopped early
+(Ctrl-C, a fatal error). A run stored as ``running`` whose process (host, pid, start
+time; :mod:`eval.process`) is gone, after a ``kill -9`` or a crash, reads as
+``interrupted``. Both ``incomplete`` and ``interrupted`` runs can be resumed
+(``kb eval run GOLDEN --resume NAME``).
+
+Run names are unique within a KB: :meth:`EvalStore.create_run` refuses a name in use
+unless ``replace`` is given, which deletes the old run first.
 
 JSON columns: ``config`` (what was measured: chunkers, embedding model, GGUF hash,
 prompt version, retrieval parameters, corpus fingerprint, index coverage),
@@ -17,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from eval.process import alive, this_process
 from eval.result import QueryResult
 from kb.errors import UsageError
 from kb.store import Store
@@ -35,6 +43,9 @@ class RunRow:
     options: dict[str, Any]
     metrics: dict[str, Any] | None
     n_results: int = 0
+    host: str | None = None
+    pid: int | None = None
+    stored_status: str = ""
 
     @property
     def k(self) -> int:
@@ -47,6 +58,7 @@ class RunRow:
             "created_at": self.created_at,
             "finished_at": self.finished_at,
             "status": self.status,
+            "process": {"host": self.host, "pid": self.pid},
             "golden_path": self.golden_path,
             "golden_hash": self.golden_hash,
             "queries": self.n_results,
@@ -82,14 +94,57 @@ class EvalStore:
         golden_hash: str,
         config: dict[str, Any],
         options: dict[str, Any],
+        replace: bool = False,
     ) -> int:
+        """A new ``running`` run owned by this process. A name in use is a
+        :class:`UsageError` (suggesting a free name or ``--replace``) unless ``replace``,
+        which deletes the old run(s) of that name in the same transaction."""
+        host, pid = this_process()
         with self.store.tx() as c:
+            old = [r[0] for r in c.execute("SELECT id FROM eval_runs WHERE name = ?", (name,))]
+            if old and not replace:
+                raise UsageError(
+                    f"an eval run named {name!r} already exists in {self.store.home}; "
+                    f"choose another --name (e.g. {self.free_name(name)!r}) or pass --replace"
+                )
+            for run_id in old:
+                c.execute("DELETE FROM eval_query_results WHERE run_id = ?", (run_id,))
+                c.execute("DELETE FROM eval_runs WHERE id = ?", (run_id,))
             cur = c.execute(
                 "INSERT INTO eval_runs (name, created_at, status, golden_path, golden_hash, "
-                "config, options) VALUES (?, ?, 'running', ?, ?, ?, ?)",
-                (name, time.time(), golden_path, golden_hash, _dumps(config), _dumps(options)),
+                "config, options, host, pid) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    time.time(),
+                    golden_path,
+                    golden_hash,
+                    _dumps(config),
+                    _dumps(options),
+                    host,
+                    pid,
+                ),
             )
             return int(cur.lastrowid or 0)
+
+    def free_name(self, base: str) -> str:
+        """``base`` if no run has it, else the first free ``base-2``, ``base-3``, ..."""
+        taken = {str(r[0]) for r in self.conn.execute("SELECT name FROM eval_runs")}
+        if base not in taken:
+            return base
+        n = 2
+        while f"{base}-{n}" in taken:
+            n += 1
+        return f"{base}-{n}"
+
+    def claim_run(self, run_id: int) -> None:
+        """Mark a stopped run ``running`` again, owned by this process (a resume)."""
+        host, pid = this_process()
+        with self.store.tx() as c:
+            c.execute(
+                "UPDATE eval_runs SET status = 'running', finished_at = NULL, host = ?, pid = ?, "
+                "created_at = ? WHERE id = ?",
+                (host, pid, time.time(), run_id),
+            )
 
     def save_result(self, run_id: int, r: QueryResult) -> None:
         timings = dict(r.timings)
@@ -194,16 +249,26 @@ class EvalStore:
 
 
 def _run(r: Any) -> RunRow:
+    keys = r.keys()
+    host = r["host"] if "host" in keys else None
+    pid = r["pid"] if "pid" in keys else None
+    stored = str(r["status"])
+    status = stored
+    if stored == "running" and alive(host, pid, float(r["created_at"])) is False:
+        status = "interrupted"
     return RunRow(
         id=int(r["id"]),
         name=str(r["name"]),
         created_at=float(r["created_at"]),
         finished_at=r["finished_at"],
-        status=str(r["status"]),
+        status=status,
         golden_path=str(r["golden_path"]),
         golden_hash=str(r["golden_hash"]),
         config=_loads(r["config"], {}),
         options=_loads(r["options"], {}),
         metrics=_loads(r["metrics"], None),
         n_results=int(r["n"]),
+        host=host,
+        pid=None if pid is None else int(pid),
+        stored_status=stored,
     )

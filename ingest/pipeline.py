@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingest.embedding import apply_tombstones, embed_pending
+from ingest.fileio import max_bytes_of, stat_and_hash
 from ingest.report import FileOutcome, IngestProgress, IngestReport
 from ingest.walk import Candidate, single_file, walk
 from kb.backends.embedder import Embedder, embedding_model_id
 from kb.config import Settings
 from kb.errors import IngestError, UsageError
-from kb.hashing import sha256_file
 from kb.store import Store
 from kb.store.sqlite import DocumentRow
 
@@ -158,11 +158,11 @@ class Ingestor:
         doc_type = loader.doc_type if loader else "unknown"
         if cand.problem:
             return self._fail(cand, doc_type, cand.problem)
-        try:
-            st = cand.abs_path.stat()
-            digest = sha256_file(cand.abs_path)
-        except FileNotFoundError:
-            return self._fail(cand, doc_type, "file vanished during ingest")
+        try:  # regular files only, opened without blocking (ingest.fileio)
+            max_bytes = max_bytes_of(self.settings.ingest.max_file_mb)
+            st, digest = stat_and_hash(cand.abs_path, cand.rel, max_bytes, cand.root)
+        except IngestError as e:
+            return self._fail(cand, doc_type, e.reason)
         except OSError as e:
             return self._fail(cand, doc_type, f"cannot read: {e.strerror or e}")
         info = self.chunker.info

@@ -1,9 +1,12 @@
 """Walk an ingest root and list candidate files.
 
 - Hidden files and folders (name starting with ``.``) are skipped.
-- Folder symlinks are never descended (no cycles). A file symlink whose target
-  resolves outside the root is reported as a failure and never read: kb only
-  reads what the user pointed it at.
+- Folder symlinks are never descended (no cycles). Every file goes through
+  :func:`ingest.fileio.check_path`: a symlink whose target resolves outside the
+  root, a FIFO, socket or device (or a link to one) is reported as a failure
+  with one line and never opened: kb only reads regular files the user pointed
+  it at. A file named on the command line (:func:`single_file`) gets the same
+  checks, with its folder as the root.
 - Only files with a supported extension that pass the include/exclude globs
   are yielded; paths are '/'-separated and relative to the root.
 """
@@ -15,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.fileio import check_path
 from kb.globs import path_selected
 
 
@@ -45,25 +49,13 @@ def walk(
                 continue
             if not path_selected(rel, include, exclude):
                 continue
-            if abs_path.is_symlink():
-                try:
-                    target = abs_path.resolve(strict=True)
-                except (OSError, RuntimeError):
-                    yield Candidate(root, rel, abs_path, "broken symlink; fix or remove it")
-                    continue
-                if not target.is_relative_to(root):
-                    yield Candidate(
-                        root,
-                        rel,
-                        abs_path,
-                        f"symlink points outside the ingested root ({target}); not followed",
-                    )
-                    continue
-            yield Candidate(root, rel, abs_path)
+            yield Candidate(root, rel, abs_path, check_path(abs_path, root))
 
 
 def single_file(path: Path) -> Candidate:
-    """A file given directly on the command line: its root is its folder."""
+    """A file given directly on the command line: its root is its folder; same checks as
+    a walked file (a symlink must point inside that folder, the target must be regular)."""
     abs_path = path.absolute()
     root = abs_path.parent.resolve()
-    return Candidate(root, abs_path.name, root / abs_path.name)
+    abs_path = root / abs_path.name
+    return Candidate(root, abs_path.name, abs_path, check_path(abs_path, root))

@@ -33,6 +33,7 @@ class IngestSettings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     embed_batch_size: int = 256
+    max_file_mb: float = 200.0
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
             return value
     elif typ is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ConfigError(f"{where}: expected a finite number, got {value!r}")
             return float(value)
     elif typ is str:
         if isinstance(value, str):

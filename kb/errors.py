@@ -10,6 +10,9 @@ Users see ``str(error)`` as one line on stderr and the process exits with
     ├── UsageError               exit 2   bad command-line input (empty question, bad filter)
     ├── StoreError               exit 1   the KB folder or its SQLite/LanceDB files
     │   ├── SchemaTooNewError    exit 1   database written by a newer kb
+    │   ├── ReadOnlyStoreError   exit 1   a writing command on a read-only KB folder
+    │   ├── DamagedStoreError    exit 1   kb.sqlite is corrupt (`kb doctor --salvage`)
+    │   ├── DiskFullError        exit 1   the disk filled while writing; nothing stored is lost
     │   └── EmbeddingMismatchError exit 1 configured embedder is not the one that built the store
     ├── IngestError              exit 1   one file could not be loaded (recorded; ingest goes on)
     ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
@@ -48,6 +51,18 @@ class SchemaTooNewError(StoreError):
 
 class EmbeddingMismatchError(StoreError):
     pass
+
+
+class ReadOnlyStoreError(StoreError):
+    """The KB folder (or ``kb.sqlite``) is not writable and the command writes."""
+
+
+class DamagedStoreError(StoreError):
+    """``kb.sqlite`` is corrupt (not merely unopenable): its header or pages are damaged."""
+
+
+class DiskFullError(StoreError):
+    """SQLITE_FULL or ENOSPC while writing; transactions keep what was stored."""
 
 
 class IngestError(KbError):

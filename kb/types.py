@@ -91,10 +91,15 @@ class Locator:
         return HEADING_SEP.join(self.heading_path)
 
     def render(self) -> str:
-        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9``."""
-        parts = [self.path]
+        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9``.
+
+        A path or heading with control characters is quoted and escaped
+        (:func:`kb.quoting.quote_name`); ``to_dict`` keeps the exact ``path``."""
+        from kb.quoting import quote_name
+
+        parts = [quote_name(self.path)]
         if self.heading_path:
-            parts[0] += f" › {self.heading()}"
+            parts[0] += f" › {quote_name(self.heading())}"
         s = self.span
         if s.page_start is not None:
             end = s.page_end if s.page_end is not None else s.page_start

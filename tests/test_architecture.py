@@ -12,14 +12,15 @@ from tests.conftest import ROOT
 HEAVY = {"torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisper"}
 
 # the stdlib-only base layer every package may use
-BASE = ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.hashing")
+BASE = ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.hashing", "kb.quoting")
 
 # module prefix -> kb-internal prefixes it may import
 ALLOWED: dict[str, tuple[str, ...]] = {
-    "kb.types": (),
+    "kb.types": ("kb.quoting",),
     "kb.errors": (),
     "kb.globs": (),
     "kb.hashing": (),
+    "kb.quoting": (),
     "kb.config": ("kb.errors",),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),

@@ -15,6 +15,7 @@ one section per transcript segment.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -22,16 +23,19 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ingest.fileio import stat_and_hash
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import require_nonempty
-from kb.errors import IngestError
-from kb.hashing import sha256_file
+from kb.errors import DiskFullError, IngestError
+from kb.store.health import disk_full_message
 from kb.types import LoadedDocument, Section, Span
 
 CACHE_VERSION = 1
 
 
-file_sha256 = sha256_file  # the transcript cache is keyed by the audio file's content
+def file_sha256(path: Path) -> str:
+    """The transcript cache key: the audio file's SHA-256, read without blocking."""
+    return stat_and_hash(path, path.name)[1]
 
 
 def cache_path(cache_dir: Path, digest: str, model_id: str) -> Path:
@@ -62,10 +66,18 @@ def _write_cache(
         "duration": duration,
         "segments": [{"start": s, "end": e, "text": t} for s, e, t in segs],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        if e.errno == errno.ENOSPC:  # a full disk stops the ingest with one line
+            home = path.parent.parent.parent
+            msg = disk_full_message(home, f"the transcript cache {path.name}")
+            raise DiskFullError(msg) from None
+        raise
 
 
 def sections_from(segs: list[tuple[float, float, str]]) -> list[Section]:

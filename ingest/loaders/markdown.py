@@ -28,6 +28,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from ingest.fileio import max_bytes_of
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import LineIndex, read_text, trimmed_block
 from kb.errors import IngestError
@@ -105,7 +106,7 @@ class MarkdownLoader:
     doc_type = "md"
 
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
-        text = read_text(abs_path, rel_path)
+        text = read_text(abs_path, rel_path, max_bytes_of(ctx.settings.ingest.max_file_mb))
         index = LineIndex(text)
         tokens = _parser().parse(text)
         warnings: list[str] = []

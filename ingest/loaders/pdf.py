@@ -19,8 +19,9 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from ingest.fileio import max_bytes_of, open_checked
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
@@ -42,12 +43,12 @@ def quiet_pypdf() -> Iterator[None]:
         logger.setLevel(old)
 
 
-def _open(abs_path: Path, rel_path: str) -> Any:
+def _open(source: BinaryIO, rel_path: str) -> Any:
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError
 
     try:
-        reader = PdfReader(abs_path)
+        reader = PdfReader(source)
         if reader.is_encrypted:
             try:
                 ok = reader.decrypt("")
@@ -73,8 +74,9 @@ class PdfLoader:
 
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
         require_nonempty(abs_path, rel_path)
-        with quiet_pypdf():
-            reader = _open(abs_path, rel_path)
+        max_bytes = max_bytes_of(ctx.settings.ingest.max_file_mb)
+        with open_checked(abs_path, rel_path, max_bytes) as source, quiet_pypdf():
+            reader = _open(source, rel_path)
             warnings: list[str] = []
             sections: list[Section] = []
             offset = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ingest.fileio import max_bytes_of
 from ingest.loaders.base import LoadContext
 from ingest.loaders.textio import LineIndex, read_text
 from kb.types import LoadedDocument, Section, Span
@@ -37,7 +38,7 @@ class TextLoader:
     doc_type = "txt"
 
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
-        text = read_text(abs_path, rel_path)
+        text = read_text(abs_path, rel_path, max_bytes_of(ctx.settings.ingest.max_file_mb))
         return LoadedDocument(
             path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text))
         )

@@ -1,7 +1,8 @@
 """Reading text files and mapping between lines and character offsets.
 
-The *document text* of a Markdown or plain-text file is its UTF-8 content with a
-leading byte-order mark removed and line endings normalised to ``\\n`` (``\\r\\n`` and
+The *document text* of a Markdown or plain-text file is its content decoded as UTF-8,
+or as UTF-16/UTF-32 when a byte-order mark at the start says so (the mark itself is
+removed), with line endings normalised to ``\\n`` (``\\r\\n`` and
 a lone ``\\r`` both count as one line break, as in Markdown parsers). Character
 offsets index that text; line numbers are 1-based and count ``\\n`` only, so line
 ``n`` of the document text is line ``n`` of the file in any editor.
@@ -10,29 +11,58 @@ offsets index that text; line numbers are 1-based and count ``\\n`` only, so lin
 from __future__ import annotations
 
 import bisect
+import codecs
 from pathlib import Path
 
+from ingest.fileio import read_bytes
 from kb.errors import IngestError
 
+# Longest mark first: the UTF-32-LE mark starts with the UTF-16-LE one.
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
 
-def read_text(abs_path: Path, rel_path: str) -> str:
-    """Return the document text of ``abs_path``.
 
-    Raises :class:`IngestError` for an unreadable file, a file that is empty or holds
-    only whitespace, and invalid UTF-8 (naming the 0-based byte offset of the first
-    bad byte).
+def decode_text(data: bytes, rel_path: str) -> str:
+    """Decode file bytes: a byte-order mark selects UTF-8/16/32, anything else is UTF-8.
+
+    The mark is not part of the result. Raises :class:`IngestError` for bytes invalid in
+    the chosen encoding (naming the 0-based byte offset of the first bad byte, counted in
+    the file) and for text holding a NUL character (``binary content``): NUL never occurs
+    in text, and storing it would put it inside words and on the terminal.
     """
+    encoding, label, skip = "utf-8", "UTF-8", 0
+    for bom, enc, name in _BOMS:
+        if data.startswith(bom):
+            encoding, label, skip = enc, name, len(bom)
+            break
     try:
-        data = abs_path.read_bytes()
-    except OSError as e:
-        raise IngestError(rel_path, f"cannot read: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
+        text = data[skip:].decode(encoding)
     except UnicodeDecodeError as e:
         raise IngestError(
-            rel_path, f"invalid UTF-8 at byte {e.start}; re-save the file as UTF-8"
+            rel_path, f"invalid {label} at byte {e.start + skip}; re-save the file as UTF-8"
         ) from None
-    text = text.removeprefix("\ufeff")
+    nul = text.find("\x00")
+    if nul != -1:
+        raise IngestError(
+            rel_path,
+            f"binary content (NUL character at text offset {nul}); not a text file",
+        )
+    return text
+
+
+def read_text(abs_path: Path, rel_path: str, max_bytes: int | None = None) -> str:
+    """Return the document text of ``abs_path`` (read with :func:`ingest.fileio.read_bytes`).
+
+    Raises :class:`IngestError` for an unreadable or non-regular file, one over
+    ``max_bytes``, a file that is empty or holds only whitespace, and the decoding
+    problems of :func:`decode_text`.
+    """
+    text = decode_text(read_bytes(abs_path, rel_path, max_bytes), rel_path)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise IngestError(rel_path, "empty file")

@@ -96,6 +96,13 @@ def main() -> None:
     except Exception as e:  # noqa: BLE001 - last-resort guard
         import click
 
+        from kb.cli.failures import dash_hint, usage_line
+
+        hint = dash_hint(e, sys.argv[1:]) or usage_line(e)
+        if hint is not None:
+            sys.stderr.write(hint + "\n")
+            sys.exit(2)
+
         if isinstance(e, click.exceptions.Exit):
             sys.exit(e.exit_code)
         if isinstance(e, click.ClickException):
@@ -104,6 +111,12 @@ def main() -> None:
         if isinstance(e, click.exceptions.Abort):
             sys.stderr.write("kb: interrupted\n")
             sys.exit(EXIT_INTERRUPTED)
+        from kb.cli.failures import translate
+
+        known = translate(e)
+        if known is not None and not debug:
+            sys.stderr.write(f"kb: error: {known}\n")
+            sys.exit(known.exit_code)
         if debug:
             raise
         sys.stderr.write(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -53,12 +54,25 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
         console.print(
             f"chunker: {ch['name']} v{ch['version']} {ch['params']} ({ch['chunks']} chunks)"
         )
+    from rich.markup import escape
+
+    from kb.quoting import quote_name
+
     for f in stats["failed"]:
-        console.print(f"[red]failed[/red] {f['path']}: {f['error']}", highlight=False)
+        shown = escape(quote_name(f["path"]))
+        console.print(f"[red]failed[/red] {shown}: {escape(f['error'] or '')}", highlight=False)
 
 
 def doctor(
     repair: Annotated[bool, typer.Option("--repair", help="Fix what was found.")] = False,
+    salvage: Annotated[
+        bool,
+        typer.Option(
+            "--salvage",
+            help="Damaged kb.sqlite: copy every readable row into a new database, keeping "
+            "the damaged file beside it; `kb ingest` then restores the rest.",
+        ),
+    ] = False,
     devices: Annotated[
         bool, typer.Option("--devices/--no-devices", help="Report which device each backend uses.")
     ] = True,
@@ -74,7 +88,12 @@ def doctor(
     from kb.store.doctor import repair as do_repair
 
     settings = settings_for(kb)
+    if salvage:
+        _salvage(settings.home, json_out)
+        return
     with Store.open(settings.home, create=False) as store:
+        if repair:
+            store.require_writable("kb doctor --repair")
         report = check(store)
         if repair and not report.clean:
             do_repair(store, report)
@@ -133,6 +152,25 @@ def device_report(settings: Any) -> dict[str, str]:
     return out
 
 
+def _salvage(home: Path, json_out: bool) -> None:
+    from kb.errors import ReadOnlyStoreError, StoreError
+    from kb.store import health
+    from kb.store.salvage import salvage
+    from kb.store.sqlite import DB_NAME
+
+    db = home / DB_NAME
+    if not db.is_file():
+        raise StoreError(f"{home}: no KB database to salvage")
+    if not health.writable(home, db):
+        raise ReadOnlyStoreError(health.read_only_message(home, "kb doctor --salvage"))
+    report = salvage(home)
+    if json_out:
+        print_json(report.to_dict())
+    else:
+        for line in report.lines():
+            typer.echo(line)
+
+
 def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
@@ -148,6 +186,7 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     settings = settings_for(kb)
     started = time.perf_counter()
     with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding)
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")

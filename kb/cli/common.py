@@ -53,10 +53,23 @@ TagOption = Annotated[
     list[str] | None,
     typer.Option("--tag", help="Only documents with this front-matter tag; repeatable."),
 ]
+
+
+def finite(value: float | None) -> float | None:
+    """Option callback: refuse ``nan`` and ``inf`` (a NaN threshold silently disables a
+    comparison: every ``x < nan`` is false)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value}: must be a finite number")
+    return value
+
+
 MinScoreOption = Annotated[
     float | None,
     typer.Option(
         "--min-score",
+        callback=finite,
         help="Drop hits whose cosine similarity to the query is below this (vector and "
         "hybrid modes; -1 keeps all). [default: [search] min_score]",
     ),

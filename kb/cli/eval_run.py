@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -21,6 +21,12 @@ from kb.cli.eval_common import (
     open_kb,
     search_opts,
 )
+from kb.errors import UsageError
+
+if TYPE_CHECKING:
+    from eval.gates import Gate
+    from eval.run import RunOutcome
+    from kb.store import Store
 
 
 def run(
@@ -30,7 +36,26 @@ def run(
         typer.Option("-k", "--k", help="Retrieval depth scored (default: eval.k = 10)."),
     ] = None,
     name: Annotated[
-        str | None, typer.Option("--name", help="Run name (default: the golden file's stem).")
+        str | None,
+        typer.Option(
+            "--name",
+            help="Run name, unique in the KB (default: the golden file's stem, or stem-2, "
+            "stem-3... when taken).",
+        ),
+    ] = None,
+    replace_run: Annotated[
+        bool,
+        typer.Option("--replace", help="Delete an existing run of the same --name first."),
+    ] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="NAME",
+            help="Continue the interrupted or incomplete run NAME with the queries it has not "
+            "stored, under its own options and configuration (refused if the KB or the "
+            "configuration changed).",
+        ),
     ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", help="Run only the first N selected queries.")
@@ -98,18 +123,37 @@ def run(
     been ingested from that folder (or a folder above it).
 
     Exit codes: 0 done; 1 a gate failed; 2 bad golden set, gate or option; 3 model
-    missing; 4 empty KB; 130 interrupted (finished queries are kept, run incomplete).
+    missing; 4 empty KB; 130 interrupted (finished queries are kept, run incomplete;
+    continue it with --resume NAME).
     """
     from dataclasses import replace
 
-    from eval.gates import check_gates, enforce, parse_gates
+    from eval.gates import parse_gates
     from eval.golden import load_golden
-    from eval.report import RunReport
     from eval.run import RunOptions, run_eval
-    from eval.store import EvalStore
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
-    from kb.errors import EXIT_INTERRUPTED, UsageError
 
+    if resume is not None:
+        given = {
+            "--k": k,
+            "--name": name,
+            "--limit": limit,
+            "--category": category,
+            "--mode": mode,
+            "--path": path,
+            "--type": doc_type,
+            "--tag": tag,
+            "--min-score": min_score,
+            "--answer-k": answer_k,
+            "--replace": replace_run or None,
+        }
+        clash = [flag for flag, v in given.items() if v]
+        if clash:
+            raise UsageError(
+                f"--resume continues a run with its own options; drop {', '.join(clash)}"
+            )
+        _resume(golden, resume, no_answer, model, gate, judge, md, html, kb, json_out)
+        return
     settings = settings_for(
         kb,
         **{
@@ -132,6 +176,7 @@ def run(
     opts = search_opts(settings, mode, path, doc_type, tag)
     answer_opts = replace(opts, k=answer_k) if answer_k else opts
     with open_kb(settings) as store:
+        store.require_writable("kb eval run")
         retriever, pipeline, extra = build_runtime(settings, store, answers)
         # load the models now: a missing model fails before the run starts, and the
         # one-off load time stays out of the first query's latency
@@ -148,6 +193,7 @@ def run(
             search=opts,
             answer_search=answer_opts,
             answers=answers,
+            replace=replace_run,
         )
         try:
             out = run_eval(
@@ -162,20 +208,103 @@ def run(
                 [g.spec.name for g in gates],
             )
         except KeyboardInterrupt:
-            runs = EvalStore(store).list_runs()
-            if runs:
-                err(
-                    f"kb: interrupted; run {runs[-1].id} kept as incomplete "
-                    f"({runs[-1].n_results} queries)"
-                )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        for w in out.warnings[:10]:
-            err(f"kb: warning: {w}")
-        if len(out.warnings) > 10:
-            err(f"kb: warning: ... and {len(out.warnings) - 10} more; see `kb eval check`")
-        row = EvalStore(store).get_run(out.run_id)
-        assert row is not None
+            _interrupted(store)
+        _finish(store, out, gates, json_out, md, html)
+
+
+def _interrupted(store: Store) -> NoReturn:
+    from eval.store import EvalStore
+    from kb.errors import EXIT_INTERRUPTED
+
+    runs = EvalStore(store).list_runs()
+    if runs:
+        last = max(runs, key=lambda r: r.created_at)
+        err(
+            f"kb: interrupted; run {last.id} kept as incomplete ({last.n_results} queries); "
+            f"continue it with --resume {last.name}"
+        )
+    raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _finish(
+    store: Store,
+    out: RunOutcome,
+    gates: list[Gate],
+    json_out: bool,
+    md: Path | None,
+    html: Path | None,
+) -> None:
+    from eval.gates import check_gates, enforce
+    from eval.report import RunReport
+    from eval.store import EvalStore
+
+    for w in out.warnings[:10]:
+        err(f"kb: warning: {w}")
+    if len(out.warnings) > 10:
+        err(f"kb: warning: ... and {len(out.warnings) - 10} more; see `kb eval check`")
+    row = EvalStore(store).get_run(out.run_id)
+    assert row is not None
     failed = check_gates(gates, out.metrics["overall"]["metrics"])
     rep = RunReport(row, out.metrics, out.warnings, failed if gates else None)
     emit_run(rep.to_json(), json_out, md, html)
     enforce(gates, out.metrics["overall"]["metrics"])
+
+
+def _resume(
+    golden: Path,
+    name: str,
+    no_answer: bool,
+    model: Path | None,
+    gate: list[str] | None,
+    judge: Path | None,
+    md: Path | None,
+    html: Path | None,
+    kb: Path | None,
+    json_out: bool,
+) -> None:
+    """``--resume NAME``: the run's stored search settings and options, the rest as now."""
+    from dataclasses import fields, replace
+
+    from eval.gates import parse_gates
+    from eval.golden import load_golden
+    from eval.run import resume_eval
+    from eval.store import EvalStore
+    from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
+    from kb.config import SearchSettings
+
+    settings = settings_for(kb, **{"llm.model": str(model) if model else None})
+    gs = load_golden(golden)
+    with open_kb(settings) as store:
+        store.require_writable("kb eval run --resume")
+        row = EvalStore(store).find_run(name)
+        answers = bool(row.options.get("answers"))
+        if no_answer and answers:
+            raise UsageError(f"eval run {row.name!r} ran with answers; drop --no-answer")
+        if judge is not None and not answers:
+            raise UsageError("--judge scores answers; this run has none")
+        stored = row.config.get("search_settings") or {}
+        known = {f.name for f in fields(SearchSettings)}
+        search = replace(settings.search, **{k: v for k, v in stored.items() if k in known})
+        settings = replace(settings, search=search)
+        gates = parse_gates(gate or [], row.k, answers)
+        retriever, pipeline, extra = build_runtime(settings, store, answers)
+        if row.options.get("search", {}).get("mode") != "keyword" and store.count_chunks() > 0:
+            retriever.embedder  # noqa: B018 - property loads and checks the embedder
+        if pipeline is not None:
+            pipeline.generator()
+        judge_fn = make_judge(settings, judge) if judge is not None else None
+        try:
+            out = resume_eval(
+                store,
+                retriever,
+                pipeline,
+                gs,
+                row,
+                extra,
+                RunProgress(),
+                judge_fn,
+                [g.spec.name for g in gates],
+            )
+        except KeyboardInterrupt:
+            _interrupted(store)
+        _finish(store, out, gates, json_out, md, html)

@@ -119,7 +119,7 @@ def _load_report(
     if recompute or stale:
         table = compute_table(results, row.k, mode, scoped=bool(row.options.get("scoped")))
         metrics = table.to_json()
-        if mode == "strict":
+        if mode == "strict" and not store.read_only:  # a read-only KB: shown, not cached
             es.set_metrics(row.id, metrics)
     assert metrics is not None
     shown = drill(results, row.k, mode, queries) if details or queries else None

@@ -8,7 +8,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from rich.markup import escape
+
 from ingest.report import FileOutcome, IngestProgress
+from kb.quoting import quote_name
 
 
 class PlainProgress(IngestProgress):
@@ -19,10 +22,10 @@ class PlainProgress(IngestProgress):
 
     def file_done(self, outcome: FileOutcome) -> None:
         if outcome.outcome == "failed":
-            sys.stderr.write(f"kb: failed: {outcome.path}: {outcome.error}\n")
+            sys.stderr.write(f"kb: failed: {quote_name(outcome.path)}: {outcome.error}\n")
         elif not self.quiet:
             for w in outcome.warnings:
-                sys.stderr.write(f"kb: warning: {outcome.path}: {w}\n")
+                sys.stderr.write(f"kb: warning: {quote_name(outcome.path)}: {w}\n")
         sys.stderr.flush()
 
 
@@ -65,14 +68,15 @@ class RichProgress(PlainProgress):
         self.bar.update(self.files, total=n)
 
     def file_started(self, path: str) -> None:
-        self.bar.update(self.files, detail=path[-40:])
+        self.bar.update(self.files, detail=quote_name(path)[-40:])
 
     def file_done(self, outcome: FileOutcome) -> None:
         self.bar.advance(self.files)
+        shown = escape(quote_name(outcome.path))  # a name may hold [markup] or control chars
         if outcome.outcome == "failed":
-            self.console.print(f"[red]failed[/red] {outcome.path}: {outcome.error}", markup=True)
+            self.console.print(f"[red]failed[/red] {shown}: {escape(outcome.error or '')}")
         for w in outcome.warnings:
-            self.console.print(f"[yellow]warning[/yellow] {outcome.path}: {w}")
+            self.console.print(f"[yellow]warning[/yellow] {shown}: {escape(w)}")
 
     def embed_total(self, n: int) -> None:
         task = self.bar.tasks[self.chunks]

@@ -146,11 +146,26 @@ def m002_eval(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_eval_process(conn: sqlite3.Connection) -> None:
+    """Which process runs an eval run (host name, pid), so a run whose process is gone
+    shows as ``interrupted`` instead of ``running`` forever. ``created_at`` is the
+    start time; a pid alive but started later belongs to another process."""
+    _run_script(
+        conn,
+        """
+        ALTER TABLE eval_runs ADD COLUMN host TEXT;
+        ALTER TABLE eval_runs ADD COLUMN pid INTEGER;
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
     (2, "eval", m002_eval),
+    # 3 is "sources" (issue 11, merged separately); the two touch different tables
+    (4, "eval_process", m004_eval_process),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kb.errors import EmbeddingMismatchError, StoreError
+from kb.errors import DiskFullError, EmbeddingMismatchError, ReadOnlyStoreError, StoreError
 from kb.store import migrations
 from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
 
@@ -62,39 +62,67 @@ def chunk_hash(text: str) -> str:
 class Store:
     """One KB folder: ``kb.sqlite`` plus the derived ``lancedb/`` folder."""
 
-    def __init__(self, home: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, home: Path, conn: sqlite3.Connection, read_only: bool = False) -> None:
         self.home = home
         self.conn = conn
+        self.read_only = read_only
         self._vectors: VectorIndex | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, home: Path, create: bool = True) -> Store:
-        """Open (and with ``create``, initialise or migrate) the KB at ``home``."""
+        """Open (and with ``create``, initialise or migrate) the KB at ``home``.
+
+        ``create`` marks a writing command (``kb ingest``). When the KB folder or its
+        database is not writable, a reading command gets a read-only connection
+        (:func:`kb.store.health.connect_readonly`; :attr:`read_only` is set and
+        :meth:`tx` refuses) and a writing one fails at once with
+        :class:`ReadOnlyStoreError`. Errors are told apart by
+        :func:`kb.store.health.classify`: damaged, read-only, full disk, or unopenable.
+        """
+        from kb.store import health
+
         home = Path(home)
         db = home / DB_NAME
         if not db.exists() and not create:
             raise StoreError(f"{home}: no KB here; run `kb ingest PATH` first or pass --kb DIR")
+        health.LAST_OPENED = db
+        read_only = home.is_dir() and not health.writable(home, db)
+        if read_only and create:
+            raise ReadOnlyStoreError(health.read_only_message(home, "kb ingest"))
         try:
-            home.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(db, isolation_level=None, check_same_thread=False, timeout=30)
-        except (OSError, sqlite3.Error) as e:
-            raise StoreError(f"{db}: cannot open the KB database: {e}") from None
+            if read_only:
+                conn = health.connect_readonly(db)
+            else:
+                home.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(
+                    db, isolation_level=None, check_same_thread=False, timeout=30
+                )
+        except sqlite3.Error as e:
+            raise health.classify(e, home, db) from None
+        except OSError as e:
+            raise StoreError(f"{db}: cannot open the KB database: {e.strerror or e}") from None
         try:
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode = WAL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = NORMAL")
             migrations.migrate(conn, str(db))
-        except sqlite3.DatabaseError as e:
+        except sqlite3.Error as e:
             conn.close()
-            raise StoreError(
-                f"{db}: not a usable kb database ({e}); move it away and re-ingest"
-            ) from None
+            raise health.classify(e, home, db) from None
         except BaseException:
             conn.close()
             raise
-        return cls(home, conn)
+        return cls(home, conn, read_only)
+
+    def require_writable(self, command: str) -> None:
+        """Fail at once, before any work, when ``command`` would write a read-only KB."""
+        from kb.store import health
+
+        if self.read_only:
+            raise ReadOnlyStoreError(health.read_only_message(self.home, command))
 
     def close(self) -> None:
         self.conn.close()
@@ -120,15 +148,29 @@ class Store:
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
-        """An immediate write transaction; rolls back on any exception."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        """An immediate write transaction; rolls back on any exception.
+
+        Refuses on a read-only KB (:class:`ReadOnlyStoreError`); a full disk
+        (``SQLITE_FULL``) becomes :class:`DiskFullError`: the transaction is rolled back,
+        so what was committed before stays."""
+        from kb.store import health
+
+        if self.read_only:
+            raise ReadOnlyStoreError(health.read_only_message(self.home))
         try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+            else:
+                self.conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            if health.is_disk_full(e):
+                raise DiskFullError(health.disk_full_message(self.home, DB_NAME)) from None
             raise
-        else:
-            self.conn.execute("COMMIT")
 
     # -- metadata --------------------------------------------------------------------------
     def meta_get(self, key: str) -> str | None:
@@ -385,6 +427,15 @@ class Store:
 
     # -- consistency -----------------------------------------------------------------------
     def fts_integrity_ok(self) -> bool:
+        """FTS5's ``integrity-check`` against the chunks table. That command is an INSERT,
+        which a read-only KB refuses; there the indexed row ids (``chunks_fts_docsize``)
+        are compared with the chunk ids instead."""
+        if self.read_only:
+            row = self.conn.execute(
+                "SELECT NOT EXISTS (SELECT id FROM chunks EXCEPT SELECT id FROM chunks_fts_docsize)"
+                " AND NOT EXISTS (SELECT id FROM chunks_fts_docsize EXCEPT SELECT id FROM chunks)"
+            ).fetchone()
+            return bool(row[0])
         try:
             self.conn.execute(
                 "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)"

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from kb.store.health import disk_full_guard
+
 TABLE = "vectors"
 
 # LanceDB's Rust layer logs WARN lines to stderr (e.g. "No existing dataset ..."); users must
@@ -46,9 +48,14 @@ class VectorIndex:
         return [str(n) for n in names]
 
     def table(self, dim: int | None = None) -> Any:
-        """The open table, created with ``dim`` if missing; ``None`` if missing and no ``dim``."""
+        """The open table, created with ``dim`` if missing; ``None`` if missing and no ``dim``.
+
+        Reading a KB without a ``lancedb/`` folder creates nothing (a read-only KB has
+        no vectors yet rather than an error)."""
         if self._table is not None:
             return self._table
+        if dim is None and not self.folder.is_dir():
+            return None
         db = self._connect()
         if TABLE in self._names():
             self._table = db.open_table(TABLE)
@@ -82,21 +89,23 @@ class VectorIndex:
                 "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim),
             }
         )
-        (
-            t.merge_insert("chunk_id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
+        with disk_full_guard(self.folder.parent, f"the vector index {self.folder.name}/"):
+            (
+                t.merge_insert("chunk_id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
 
     def delete(self, chunk_ids: Sequence[int]) -> None:
         t = self.table()
         if t is None or not chunk_ids:
             return
         ids = list(chunk_ids)
-        for start in range(0, len(ids), 2000):
-            part = ",".join(str(int(i)) for i in ids[start : start + 2000])
-            t.delete(f"chunk_id IN ({part})")
+        with disk_full_guard(self.folder.parent, f"the vector index {self.folder.name}/"):
+            for start in range(0, len(ids), 2000):
+                part = ",".join(str(int(i)) for i in ids[start : start + 2000])
+                t.delete(f"chunk_id IN ({part})")
 
     def count(self) -> int:
         t = self.table()

@@ -183,7 +183,8 @@ def test_no_answer_run_and_name_lookup(setup) -> None:  # type: ignore[no-untype
         store, ret, None, golden, RunOptions(k=3, answers=False, categories=("unanswerable",))
     )
     es = EvalStore(store)
-    assert es.find_run("g").id == b.run_id  # name = golden stem; latest wins
+    assert es.find_run("g").id == a.run_id  # name = golden stem, then a free variant
+    assert es.find_run("g-2").id == b.run_id
     assert es.find_run(str(a.run_id)).id == a.run_id
     assert es.find_run(str(b.run_id)).n_results == 1
     assert "answer_correct" not in a.metrics["overall"]["metrics"]

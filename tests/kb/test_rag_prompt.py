@@ -43,10 +43,11 @@ def test_everything_fits_numbered_in_rank_order() -> None:
     built = build_prompt(c, P, "why?", [hit(7, 20), hit(3, 20)], max_tokens=100)
     assert [h.chunk_id for h in built.contexts] == [7, 3] and not built.truncation
     user = built.messages[1]["content"]
-    assert user.index("[#1] (d7.md › T · p. 7)\nh7w0") < user.index("[#2] (d3.md › T · p. 3)")
+    assert user.index("[#1] h7w0") < user.index("[#2] h3w0")
+    assert "d7.md" not in user and "p. 7" not in user  # no locator for the model to copy
     assert built.messages[0] == {"role": "system", "content": P.system}
     assert built.prompt_tokens == c.count_prompt_tokens(built.messages)
-    assert "Question: why?" in user and built.version == "v1"
+    assert "Question: why?" in user and built.version == "v2"
 
 
 def test_top_hit_too_long_is_cut_and_the_rest_dropped() -> None:
@@ -65,7 +66,7 @@ def test_top_hit_too_long_is_cut_and_the_rest_dropped() -> None:
 
 def test_a_block_that_does_not_fit_with_too_little_room_is_dropped() -> None:
     c = WordCounter(0)
-    first = len(f"[#1] (d1.md › T · p. 1)\n{hit(1, 40).text}".split())
+    first = len(f"[#1] {hit(1, 40).text}".split())
     c.n_ctx = fixed_cost(c, "q") + 10 + first + MIN_CONTEXT_TOKENS - 2
     built = build_prompt(c, P, "q", [hit(1, 40), hit(2, 80), hit(3, 5)], max_tokens=10)
     assert [h.chunk_id for h in built.contexts] == [1]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.errors import EmbeddingMismatchError, SchemaTooNewError, StoreError
+from kb.errors import DamagedStoreError, EmbeddingMismatchError, SchemaTooNewError, StoreError
 from kb.store import Store, migrations
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
@@ -51,7 +51,9 @@ def test_old_database_is_migrated_and_keeps_its_data(kb_home: Path) -> None:
     kb_home.mkdir(parents=True)
     shutil.copy(FIXTURES / "db" / "kb-schema-v1.sqlite", kb_home / "kb.sqlite")
     with Store.open(kb_home) as store:
-        assert store.conn.execute("SELECT max(id) FROM _migrations").fetchone()[0] == 2
+        assert store.conn.execute("SELECT max(id) FROM _migrations").fetchone()[0] == (
+            migrations.LATEST
+        )
         row = store.conn.execute("SELECT text FROM chunks").fetchone()
         assert row[0] == "An old chunk about zebras."
         # the FTS index of the old database still answers
@@ -77,20 +79,22 @@ def test_failed_migration_rolls_back_completely(
         conn.execute("CREATE TABLE half_done (x)")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (3, "broken", broken)])
+    nxt = migrations.LATEST + 1
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (nxt, "broken", broken)])
     with pytest.raises(RuntimeError):
         Store.open(kb_home)
     conn = sqlite3.connect(kb_home / "kb.sqlite")
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "half_done" not in tables
-    assert conn.execute("SELECT max(id) FROM _migrations").fetchone()[0] == 2
+    assert conn.execute("SELECT max(id) FROM _migrations").fetchone()[0] == migrations.LATEST
 
 
 def test_not_a_database_gives_a_clear_error(kb_home: Path) -> None:
     kb_home.mkdir(parents=True)
     (kb_home / "kb.sqlite").write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StoreError, match="not a usable kb database"):
+    with pytest.raises(DamagedStoreError, match=r"kb.sqlite: the KB database is damaged") as e:
         Store.open(kb_home)
+    assert "kb doctor --salvage" in str(e.value) and "move it away" not in str(e.value)
 
 
 def test_open_without_create_names_the_folder(tmp_path: Path) -> None:
