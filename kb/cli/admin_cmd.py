@@ -7,8 +7,23 @@ from typing import Annotated, Any
 import typer
 
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+from kb.cli.help import command_kwargs
 
-config_app = typer.Typer(help="Show the effective configuration and where it comes from.")
+config_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+
+
+@config_app.callback()
+def _config(ctx: typer.Context) -> None:
+    """Show the effective configuration and where it comes from.
+
+    \b
+    Examples:
+      kb config show
+      kb config path
+    """
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
 
 
 def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
@@ -166,7 +181,7 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
 
 
-@config_app.command("show")
+@config_app.command("show", **command_kwargs("Print the effective configuration."))
 def config_show(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """Print the effective configuration (all layers applied) as TOML or JSON."""
     settings = settings_for(kb)
@@ -178,7 +193,7 @@ def config_show(kb: KbOption = None, json_out: JsonOption = False) -> None:
     typer.echo(_to_toml(data))
 
 
-@config_app.command("path")
+@config_app.command("path", **command_kwargs("Print the user configuration file's path."))
 def config_path() -> None:
     """Print the user configuration file's path (it may not exist yet)."""
     from kb.config import user_config_path

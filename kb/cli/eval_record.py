@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kb.cli.common import KbOption, err, settings_for
+from kb.cli.common import KbOption, err, k_option, settings_for
 from kb.cli.eval_common import ModeOption, PathOption, TagOption, TypeOption, open_kb, search_opts
 
 if TYPE_CHECKING:
@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 
 def record(
-    golden: Annotated[Path, typer.Argument(help="Golden file to append to (created if missing).")],
-    k: Annotated[int, typer.Option("-k", "--k", help="Hits to show per question.")] = 5,
+    golden: Annotated[
+        Path,
+        typer.Argument(help="Golden file to append to (created if missing).", metavar="GOLDEN"),
+    ],
+    k: Annotated[int | None, k_option("Hits to show per question.")] = None,
     mode: ModeOption = None,
     path: PathOption = None,
     doc_type: TypeOption = None,
@@ -29,6 +32,11 @@ def record(
     Type a question, pick the correct hits by number (or u = unanswerable, s = skip);
     each entry is appended with path, heading and a distinctive sentence of the chunk
     as anchors, under a new unique id. An empty question ends.
+
+    \b
+    Examples:
+      kb eval record golden.yaml
+      kb eval record golden.yaml --path notes/ -k 8
     """
     import os
     from dataclasses import replace
@@ -38,7 +46,9 @@ def record(
     from eval.resolve import Resolver, stored_hits
 
     settings = settings_for(kb)
-    opts = replace(search_opts(settings, mode, path, doc_type, tag), k=k)
+    opts = search_opts(settings, mode, path, doc_type, tag)
+    if k is not None:
+        opts = replace(opts, k=k)
     gs: GoldenSet | None = load_golden(golden) if golden.exists() else None
     with open_kb(settings) as store:
         from kb.backends.embedder import make_embedder

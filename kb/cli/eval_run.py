@@ -7,7 +7,16 @@ from typing import Annotated
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption, err, settings_for
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    QuietOption,
+    at_least_one,
+    config_default,
+    err,
+    k_option,
+    settings_for,
+)
 from kb.cli.eval_common import (
     GoldenArg,
     HtmlOption,
@@ -25,19 +34,34 @@ from kb.cli.eval_common import (
 
 def run(
     golden: GoldenArg,
-    k: Annotated[
-        int | None,
-        typer.Option("-k", "--k", help="Retrieval depth scored (default: eval.k = 10)."),
-    ] = None,
+    k: Annotated[int | None, k_option("Retrieval depth scored.", key="eval.k")] = None,
     name: Annotated[
-        str | None, typer.Option("--name", help="Run name (default: the golden file's stem).")
+        str | None,
+        typer.Option(
+            "--name",
+            metavar="NAME",
+            help="Run name. [default: the golden file's stem]",
+            show_default=False,
+        ),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Run only the first N selected queries.")
+        int | None,
+        typer.Option(
+            "--limit",
+            metavar="N",
+            help="Run only the first N selected queries.",
+            callback=at_least_one,
+            show_default=False,
+        ),
     ] = None,
     category: Annotated[
         list[str] | None,
-        typer.Option("--category", help="Only queries of this category (repeatable)."),
+        typer.Option(
+            "--category",
+            metavar="NAME",
+            help="Only queries of this category; repeatable.",
+            show_default=False,
+        ),
     ] = None,
     mode: ModeOption = None,
     path: PathOption = None,
@@ -49,29 +73,46 @@ def run(
     ] = False,
     answer_k: Annotated[
         int | None,
-        typer.Option("--answer-k", help="Passages given to the answer model (default: search.k)."),
+        typer.Option(
+            "--answer-k",
+            metavar="N",
+            help=f"Passages given to the answer model. {config_default('search.k')}",
+            callback=at_least_one,
+            show_default=False,
+        ),
     ] = None,
     model: Annotated[
-        Path | None, typer.Option("--model", help="A .gguf answer model instead of llm.model.")
+        Path | None,
+        typer.Option(
+            "--model",
+            metavar="FILE",
+            help=f"A .gguf answer model. {config_default('llm.model')}",
+            show_default=False,
+        ),
     ] = None,
     gate: Annotated[
         list[str] | None,
         typer.Option(
             "--gate",
-            help='Fail (exit 1) unless METRIC OP NUMBER holds, e.g. "hit@5>=0.8" (repeatable).',
+            metavar="RULE",
+            help='Fail (exit 1) unless METRIC OP NUMBER holds, e.g. "hit@5>=0.8"; repeatable.',
+            show_default=False,
         ),
     ] = None,
     judge: Annotated[
         Path | None,
         typer.Option(
             "--judge",
+            metavar="FILE",
             help="Also score answers with this GGUF as an LLM judge (reported apart, never gated).",
+            show_default=False,
         ),
     ] = None,
     md: MdOption = None,
     html: HtmlOption = None,
     kb: KbOption = None,
     json_out: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Run every query of GOLDEN through retrieval (and kb ask) and score it.
 
@@ -81,8 +122,14 @@ def run(
     answer_correct, answered_precision, abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
     error_rate, empty_answer_rate and latency_{retrieval,first_token,total}_{p50,p95}.
-    Paths in GOLDEN are relative to its `corpus` folder; the KB is expected to have
-    been ingested from that folder (or a folder above it).
+    Paths in GOLDEN are relative to its `corpus` folder (matched by absolute path
+    against the KB's documents); without `corpus` they are the KB's own paths
+    (display-name/relative/path), or relative to the only source of a one-source KB.
+
+    \b
+    Examples:
+      kb eval run golden.yaml --no-answer --gate "hit@5>=0.8"
+      kb eval run golden.yaml --name tuned --md report.md
 
     Exit codes: 0 done; 1 a gate failed; 2 bad golden set, gate or option; 3 model
     missing; 4 empty KB; 130 interrupted (finished queries are kept, run incomplete).
@@ -102,7 +149,7 @@ def run(
     )
     depth = k if k is not None else settings.eval.k
     if depth < 1:
-        raise UsageError(f"--k {depth}: must be at least 1")
+        raise UsageError(f"-k {depth}: must be at least 1 (config eval.k)")
     answers = not no_answer
     if judge is not None and not answers:
         raise UsageError("--judge scores answers; drop --no-answer to use it")
@@ -136,7 +183,7 @@ def run(
                 gs,
                 ropts,
                 extra,
-                RunProgress(),
+                RunProgress(quiet=quiet),
                 judge_fn,
                 [g.spec.name for g in gates],
             )

@@ -25,11 +25,16 @@ if TYPE_CHECKING:
 
 
 def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """Report supports of GOLDEN that the KB no longer backs (the corpus drifted).
+    """Report supports of GOLDEN the KB no longer backs (the corpus drifted).
 
     Per support: the document is missing or failed, no chunk has the heading, the
     snippet is in no chunk nor in the document text, or no chunk overlaps the
     page/lines/seconds. A snippet found only across a chunk boundary is a note.
+
+    \b
+    Examples:
+      kb eval check golden.yaml
+      kb eval check golden.yaml --json
 
     Exit codes: 0 no drift; 1 drift found; 2 invalid golden set.
     """
@@ -66,7 +71,13 @@ def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) 
 
 
 def list_runs(kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """List the eval runs stored in the KB."""
+    """List the eval runs stored in the KB.
+
+    \b
+    Examples:
+      kb eval list
+      kb eval list --json
+    """
     from eval.render_terminal import render_list
     from eval.store import EvalStore
 
@@ -118,7 +129,13 @@ def show(
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Show a stored run's metrics, overall and by category, difficulty, tag, answerable."""
+    """Show a stored run's metrics, overall and by category, difficulty, tag, answerable.
+
+    \b
+    Examples:
+      kb eval show base
+      kb eval show 3 --md run3.md --html run3.html
+    """
     with open_kb(settings_for(kb)) as store:
         rep = _load_report(store, run_ref, recompute)
     emit_run(rep, json_out, md, html)
@@ -128,15 +145,20 @@ def export(
     run_ref: RunArg,
     fmt: Annotated[
         str,
-        typer.Option("--format", help="trec (run + qrels files) or jsonl (one trace per query)."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="One of: trec (run + qrels files), jsonl (one trace per query).",
+        ),
     ] = "jsonl",
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
-            help="trec: file prefix (writes "
-            "PREFIX.run and PREFIX.qrels; default kb-eval-<id>); jsonl: file "
-            "(default stdout).",
+            metavar="FILE",
+            help="trec: a file prefix, writes FILE.run and FILE.qrels (kb-eval-ID when not "
+            "given); jsonl: the file to write (stdout when not given).",
+            show_default=False,
         ),
     ] = None,
     kb: KbOption = None,
@@ -147,6 +169,11 @@ def export(
     names, per rank, the unit the chunk was credited with, else chunk-<id>, so
     trec_eval (use -c) and ranx reproduce this run's retrieval metrics. JSONL: one
     trace per query (question, retrieved chunk ids, answer, citations).
+
+    \b
+    Examples:
+      kb eval export base --format trec --out base
+      kb eval export base > base.jsonl
     """
     import json
 

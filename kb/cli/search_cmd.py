@@ -15,6 +15,7 @@ from kb.cli.common import (
     PathOption,
     TagOption,
     TypeOption,
+    k_option,
     search_opts,
 )
 
@@ -23,11 +24,10 @@ if TYPE_CHECKING:
 
 
 def search(
-    query: Annotated[str, typer.Argument(help="Words or a question to search for.")],
-    k: Annotated[
-        int | None,
-        typer.Option("-k", "--k", help="Number of hits. [default: [search] k, 5]", min=1),
-    ] = None,
+    query: Annotated[
+        str, typer.Argument(help="Words or a question to search for.", metavar="QUERY")
+    ],
+    k: Annotated[int | None, k_option("Number of hits.")] = None,
     mode: ModeOption = None,
     path: PathOption = None,
     doc_type: TypeOption = None,
@@ -38,10 +38,9 @@ def search(
 ) -> None:
     """Search the KB: ranked passages with file, heading, page / lines / time and score.
 
+    \b
     Examples:
-
       kb search "sourdough starter feeding"
-
       kb search "ZX-4417" --mode keyword --path notes/ --json
     """
     from kb.backends.embedder import embedding_model_id, make_embedder
