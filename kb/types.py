@@ -91,7 +91,8 @@ class Locator:
         return HEADING_SEP.join(self.heading_path)
 
     def render(self) -> str:
-        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9``."""
+        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9`` (``line 7`` for a
+        single line, ``p. 2`` / ``pp. 2–3``, audio as ``mm:ss–mm:ss``, see :func:`mmss`)."""
         parts = [self.path]
         if self.heading_path:
             parts[0] += f" › {self.heading()}"
@@ -102,7 +103,10 @@ class Locator:
                 f"p. {s.page_start}" if end == s.page_start else f"pp. {s.page_start}–{end}"
             )
         if s.line_start is not None:
-            parts.append(f"lines {s.line_start}–{s.line_end}")
+            end = s.line_end if s.line_end is not None else s.line_start
+            parts.append(
+                f"line {s.line_start}" if end == s.line_start else f"lines {s.line_start}–{end}"
+            )
         if s.seconds_start is not None:
             parts.append(f"{mmss(s.seconds_start)}–{mmss(s.seconds_end or s.seconds_start)}")
         return " · ".join(parts)
@@ -118,6 +122,11 @@ class Locator:
             "seconds": ([s.seconds_start, s.seconds_end] if s.seconds_start is not None else None),
             "display": self.render(),
         }
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 chunk``, ``2 chunks``, ``0 chunks``; ``many`` for irregular plurals."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def mmss(seconds: float) -> str:

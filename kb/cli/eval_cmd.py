@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import typer
 
-from kb.cli.help import command_kwargs
 from kb.cli import eval_compare, eval_record, eval_run, eval_view
+from kb.cli.help import command_kwargs
 
 eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 

@@ -43,6 +43,8 @@ class DocumentRow:
     chunker: str | None
     chunker_version: str | None
     chunker_params: str | None
+    abs_path: str | None = None
+    source_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,33 @@ class Store:
         rows = self.conn.execute("SELECT * FROM documents WHERE root = ?", (root,))
         return {r["path"]: _doc(r) for r in rows}
 
+    def documents_within(self, abs_path: str) -> dict[str, DocumentRow]:
+        """Documents whose absolute path is ``abs_path`` or lies under it, by absolute path."""
+        prefix = abs_path.rstrip("/") + "/"
+        rows = self.conn.execute(
+            "SELECT * FROM documents WHERE abs_path = ? OR substr(abs_path, 1, ?) = ?",
+            (abs_path, len(prefix), prefix),
+        )
+        return {str(r["abs_path"]): _doc(r) for r in rows}
+
+    def move_document(
+        self,
+        doc_id: int,
+        *,
+        source_id: int,
+        root: str,
+        path: str,
+        abs_path: str,
+        mtime: float | None,
+    ) -> None:
+        """A moved or renamed file: keep its chunks and vectors, change where it is."""
+        with self.tx() as c:
+            c.execute(
+                "UPDATE documents SET source_id = ?, root = ?, path = ?, abs_path = ?, "
+                "mtime = ?, updated_at = ? WHERE id = ?",
+                (source_id, root, path, abs_path, mtime, time.time(), doc_id),
+            )
+
     def document(self, doc_id: int) -> DocumentRow | None:
         r = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return None if r is None else _doc(r)
@@ -185,19 +214,20 @@ class Store:
         tags: Sequence[str] = (),
         warnings: Sequence[str] = (),
         meta: dict[str, Any] | None = None,
+        abs_path: str | None = None,
+        source_id: int | None = None,
     ) -> int:
         """Replace a document and all its chunks in one transaction (chunks ``pending``).
 
         Old chunks are deleted; the delete trigger records their ids as vector
         tombstones, so their vectors are removed from LanceDB afterwards.
-        Returns the document id.
+        Returns the document id. With ``abs_path`` (the document's identity) the row is
+        found by it; otherwise by ``(root, path)``.
         """
         params = json.dumps(chunker.params, sort_keys=True)
         now = time.time()
         with self.tx() as c:
-            row = c.execute(
-                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
-            ).fetchone()
+            row = self._find_row(c, root, path, abs_path)
             values = (
                 doc_type,
                 content_hash,
@@ -215,9 +245,9 @@ class Store:
                 cur = c.execute(
                     "INSERT INTO documents (root, path, status, error, doc_type, content_hash, "
                     "size, mtime, tags, warnings, meta, chunker, chunker_version, "
-                    "chunker_params, updated_at) "
-                    "VALUES (?, ?, 'indexed', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (root, path, *values),
+                    "chunker_params, updated_at, abs_path, source_id) "
+                    "VALUES (?, ?, 'indexed', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (root, path, *values, abs_path, source_id),
                 )
                 doc_id = int(cur.lastrowid or 0)
             else:
@@ -226,9 +256,9 @@ class Store:
                 c.execute(
                     "UPDATE documents SET status = 'indexed', error = NULL, doc_type = ?, "
                     "content_hash = ?, size = ?, mtime = ?, tags = ?, warnings = ?, meta = ?, "
-                    "chunker = ?, chunker_version = ?, chunker_params = ?, updated_at = ? "
-                    "WHERE id = ?",
-                    (*values, doc_id),
+                    "chunker = ?, chunker_version = ?, chunker_params = ?, updated_at = ?, "
+                    "root = ?, path = ? WHERE id = ?",
+                    (*values, root, path, doc_id),
                 )
             c.executemany(
                 "INSERT INTO chunks (document_id, ord, text, heading_path, line_start, line_end, "
@@ -270,19 +300,31 @@ class Store:
         content_hash: str | None = None,
         size: int | None = None,
         mtime: float | None = None,
+        abs_path: str | None = None,
+        source_id: int | None = None,
     ) -> None:
         """Record a failed file. Chunks from an earlier good version are removed: the
         index must not claim content the file no longer has."""
         now = time.time()
         with self.tx() as c:
-            row = c.execute(
-                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
-            ).fetchone()
+            row = self._find_row(c, root, path, abs_path)
             if row is None:
                 c.execute(
                     "INSERT INTO documents (root, path, doc_type, status, error, content_hash, "
-                    "size, mtime, updated_at) VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?)",
-                    (root, path, doc_type, error, content_hash, size, mtime, now),
+                    "size, mtime, updated_at, abs_path, source_id) "
+                    "VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        root,
+                        path,
+                        doc_type,
+                        error,
+                        content_hash,
+                        size,
+                        mtime,
+                        now,
+                        abs_path,
+                        source_id,
+                    ),
                 )
             else:
                 c.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
@@ -292,6 +334,16 @@ class Store:
                     "chunker_version = NULL, chunker_params = NULL WHERE id = ?",
                     (error, doc_type, content_hash, size, mtime, now, row[0]),
                 )
+
+    @staticmethod
+    def _find_row(
+        c: sqlite3.Connection, root: str, path: str, abs_path: str | None
+    ) -> sqlite3.Row | None:
+        if abs_path is not None:
+            return c.execute("SELECT id FROM documents WHERE abs_path = ?", (abs_path,)).fetchone()  # type: ignore[no-any-return]
+        return c.execute(  # type: ignore[no-any-return]
+            "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
+        ).fetchone()
 
     def rename_document(self, doc_id: int, new_path: str, mtime: float | None) -> None:
         """A moved file: keep its chunks and vectors, change only the path."""
@@ -412,6 +464,8 @@ def _doc(r: sqlite3.Row) -> DocumentRow:
         chunker=r["chunker"],
         chunker_version=r["chunker_version"],
         chunker_params=r["chunker_params"],
+        abs_path=r["abs_path"],
+        source_id=r["source_id"],
     )
 
 
