@@ -92,6 +92,14 @@ def _register_optional() -> None:
     app.command("search", **command_kwargs("Ranked passages with file, heading and place."))(
         search_cmd.search
     )
+    from kb.cli import sources_cmd
+
+    app.add_typer(
+        sources_cmd.sources_app,
+        name="sources",
+        short_help="List, add, remove or move the KB's sources.",
+    )
+    app.add_typer(sources_cmd.docs_app, name="docs", short_help="List or remove documents.")
     app.command("ask", **command_kwargs("A cited answer from the local model, streamed."))(
         ask_cmd.ask
     )

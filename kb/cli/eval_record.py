@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -38,7 +39,6 @@ def record(
       kb eval record golden.yaml
       kb eval record golden.yaml --path notes/ -k 8
     """
-    import os
     from dataclasses import replace
 
     from eval.golden import load_golden
@@ -55,10 +55,9 @@ def record(
         from kb.search import Retriever
 
         retriever = Retriever(store, lambda: make_embedder(settings.embedding))
-        roots = [str(r[0]) for r in store.conn.execute("SELECT DISTINCT root FROM documents")]
-        corpus_dir = (
-            gs.corpus_dir if gs is not None else (Path(roots[0]) if len(roots) == 1 else None)
-        )
+        roots = [str(r[0]) for r in store.conn.execute("SELECT path FROM sources")]
+        # a new golden set names its corpus: the only source, or the folder holding all
+        corpus_dir = gs.corpus_dir if gs is not None else _common_folder(roots)
         res = Resolver(store.conn, corpus_dir)
         corpus = None
         if gs is None and corpus_dir is not None:
@@ -77,3 +76,12 @@ def record(
 
         n = record_loop(golden, search, read, typer.echo, res.golden_path, store.conn, corpus)
     err(f"{n} entries added to {golden}")
+
+
+def _common_folder(roots: list[str]) -> Path | None:
+    """The one source's path, or the deepest folder containing every source."""
+    if not roots:
+        return None
+    if len(roots) == 1:
+        return Path(roots[0])
+    return Path(os.path.commonpath(roots))

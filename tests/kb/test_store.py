@@ -80,9 +80,7 @@ def test_failed_migration_rolls_back_completely(
         raise RuntimeError("boom")
 
     nxt = migrations.LATEST + 1
-    monkeypatch.setattr(
-        migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (nxt, "broken", broken)]
-    )
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (nxt, "broken", broken)])
     with pytest.raises(RuntimeError):
         Store.open(kb_home)
     conn = sqlite3.connect(kb_home / "kb.sqlite")
