@@ -171,6 +171,20 @@ def print_jsonl(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def make_console(**kwargs: Any) -> Any:
+    """A rich Console whose broken pipe ends the command like any other write would:
+    :class:`BrokenPipeError`, turned into exit 141 by :mod:`kb.cli.usage` (rich's own
+    handling exits 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(**kwargs)
+
+
 def err(message: str) -> None:
     """One line on stderr."""
     sys.stderr.write(message.rstrip() + "\n")

@@ -75,10 +75,10 @@ HtmlOption = Annotated[
 def console(stderr: bool = False) -> Any:
     """A rich Console; not on a terminal: no colour and 120 columns for the tables
     (stable output), long lines not wrapped."""
-    from rich.console import Console
+    from kb.cli.common import make_console
 
     tty = (sys.stderr if stderr else sys.stdout).isatty()
-    return Console(stderr=stderr, soft_wrap=not tty, width=None if tty else 120)
+    return make_console(stderr=stderr, soft_wrap=not tty, width=None if tty else 120)
 
 
 def write_report(path: Path, text: str) -> None:
