@@ -121,7 +121,8 @@ def run(
     with answers citation_validity, attribution_hit_rate, citation_precision,
     answer_correct, answered_precision, abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
-    error_rate, empty_answer_rate and latency_{retrieval,first_token,total}_{p50,p95}.
+    error_rate, empty_answer_rate, and latency_retrieval, latency_first_token and
+    latency_total (each _p50 and _p95).
     Paths in GOLDEN are relative to its `corpus` folder (matched by absolute path
     against the KB's documents); without `corpus` they are the KB's own paths
     (display-name/relative/path), or relative to the only source of a one-source KB.
