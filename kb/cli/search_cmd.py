@@ -77,12 +77,12 @@ def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
 
     On a terminal the excerpt is wrapped to its width and highlighted; through a pipe
     every line is printed whole (``grep``-able) and without colour."""
+    import sys
+
     from rich.text import Text
 
     from kb.cli.common import make_console
     from kb.search.excerpt import excerpt, spans
-
-    import sys
 
     tty = sys.stdout.isatty()  # not a terminal: no colour, no wrapping
     console = make_console(highlight=False, soft_wrap=not tty)
