@@ -30,10 +30,10 @@ work. The embedding model is loaded only when something needs embedding.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ingest.embedding import apply_tombstones, embed_pending
 from ingest.report import FileOutcome, IngestProgress, IngestReport
@@ -418,7 +418,7 @@ def remembered_chunker(
     return settings, note
 
 
-def _describe(rec: dict[str, object]) -> str:
+def _describe(rec: Mapping[str, Any]) -> str:
     params = rec.get("params") or {}
     assert isinstance(params, dict)
     inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 from typer.core import TyperCommand
 
 
-def argument_label(param: click.Parameter) -> str:
+def argument_label(param: Any) -> str:
     """``QUERY``, ``PATH...`` or ``[PATH]...`` for a click argument."""
     name = param.metavar or (param.name or "arg").upper()
     if not param.required:
@@ -29,14 +28,14 @@ def argument_label(param: click.Parameter) -> str:
 class KbCommand(TyperCommand):
     """A Typer command whose usage line and argument list read as plain words."""
 
-    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if param.param_type_name == "argument":
                 pieces.append(argument_label(param))
         return pieces
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         args: list[tuple[str, str]] = []
         opts: list[tuple[str, str]] = []
         for param in self.get_params(ctx):

@@ -116,8 +116,12 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
     from kb.errors import EXIT_INTERRUPTED, KbError
 
     click = _click().exceptions
-    aborts = (KeyboardInterrupt, typer.Abort, *_extra(click, "Abort"))
-    exits = (typer.Exit, *_extra(click, "Exit"))
+    aborts: tuple[type[BaseException], ...] = (
+        KeyboardInterrupt,
+        typer.Abort,
+        *_extra(click, "Abort"),
+    )
+    exits: tuple[type[BaseException], ...] = (typer.Exit, *_extra(click, "Exit"))
     debug = os.environ.get("KB_DEBUG") == "1"
     argv = list(sys.argv[1:] if args is None else args)
     try:
@@ -138,7 +142,7 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
         _err("kb: interrupted")
         return EXIT_INTERRUPTED
     except exits as e:
-        return int(e.exit_code)
+        return int(getattr(e, "exit_code", 0))
     except click.UsageError as e:
         if debug:
             raise
