@@ -86,6 +86,7 @@ class Locator:
     doc_type: str
     heading_path: tuple[str, ...] = ()
     span: Span = Span()
+    abs_path: str | None = None  # the file on disk, when known
 
     def heading(self) -> str:
         return HEADING_SEP.join(self.heading_path)
@@ -121,7 +122,24 @@ class Locator:
             "lines": [s.line_start, s.line_end] if s.line_start is not None else None,
             "seconds": ([s.seconds_start, s.seconds_end] if s.seconds_start is not None else None),
             "display": self.render(),
+            "abs_path": self.abs_path,
+            "open": self.editor_link(),
         }
+
+    def editor_link(self) -> str | None:
+        """Where an editor or viewer opens the chunk: ``/abs/a.md:7`` (first line),
+        ``/abs/p.pdf#page=2``, ``/abs/memo.wav#t=65`` (start second, as media URLs
+        write it); the bare absolute path otherwise; None when the path is unknown."""
+        if self.abs_path is None:
+            return None
+        s = self.span
+        if s.line_start is not None:
+            return f"{self.abs_path}:{s.line_start}"
+        if s.page_start is not None:
+            return f"{self.abs_path}#page={s.page_start}"
+        if s.seconds_start is not None:
+            return f"{self.abs_path}#t={int(s.seconds_start)}"
+        return self.abs_path
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

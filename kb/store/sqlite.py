@@ -427,7 +427,7 @@ class Store:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
-                "SELECT c.*, d.path, d.doc_type, d.tags FROM chunks c "
+                "SELECT c.*, d.path, d.doc_type, d.tags, d.abs_path FROM chunks c "
                 f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
                 part,
             )
@@ -483,7 +483,13 @@ def row_to_hit(r: sqlite3.Row) -> Hit:
     return Hit(
         chunk_id=int(r["id"]),
         text=str(r["text"]),
-        locator=Locator(path=r["path"], doc_type=r["doc_type"], heading_path=heading, span=span),
+        locator=Locator(
+            path=r["path"],
+            doc_type=r["doc_type"],
+            heading_path=heading,
+            span=span,
+            abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
+        ),
         score=0.0,
         text_hash=str(r["content_hash"]),
         tags=list(json.loads(r["tags"] or "[]")),

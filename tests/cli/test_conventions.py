@@ -180,3 +180,13 @@ def test_locators_and_counts_read_naturally() -> None:
         "0 chunks",
         "2 chunks",
     )
+
+
+def test_json_locators_give_an_editor_link() -> None:
+    md = Locator("notes/a.md", "md", span=Span(line_start=7, line_end=9), abs_path="/n/a.md")
+    assert md.to_dict()["open"] == "/n/a.md:7" and md.to_dict()["abs_path"] == "/n/a.md"
+    pdf = Locator("p/x.pdf", "pdf", span=Span(page_start=2, page_end=3), abs_path="/p/x.pdf")
+    assert pdf.editor_link() == "/p/x.pdf#page=2"
+    wav = Locator("a/m.wav", "audio", span=Span(seconds_start=65.7), abs_path="/a/m.wav")
+    assert wav.editor_link() == "/a/m.wav#t=65"
+    assert Locator("x.md", "md").to_dict()["open"] is None

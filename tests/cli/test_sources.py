@@ -80,6 +80,10 @@ def test_subfolder_and_single_file_reingest_update_in_place(capsys: Cap, folders
     assert search_paths(capsys, "kickoff") == ["notes/work/project.md"]  # one copy, fresh
     assert search_paths(capsys, "Friday") == ["notes/work/project.md"]
     assert search_paths(capsys, "Monday") == []
+    out = json.loads(ok(kb(capsys, "search", "Friday", "--mode", "keyword", "--json")).out)
+    loc = out["hits"][0]["locator"]
+    real = (notes / "work" / "project.md").resolve().as_posix()
+    assert loc["abs_path"] == real and loc["open"] == f"{real}:{loc['lines'][0]}"
     doctor_clean(capsys)
 
 
