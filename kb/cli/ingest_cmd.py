@@ -58,6 +58,14 @@ def ingest(
             show_default=False,
         ),
     ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="After ingesting, keep watching every source and apply edits, new files, "
+            "deletes and moves as they happen (one line per change on stderr); Ctrl-C stops.",
+        ),
+    ] = False,
     kb: KbOption = None,
     json_out: JsonOption = False,
     quiet: QuietOption = False,
@@ -76,9 +84,11 @@ def ingest(
       kb ingest ~/notes ~/papers
       kb ingest ~/notes/work/project.md
       kb ingest --chunker window
+      kb ingest --watch
 
-    Exit codes: 0 every file succeeded; 1 at least one file failed (each failure
-    is printed as one line and recorded; the rest is indexed); 2 bad usage.
+    Exit codes: 0 every file succeeded (with --watch: also after Ctrl-C); 1 at least
+    one file failed (each failure is printed as one line and recorded; the rest is
+    indexed); 2 bad usage.
     """
     from ingest.pipeline import ingest_paths, remembered_chunker
     from kb.store import Store
@@ -105,6 +115,32 @@ def ingest(
             progress, ctx = PlainProgress(quiet=quiet), contextlib.nullcontext()
         with ctx:
             report = ingest_paths(store, settings, paths or [], progress=progress)
+        if watch:
+            _summary(report, settings.home, json_out)
+            _watch(store, settings)
+            raise typer.Exit(0)
+    _summary(report, settings.home, json_out)
+    raise typer.Exit(report.exit_code)
+
+
+def _watch(store: object, settings: object) -> None:
+    """Watch the sources until Ctrl-C; one line per change on stderr."""
+    from ingest.watch import watch_sources
+
+    def show(lines: list[str]) -> None:
+        for line in lines:
+            err(line)
+
+    err("watching the sources for changes; Ctrl-C stops")
+    with contextlib.suppress(KeyboardInterrupt):
+        watch_sources(store, settings, show)  # type: ignore[arg-type]
+    err("stopped watching; a change cut short is finished by the next `kb ingest`")
+
+
+def _summary(report: object, home: Path, json_out: bool) -> None:
+    from ingest.report import IngestReport
+
+    assert isinstance(report, IngestReport)
     if json_out:
         print_json(report.to_dict())
     else:
@@ -113,7 +149,7 @@ def ingest(
         c = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {k}" for k, n in c.items() if n)
         typer.echo(
-            f"ingested into {settings.home}: {summary or 'nothing to do'}; "
+            f"ingested into {home}: {summary or 'nothing to do'}; "
             f"{plural(report.chunks_embedded, 'chunk')} embedded in {report.seconds:.1f}s"
         )
         if report.failed:
@@ -121,4 +157,3 @@ def ingest(
                 f"kb: {plural(len(report.failed), 'file')} failed; "
                 "see the lines above or `kb status`"
             )
-    raise typer.Exit(report.exit_code)
