@@ -99,3 +99,56 @@ def _wait(lines: list[str], want: str, timeout: float = 30.0) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"no {want!r} within {timeout}s; got {lines}")
+
+
+def test_kb_ingest_watch_stops_cleanly_on_ctrl_c(tmp_path: Path, kb_home: Path) -> None:
+    """The real command in a subprocess: first pass, one edit, SIGINT; exit 0, KB clean."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from kb.store import Store
+    from kb.store.doctor import check
+    from tests.conftest import ROOT
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nApples grow in the orchard.\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "kb", "ingest", str(notes), "--watch", "--kb", str(kb_home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert p.stderr is not None
+    seen: list[str] = []
+    try:
+        _read_until(p, seen, "watching the sources")
+        time.sleep(1.0)
+        (notes / "a.md").write_text("# A\n\nApricots grow in the orchard.\n")
+        _read_until(p, seen, "updated notes/a.md")
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (seen, err)
+    assert "stopped watching" in err and "Traceback" not in err
+    assert "ingested into" in out
+    with Store.open(kb_home) as store:
+        assert check(store).clean
+        text = " ".join(str(r[0]) for r in store.conn.execute("SELECT text FROM chunks"))
+        assert "Apricots" in text and "Apples" not in text
+
+
+def _read_until(p, seen: list[str], want: str, timeout: float = 90.0) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        line = p.stderr.readline()
+        if not line:
+            break
+        seen.append(line.rstrip("\n"))
+        if want in line:
+            return
+    raise AssertionError(f"no {want!r}; stderr so far: {seen}")
