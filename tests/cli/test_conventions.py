@@ -69,6 +69,8 @@ def test_groups_without_a_command_print_help(capsys: Cap, group: list[str]) -> N
         (["search", "x", "--min-score", "abc"], "invalid value for --min-score: not a number"),
         (["search", "two", "words"], "quote text with spaces"),
         (["ingest", "--chunker", "nope", "."], "--chunker 'nope': expected one of"),
+        (["ingest"], "no sources yet; run `kb ingest PATH`"),
+        (["ingest", "/definitely/not/here"], "/definitely/not/here: no such file or folder"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(capsys: Cap, args: list[str], needle: str) -> None:
@@ -137,6 +139,30 @@ def test_broken_pipe_ends_quietly_with_141(tmp_path: Path, kb_home: Path) -> Non
     p.stderr.close()
     assert p.wait(timeout=60) == 141
     assert "Error" not in err and "Traceback" not in err and "kb:" not in err
+
+
+def test_report_files_are_written_before_stdout_breaks(tmp_path: Path) -> None:
+    """`kb eval show RUN --md --html | head` with the reader gone: both files written."""
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    home = tmp_path / "kb"
+    shutil.copytree(FIXTURES / "db" / "kb-schema-v2", home)
+    md, html = tmp_path / "r.md", tmp_path / "r.html"
+    args = ["eval", "show", "old", "--md", str(md), "--html", str(html), "--kb", str(home)]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "kb", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    assert p.wait(timeout=60) == 141, err
+    assert "hit@5" in md.read_text() and html.read_text().lstrip().startswith("<!")
 
 
 def test_status_and_doctor_print_text_on_an_empty_kb(capsys: Cap, kb_home: Path) -> None:
