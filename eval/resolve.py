@@ -64,7 +64,10 @@ class Resolver:
         self._by_abs: dict[str, str] = {}
         self._by_display: dict[str, str] = {}
         self.corpus = None if corpus_dir is None else Path(corpus_dir).resolve()
-        sources = self.conn.execute("SELECT name, path FROM sources").fetchall()
+        try:
+            sources = self.conn.execute("SELECT name, path FROM sources").fetchall()
+        except sqlite3.OperationalError:  # a KB opened without migrating (before sources)
+            return "", None, "assumed"
         prefix = f"{sources[0][0]}/" if len(sources) == 1 else ""
         root = str(sources[0][1]) if len(sources) == 1 else None
         if self.corpus is not None:

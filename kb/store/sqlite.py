@@ -196,6 +196,15 @@ class Store:
                 (source_id, root, path, abs_path, mtime, time.time(), doc_id),
             )
 
+    @property
+    def _abs_col(self) -> str:
+        """``, d.abs_path`` when the documents table has it (a KB opened without
+        migrating, e.g. read-only, may predate migration 3), else ''."""
+        if not hasattr(self, "_abs_col_cache"):
+            cols = {str(r[1]) for r in self.conn.execute("PRAGMA table_info(documents)")}
+            self._abs_col_cache = ", d.abs_path" if "abs_path" in cols else ""
+        return self._abs_col_cache
+
     def document(self, doc_id: int) -> DocumentRow | None:
         r = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return None if r is None else _doc(r)
@@ -427,7 +436,7 @@ class Store:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
-                "SELECT c.*, d.path, d.doc_type, d.tags, d.abs_path FROM chunks c "
+                f"SELECT c.*, d.path, d.doc_type, d.tags{self._abs_col} FROM chunks c "
                 f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
                 part,
             )
@@ -464,8 +473,8 @@ def _doc(r: sqlite3.Row) -> DocumentRow:
         chunker=r["chunker"],
         chunker_version=r["chunker_version"],
         chunker_params=r["chunker_params"],
-        abs_path=r["abs_path"],
-        source_id=r["source_id"],
+        abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
+        source_id=r["source_id"] if "source_id" in r.keys() else None,  # noqa: SIM118
     )
 
 
