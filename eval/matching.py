@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from eval.golden import Support
+from kb.types import mmss
 
 MODES = ("strict", "span")
 _WS = re.compile(r"\s+")
@@ -123,9 +124,13 @@ class StoredHit:
                 else f"pp. {self.pages[0]}–{self.pages[1]}"
             )
         if self.lines:
-            parts.append(f"lines {self.lines[0]}–{self.lines[1]}")
+            parts.append(
+                f"line {self.lines[0]}"
+                if self.lines[0] == self.lines[1]
+                else f"lines {self.lines[0]}–{self.lines[1]}"
+            )
         if self.seconds:
-            parts.append(f"{self.seconds[0]:.1f}–{self.seconds[1]:.1f} s")
+            parts.append(f"{mmss(self.seconds[0])}–{mmss(self.seconds[1])}")
         return " · ".join(parts)
 
 

@@ -1,16 +1,13 @@
 """Resolve golden supports against one KB: path mapping, snippet location, scope.
 
-Path assumption. Golden paths are relative to the golden ``corpus`` folder; the KB
-stores each document's path relative to the folder that was ingested (its ``root``).
-The mapping:
-
-- the golden set names a ``corpus`` folder and the KB holds documents ingested from
-  exactly that folder: paths are compared as they are;
-- the KB was ingested from a folder *above* the corpus: the corpus's relative
-  location is prefixed (``corpus/wiki/a.md``);
-- otherwise (a JSONL set, no ``corpus``, or the corpus moved): the KB is *assumed*
-  to have been ingested from the corpus root and paths are compared as they are;
-  ``kb eval check`` reports supports whose path is not in the KB.
+Path mapping. Golden paths are relative to the golden ``corpus`` folder; the KB shows
+each document as ``source-name/relative/path`` and records its absolute path. A
+golden path is mapped to the document whose absolute path is ``corpus/PATH``
+(label ``absolute``), whatever folders were ingested: the corpus itself, a folder
+above it, or several of its subfolders. Without a ``corpus`` (a JSONL set) or when
+no document lies under it (the corpus moved), PATH is taken as the KB's own display
+path, or, in a one-source KB, relative to that source (label ``assumed``);
+``kb eval check`` reports supports whose path is not in the KB.
 
 Snippet location: the document text is rebuilt from its chunks' character spans
 (``char_start``/``char_end``; overlapping windows are merged, gaps become a space), then
@@ -61,26 +58,49 @@ class Resolver:
         self._folded: dict[int, tuple[str, list[int]]] = {}
 
     def _mapping(self, corpus_dir: Path | None) -> tuple[str, str | None, str]:
-        roots = [str(r[0]) for r in self.conn.execute("SELECT DISTINCT root FROM documents")]
-        if corpus_dir is None:
+        """``(prefix, root, label)``. Documents are found by absolute path first
+        (:meth:`kb_path`); the prefix is the fallback: the only source's name in a
+        one-source KB, else nothing."""
+        self._by_abs: dict[str, str] = {}
+        self._by_display: dict[str, str] = {}
+        self.corpus = None if corpus_dir is None else Path(corpus_dir).resolve()
+        try:
+            sources = self.conn.execute("SELECT name, path FROM sources").fetchall()
+        except sqlite3.OperationalError:  # a KB opened without migrating (before sources)
             return "", None, "assumed"
-        corpus = Path(corpus_dir).resolve()
-        for root in roots:
-            if Path(root).resolve() == corpus:
-                return "", root, "exact"
-        for root in roots:
-            try:
-                rel = corpus.relative_to(Path(root).resolve())
-            except ValueError:
-                continue
-            return rel.as_posix().rstrip("/") + "/", root, "prefix"
-        return "", None, "assumed"
+        prefix = f"{sources[0][0]}/" if len(sources) == 1 else ""
+        root = str(sources[0][1]) if len(sources) == 1 else None
+        if self.corpus is not None:
+            base = self.corpus.as_posix().rstrip("/") + "/"
+            for r in self.conn.execute(
+                "SELECT abs_path, path FROM documents WHERE substr(abs_path, 1, ?) = ?",
+                (len(base), base),
+            ):
+                self._by_abs[str(r[0])] = str(r[1])
+                self._by_display[str(r[1])] = str(r[0])[len(base) :]
+            if self._by_abs:
+                return prefix, root, "absolute"
+        return prefix, root, "assumed"
 
     def kb_path(self, golden_path: str) -> str:
+        """The KB's display path for a golden path: the document at ``corpus/PATH``;
+        else PATH itself when the KB has it; else the only source's name + PATH."""
+        if self.corpus is not None:
+            hit = self._by_abs.get((self.corpus / golden_path).as_posix())
+            if hit is not None:
+                return hit
+        if not self.prefix or self._exists(golden_path):
+            return golden_path
         return self.prefix + golden_path
+
+    def _exists(self, kb_path: str) -> bool:
+        row = self.conn.execute("SELECT 1 FROM documents WHERE path = ?", (kb_path,))
+        return row.fetchone() is not None
 
     def golden_path(self, kb_path: str) -> str:
         """Inverse mapping (used by ``kb eval record``)."""
+        if kb_path in self._by_display:
+            return self._by_display[kb_path]
         if self.prefix and kb_path.startswith(self.prefix):
             return kb_path[len(self.prefix) :]
         return kb_path
@@ -88,11 +108,7 @@ class Resolver:
     def document(self, kb_path: str) -> DocInfo | None:
         if kb_path not in self._docs:
             sql = "SELECT id, root, path, doc_type, status, tags FROM documents WHERE path = ?"
-            params: list[object] = [kb_path]
-            if self.root is not None:
-                sql += " ORDER BY root = ? DESC"
-                params.append(self.root)
-            r = self.conn.execute(sql, params).fetchone()
+            r = self.conn.execute(sql, (kb_path,)).fetchone()
             self._docs[kb_path] = (
                 None
                 if r is None

@@ -1,15 +1,25 @@
 """``kb ingest``: walk → hash → load → chunk → SQLite (pending) → embed → LanceDB → embedded.
 
-Incremental rules, per ingest root (the folder given on the command line):
+Sources and documents (:mod:`kb.store.sources`): a document is identified by its
+resolved absolute path and belongs to the deepest known source containing it; it is
+stored and shown as ``source-name/relative/path``. A path given on the command line
+that lies in a known source (the source itself, a subfolder or a single file) updates
+those documents in place; a path outside every source becomes a new source. No path:
+every known source is re-scanned (a source whose folder is gone is reported, its
+documents kept).
 
-- same path, same content hash, same chunker (name, version, params) → unchanged:
+Incremental rules, per path looked at:
+
+- same file, same content hash, same chunker (name, version, params) → unchanged:
   no parsing, no embedding;
-- same path, new hash → reloaded; its chunks are replaced in both stores;
+- same file, new hash → reloaded; its chunks are replaced in both stores;
 - same hash, chunker changed → re-chunked (audio reuses its cached transcript);
-- a new path whose hash equals a document that disappeared from the same root
-  → moved: only the path changes, chunks and vectors stay;
-- a document whose file is gone (or no longer selected by include/exclude) →
-  removed from both stores;
+- a new file whose hash equals a document that disappeared under the same path
+  → moved: only its paths change, chunks and vectors stay;
+- a document under the path looked at whose file is gone → removed from both stores.
+  ``--include``/``--exclude`` narrow what a run looks at: documents they do not
+  select are kept, never removed. A file its source's own patterns leave out is
+  removed;
 - a failed file is retried on every run.
 
 Embedding is interleaved with loading whenever a full batch is pending, so
@@ -19,11 +29,12 @@ work. The embedding model is loaded only when something needs embedding.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ingest.embedding import apply_tombstones, embed_pending
 from ingest.fileio import max_bytes_of, stat_and_hash
@@ -32,11 +43,22 @@ from ingest.walk import Candidate, single_file, walk
 from kb.backends.embedder import Embedder, embedding_model_id
 from kb.config import Settings
 from kb.errors import IngestError, UsageError
+from kb.globs import path_selected
 from kb.store import Store
+from kb.store.sources import Source, abs_key, add_source, list_sources, owner, touch_sources
 from kb.store.sqlite import DocumentRow
 
 if TYPE_CHECKING:
     from kb.backends.transcriber import Transcriber
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a file belongs: its source, absolute path and display path."""
+
+    source: Source
+    abs_path: str
+    display: str
 
 
 @dataclass
@@ -94,114 +116,200 @@ class Ingestor:
 
     # -- the run -----------------------------------------------------------------------------
     def run(self, paths: Sequence[Path]) -> IngestReport:
+        """Ingest ``paths`` (no paths: re-scan every known source); see the module doc."""
         from ingest.loaders import SUPPORTED_EXTENSIONS
 
         started = time.perf_counter()
         self.store.check_embedding_model(embedding_model_id(self.settings.embedding))
         self.report.vectors_removed += apply_tombstones(self.store)
-        groups: list[tuple[Path, list[Candidate], bool]] = []
-        for p in paths:
-            if not p.exists() and not p.is_symlink():
-                raise UsageError(f"{p}: no such file or folder")
-            if p.is_dir():
-                inc, exc = self.settings.ingest.include, self.settings.ingest.exclude
-                cands = list(walk(p, SUPPORTED_EXTENSIONS, inc, exc))
-                groups.append((p.resolve(), cands, True))
-            else:
-                if p.suffix.lower() not in SUPPORTED_EXTENSIONS:
+        sources = list_sources(self.store)
+        scopes: list[tuple[str, bool]] = []
+        if not paths:
+            if not sources:
+                raise UsageError("no sources yet; run `kb ingest PATH` with a folder or file")
+            for src in sources:
+                if Path(src.path).exists():
+                    scopes.append((src.path, src.kind == "folder"))
+                else:
+                    self._missing_source(src)
+        else:
+            for p in paths:
+                raw = Path(p)
+                if raw.is_symlink() and not raw.is_dir():
+                    # a link named directly is checked as a link (ingest.fileio), not
+                    # silently replaced by its target: the target may be a device
+                    key = (Path(os.path.abspath(raw.parent)).resolve() / raw.name).as_posix()
+                else:
+                    key = abs_key(p)
+                target = Path(key)
+                if not target.exists():
+                    was = next((s for s in sources if s.path == key), None)
+                    hint = (
+                        f"; it was the source {was.name!r}: `kb sources move {was.name} "
+                        f"NEW_PATH` or `kb sources remove {was.name}`"
+                        if was
+                        else ""
+                    )
+                    raise UsageError(f"{p}: no such file or folder{hint}")
+                if not target.is_dir() and target.suffix.lower() not in SUPPORTED_EXTENSIONS:
                     raise UsageError(
                         f"{p}: unsupported file type; supported: "
                         + ", ".join(sorted(SUPPORTED_EXTENSIONS))
                     )
-                c = single_file(p)
-                groups.append((c.root, [c], False))
-        self.progress.files_total(sum(len(c) for _, c, _ in groups))
+                scopes.append((key, target.is_dir()))
+            for key, _ in scopes:
+                if owner(sources, key) is None:
+                    sources.append(add_source(self.store, key))
+        groups: list[tuple[str, bool, list[Candidate]]] = []
+        inc, exc = self.settings.ingest.include, self.settings.ingest.exclude
+        for key, is_dir in scopes:
+            if is_dir:
+                groups.append((key, True, list(walk(Path(key), SUPPORTED_EXTENSIONS, inc, exc))))
+            else:
+                groups.append((key, False, [single_file(Path(key))]))
+        self.progress.files_total(sum(len(c) for _, _, c in groups))
         self.progress.embed_total(self.store.count_chunks("pending"))
-        for root, cands, is_walk in groups:
-            self._ingest_root(root, cands, is_walk)
+        touched: set[int] = set()
+        for key, is_dir, cands in groups:
+            touched |= self._ingest_scope(key, is_dir, cands, sources)
         self._flush(final=True)
         self.report.vectors_removed += apply_tombstones(self.store)
+        touch_sources(self.store, touched)
         self.report.seconds = time.perf_counter() - started
         return self.report
 
-    def _ingest_root(self, root: Path, cands: list[Candidate], is_walk: bool) -> None:
-        root_s = str(root)
-        known = self.store.documents_under(root_s)
-        seen = {c.rel for c in cands}
-        vanished = {p: d for p, d in known.items() if p not in seen} if is_walk else {}
+    def _missing_source(self, src: Source) -> None:
+        """A known source whose folder or file is gone: reported, its documents kept."""
+        out = FileOutcome(
+            src.name,
+            src.path,
+            "failed",
+            error=f"source folder or file {src.path} is missing; `kb sources move "
+            f"{src.name} NEW_PATH` or `kb sources remove {src.name}`",
+        )
+        self.report.files.append(out)
+        self.progress.file_done(out)
+
+    def _ingest_scope(
+        self, key: str, is_dir: bool, cands: list[Candidate], sources: list[Source]
+    ) -> set[int]:
+        """Ingest the files found under ``key``; remove documents under it that are gone.
+
+        Only documents this run looked at can be removed: those under ``key`` that the
+        run's include/exclude patterns select. A file that its source's own patterns
+        leave out is not part of the source and is removed too.
+        """
+        known = self.store.documents_within(key)
+        work: list[tuple[Candidate, Source, str]] = []
+        for cand in cands:
+            abs_path = f"{key}/{cand.rel}" if is_dir else key
+            src = owner(sources, abs_path)
+            if src is None:  # pragma: no cover - every scope lies in a source
+                continue
+            rel = src.relative(abs_path)
+            if rel and not path_selected(rel, src.include, src.exclude):
+                continue
+            work.append((cand, src, abs_path))
+        seen = {a for _, _, a in work}
+        inc, exc = self.settings.ingest.include, self.settings.ingest.exclude
+
+        def looked_at(abs_path: str) -> bool:
+            rel = abs_path[len(key) + 1 :] if abs_path != key else Path(key).name
+            return path_selected(rel, inc, exc)
+
+        vanished = {a: d for a, d in known.items() if a not in seen and looked_at(a)}
         by_hash: dict[str, DocumentRow] = {
             d.content_hash: d for d in vanished.values() if d.content_hash and d.status == "indexed"
         }
-        for cand in cands:
-            self.progress.file_started(cand.rel)
-            outcome = self._ingest_file(cand, known.get(cand.rel), by_hash, vanished)
+        for cand, src, abs_path in work:
+            self.progress.file_started(src.display(abs_path))
+            outcome = self._ingest_file(cand, src, abs_path, known.get(abs_path), by_hash, vanished)
             self.report.files.append(outcome)
             self.progress.file_done(outcome)
         if vanished:
             self.store.delete_documents(d.id for d in vanished.values())
-            for path in sorted(vanished):
-                out = FileOutcome(path, root_s, "removed")
+            for d in sorted(vanished.values(), key=lambda d: d.path):
+                out = FileOutcome(d.path, d.root, "removed")
                 self.report.files.append(out)
                 self.progress.file_done(out)
+        return {src.id for _, src, _ in work} | {
+            s.id for s in sources if s.contains(key) or key == s.path
+        }
 
     def _ingest_file(
         self,
         cand: Candidate,
+        src: Source,
+        abs_path: str,
         existing: DocumentRow | None,
         by_hash: dict[str, DocumentRow],
         vanished: dict[str, DocumentRow],
     ) -> FileOutcome:
         from ingest.loaders import loader_for
 
-        root_s = str(cand.root)
+        display = src.display(abs_path)
+        where = _Where(src, abs_path, display)
         loader = loader_for(cand.abs_path)
         doc_type = loader.doc_type if loader else "unknown"
         if cand.problem:
-            return self._fail(cand, doc_type, cand.problem)
+            return self._fail(where, doc_type, cand.problem)
         try:  # regular files only, opened without blocking (ingest.fileio)
             max_bytes = max_bytes_of(self.settings.ingest.max_file_mb)
             st, digest = stat_and_hash(cand.abs_path, cand.rel, max_bytes, cand.root)
         except IngestError as e:
-            return self._fail(cand, doc_type, e.reason)
+            return self._fail(where, doc_type, e.reason)
         except OSError as e:
-            return self._fail(cand, doc_type, f"cannot read: {e.strerror or e}")
+            return self._fail(where, doc_type, f"cannot read: {e.strerror or e}")
         info = self.chunker.info
         params = _params_json(info.params)
+        same_chunker = (info.name, info.version, params)
         if (
             existing is not None
             and existing.status == "indexed"
             and existing.content_hash == digest
             and (existing.chunker, existing.chunker_version, existing.chunker_params)
-            == (info.name, info.version, params)
+            == same_chunker
         ):
-            return FileOutcome(cand.rel, root_s, "unchanged")
+            if existing.path != display:  # the source was renamed: only the label changes
+                self.store.move_document(
+                    existing.id,
+                    source_id=src.id,
+                    root=src.path,
+                    path=display,
+                    abs_path=abs_path,
+                    mtime=st.st_mtime,
+                )
+            return FileOutcome(display, src.path, "unchanged")
         if existing is None and digest in by_hash:
             moved = by_hash.pop(digest)
-            vanished.pop(moved.path, None)
-            if (moved.chunker, moved.chunker_version, moved.chunker_params) == (
-                info.name,
-                info.version,
-                params,
-            ):
-                self.store.rename_document(moved.id, cand.rel, st.st_mtime)
-                return FileOutcome(cand.rel, root_s, "moved", moved_from=moved.path)
+            vanished.pop(moved.abs_path or "", None)
+            if (moved.chunker, moved.chunker_version, moved.chunker_params) == same_chunker:
+                self.store.move_document(
+                    moved.id,
+                    source_id=src.id,
+                    root=src.path,
+                    path=display,
+                    abs_path=abs_path,
+                    mtime=st.st_mtime,
+                )
+                return FileOutcome(display, src.path, "moved", moved_from=moved.path)
             self.store.delete_documents([moved.id])
         try:
             if loader is None:  # pragma: no cover - walk only yields supported files
-                raise IngestError(cand.rel, "unsupported file type")
-            doc = loader.load(cand.abs_path, cand.rel, self._load_context())
+                raise IngestError(display, "unsupported file type")
+            doc = loader.load(cand.abs_path, display, self._load_context())
             drafts = self.chunker.chunk(doc)
             if not drafts:
-                raise IngestError(cand.rel, "no text could be extracted; nothing to index")
+                raise IngestError(display, "no text could be extracted; nothing to index")
         except IngestError as e:
-            return self._fail(cand, doc_type, e.reason, digest, st.st_size, st.st_mtime)
+            return self._fail(where, doc_type, e.reason, digest, st.st_size, st.st_mtime)
         except FileNotFoundError:
-            return self._fail(cand, doc_type, "file vanished during ingest")
+            return self._fail(where, doc_type, "file vanished during ingest")
         except OSError as e:
-            return self._fail(cand, doc_type, f"cannot read: {e.strerror or e}")
+            return self._fail(where, doc_type, f"cannot read: {e.strerror or e}")
         self.store.save_document(
-            root=root_s,
-            path=cand.rel,
+            root=src.path,
+            path=display,
             doc_type=doc.doc_type,
             content_hash=digest,
             size=st.st_size,
@@ -211,6 +319,8 @@ class Ingestor:
             tags=doc.tags,
             warnings=doc.warnings,
             meta=doc.meta,
+            abs_path=abs_path,
+            source_id=src.id,
         )
         if existing is None:
             kind = "added"
@@ -221,11 +331,11 @@ class Ingestor:
         self.progress.embed_total(len(drafts))
         self._pending_since_flush += len(drafts)
         self._flush(final=False)
-        return FileOutcome(cand.rel, root_s, kind, chunks=len(drafts), warnings=doc.warnings)
+        return FileOutcome(display, src.path, kind, chunks=len(drafts), warnings=doc.warnings)
 
     def _fail(
         self,
-        cand: Candidate,
+        where: _Where,
         doc_type: str,
         reason: str,
         digest: str | None = None,
@@ -233,15 +343,17 @@ class Ingestor:
         mtime: float | None = None,
     ) -> FileOutcome:
         self.store.mark_failed(
-            root=str(cand.root),
-            path=cand.rel,
+            root=where.source.path,
+            path=where.display,
             doc_type=doc_type,
             error=reason,
             content_hash=digest,
             size=size,
             mtime=mtime,
+            abs_path=where.abs_path,
+            source_id=where.source.id,
         )
-        return FileOutcome(cand.rel, str(cand.root), "failed", error=reason)
+        return FileOutcome(where.display, where.source.path, "failed", error=reason)
 
     def _load_context(self):  # type: ignore[no-untyped-def]
         from ingest.loaders import LoadContext
@@ -273,6 +385,53 @@ class Ingestor:
         self.progress.embedded(n)
 
 
+def remembered_chunker(
+    store: Store, settings: Settings, requested: str | None
+) -> tuple[Settings, str | None]:
+    """The KB's chunker: recorded (name and parameters) in the store's ``meta`` table.
+
+    ``requested`` (``kb ingest --chunker NAME``) changes it, with that chunker's
+    parameters from ``settings``, and returns a one-line note saying so when it differs
+    from the recorded one. Without it the recorded chunker is used, whatever the
+    configuration says; a KB without a record takes the configured chunker and
+    records it. Returns the settings to ingest with and the note (or None).
+    """
+    import json
+    from dataclasses import asdict
+
+    from ingest.chunkers import CHUNKERS
+    from kb.config import override
+
+    raw = store.meta_get("chunker")
+    if requested is None and raw is not None:
+        rec = json.loads(raw)
+        flags = {f"chunkers.{rec['name']}.{k}": v for k, v in rec["params"].items()}
+        return override(settings, **{"ingest.chunker": rec["name"], **flags}), None
+    name = requested or settings.ingest.chunker
+    if name not in CHUNKERS:
+        raise UsageError(f"--chunker {name!r}: expected one of {', '.join(sorted(CHUNKERS))}")
+    settings = override(settings, **{"ingest.chunker": name})
+    new = {"name": name, "params": asdict(getattr(settings.chunkers, name))}
+    note = None
+    if raw is not None and json.loads(raw) != new:
+        old = json.loads(raw)
+        note = (
+            f"chunker changed from {_describe(old)} to {_describe(new)}; every document is "
+            "re-chunked and re-embedded, and later ingests keep using it"
+        )
+    if raw is None or note is not None:
+        with store.tx():
+            store.meta_set("chunker", json.dumps(new, sort_keys=True))
+    return settings, note
+
+
+def _describe(rec: Mapping[str, Any]) -> str:
+    params = rec.get("params") or {}
+    assert isinstance(params, dict)
+    inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{rec['name']} ({inner})" if inner else str(rec["name"])
+
+
 def _params_json(params: dict[str, object]) -> str:
     import json
 
@@ -296,5 +455,6 @@ def ingest_paths(
     transcriber: Transcriber | Callable[[], Transcriber] | None = None,
     progress: IngestProgress | None = None,
 ) -> IngestReport:
-    """Ingest ``paths`` (folders are walked; files are taken as given) into ``store``."""
+    """Ingest ``paths`` (folders are walked; files are taken as given; none: re-scan every
+    known source) into ``store``."""
     return Ingestor(store, settings, embedder, transcriber, progress).run(paths)

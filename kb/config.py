@@ -4,7 +4,9 @@ Precedence, lowest to highest:
 
 1. defaults in code (the dataclass field defaults below);
 2. the shipped ``config/default.toml`` (packaged as ``kb/_defaults/default.toml``);
-3. the user file: ``$KB_CONFIG`` if set, else ``<user config dir>/kb/config.toml``;
+3. the user file: ``$KB_CONFIG`` if set (a file that does not exist is a
+   :class:`ConfigError`: a mistyped name must not silently fall back to defaults),
+   else ``<user config dir>/kb/config.toml`` when it exists;
 4. ``<KB home>/config.toml`` (per-KB settings, e.g. the chunker of that KB);
 5. environment: ``KB_HOME`` selects the KB folder;
 6. command-line flags, applied with :func:`override`.
@@ -261,6 +263,7 @@ def load_settings(home: Path | str | None = None, user_file: Path | None = None)
     s = Settings()
     s = apply_toml(s, tomllib.loads(packaged_defaults_text()), "default")
     ufile = user_file or user_config_path()
+    check_kb_config(ufile if user_file is None else None)
     if ufile.is_file():
         s = apply_toml(s, _load_toml(ufile), str(ufile))
     chosen = Path(home) if home else None
@@ -274,6 +277,17 @@ def load_settings(home: Path | str | None = None, user_file: Path | None = None)
     if per_kb.is_file():
         s = apply_toml(s, _load_toml(per_kb), str(per_kb))
     return s
+
+
+def check_kb_config(path: Path | None) -> None:
+    """Raise :class:`ConfigError` when ``$KB_CONFIG`` names ``path`` and it is no file."""
+    env = os.environ.get("KB_CONFIG")
+    if env and path is not None and not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise ConfigError(
+            f"KB_CONFIG={env}: the file {what}; create it (`kb config show` prints every "
+            f"key) or unset KB_CONFIG"
+        )
 
 
 def _explicit_home(ufile: Path) -> dict[str, Any]:

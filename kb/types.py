@@ -86,12 +86,14 @@ class Locator:
     doc_type: str
     heading_path: tuple[str, ...] = ()
     span: Span = Span()
+    abs_path: str | None = None  # the file on disk, when known
 
     def heading(self) -> str:
         return HEADING_SEP.join(self.heading_path)
 
     def render(self) -> str:
-        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9``.
+        """Human form, e.g. ``notes/a.md › Intro > Setup · lines 3–9`` (``line 7`` for a
+        single line, ``p. 2`` / ``pp. 2–3``, audio as ``mm:ss–mm:ss``, see :func:`mmss`).
 
         A path or heading with control characters is quoted and escaped
         (:func:`kb.quoting.quote_name`); ``to_dict`` keeps the exact ``path``."""
@@ -107,7 +109,10 @@ class Locator:
                 f"p. {s.page_start}" if end == s.page_start else f"pp. {s.page_start}–{end}"
             )
         if s.line_start is not None:
-            parts.append(f"lines {s.line_start}–{s.line_end}")
+            end = s.line_end if s.line_end is not None else s.line_start
+            parts.append(
+                f"line {s.line_start}" if end == s.line_start else f"lines {s.line_start}–{end}"
+            )
         if s.seconds_start is not None:
             parts.append(f"{mmss(s.seconds_start)}–{mmss(s.seconds_end or s.seconds_start)}")
         return " · ".join(parts)
@@ -122,7 +127,29 @@ class Locator:
             "lines": [s.line_start, s.line_end] if s.line_start is not None else None,
             "seconds": ([s.seconds_start, s.seconds_end] if s.seconds_start is not None else None),
             "display": self.render(),
+            "abs_path": self.abs_path,
+            "open": self.editor_link(),
         }
+
+    def editor_link(self) -> str | None:
+        """Where an editor or viewer opens the chunk: ``/abs/a.md:7`` (first line),
+        ``/abs/p.pdf#page=2``, ``/abs/memo.wav#t=65`` (start second, as media URLs
+        write it); the bare absolute path otherwise; None when the path is unknown."""
+        if self.abs_path is None:
+            return None
+        s = self.span
+        if s.line_start is not None:
+            return f"{self.abs_path}:{s.line_start}"
+        if s.page_start is not None:
+            return f"{self.abs_path}#page={s.page_start}"
+        if s.seconds_start is not None:
+            return f"{self.abs_path}#t={int(s.seconds_start)}"
+        return self.abs_path
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 chunk``, ``2 chunks``, ``0 chunks``; ``many`` for irregular plurals."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
 def mmss(seconds: float) -> str:

@@ -1,7 +1,7 @@
 """Shared fixtures.
 
 - Every test gets its own KB folder through ``KB_HOME`` (autouse), and no user
-  configuration file leaks in (``KB_CONFIG`` points at a missing file).
+  configuration file leaks in (``KB_CONFIG`` points at an empty file).
 - The whisper model joined from the bundled parts is cached once per session
   (``KB_MODEL_CACHE``).
 - Real models are loaded once per session (``real_embedder``); tests that use
@@ -35,7 +35,9 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def kb_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
     home = tmp_path / "kb"
     monkeypatch.setenv("KB_HOME", str(home))
-    monkeypatch.setenv("KB_CONFIG", str(tmp_path / "no-user-config.toml"))
+    empty = tmp_path / "empty-user-config.toml"
+    empty.write_text("", encoding="utf-8")
+    monkeypatch.setenv("KB_CONFIG", str(empty))
     monkeypatch.setenv("KB_MODEL_CACHE", str(model_cache))
     monkeypatch.delenv("KB_DEBUG", raising=False)
     yield home

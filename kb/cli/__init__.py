@@ -5,27 +5,31 @@ inside command functions so ``kb --help`` stays fast.
 
 Exit codes: 0 success; 1 an error (or, for ``kb ingest``, at least one file
 failed; for ``kb eval``, a gate failed); 2 usage or configuration error; 3 model
-error; 4 empty KB; 5 question too long for the context window; 130 interrupted.
+error; 4 empty KB; 5 question too long for the context window; 130 interrupted;
+141 stdout was closed early (a broken pipe, e.g. ``kb search ... | head -1``): the
+command stops quietly, as a shell reports a command ended by SIGPIPE.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 import typer
 
 from kb import __version__
 from kb.cli import admin_cmd, ingest_cmd
+from kb.cli.help import command_kwargs
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 app = typer.Typer(
     rich_markup_mode=None,
     name="kb",
-    help="Local, offline knowledge base: ingest notes, PDFs and audio; ask with citations; "
-    "evaluate retrieval and answers against golden sets.",
-    no_args_is_help=True,
+    invoke_without_command=True,
+    no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=CONTEXT,
 )
 
 
@@ -37,90 +41,83 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
     ),
 ) -> None:
-    """kb: your notes, papers and recordings, searchable and answerable offline."""
+    """Local, offline knowledge base: ingest notes, PDFs and audio; search; ask with
+    citations; evaluate retrieval and answers against golden sets.
+
+    \b
+    Examples:
+      kb ingest ~/notes ~/papers
+      kb search "sourdough starter" --path notes/
+      kb ask "When does the Heron pilot start?"
+      kb eval run golden.yaml --no-answer
+
+    Exit codes: 0 success; 1 an error (a failed file, a failed gate); 2 usage or
+    configuration error; 3 model error; 4 empty KB; 5 question too long; 130
+    interrupted; 141 output pipe closed (e.g. `| head`).
+    """
+    show_help_without_command(ctx)
 
 
-app.command("ingest")(ingest_cmd.ingest)
-app.command("reindex")(admin_cmd.reindex)
-app.command("status")(admin_cmd.status)
-app.command("doctor")(admin_cmd.doctor)
-app.add_typer(admin_cmd.config_app, name="config")
+def show_help_without_command(ctx: typer.Context) -> None:
+    """A group called without a command prints its help and exits 0 (as git does)."""
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+app.command("ingest", **command_kwargs("Index files and folders; re-scan the known sources."))(
+    ingest_cmd.ingest
+)
+app.command("reindex", **command_kwargs("Rebuild every vector with the configured model."))(
+    admin_cmd.reindex
+)
+app.command("status", **command_kwargs("Documents, chunks, sources, chunker and models."))(
+    admin_cmd.status
+)
+app.command("doctor", **command_kwargs("Check (and --repair) the KB's consistency."))(
+    admin_cmd.doctor
+)
+app.add_typer(admin_cmd.config_app, name="config", short_help="Show the effective configuration.")
 
 
 def _register_optional() -> None:
     """Command groups built in other modules (search, ask, eval)."""
-    try:
-        from kb.cli import search_cmd
+    from kb.cli import ask_cmd, eval_cmd, search_cmd
 
-        app.command("search")(search_cmd.search)
-    except ImportError:  # pragma: no cover - during development only
-        pass
-    try:
-        from kb.cli import ask_cmd
+    app.command("search", **command_kwargs("Ranked passages with file, heading and place."))(
+        search_cmd.search
+    )
+    from kb.cli import sources_cmd
 
-        app.command("ask")(ask_cmd.ask)
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from kb.cli import eval_cmd
-
-        app.add_typer(eval_cmd.eval_app, name="eval")
-    except ImportError:  # pragma: no cover
-        pass
+    app.add_typer(
+        sources_cmd.sources_app,
+        name="sources",
+        short_help="List, add, remove or move the KB's sources.",
+    )
+    app.add_typer(sources_cmd.docs_app, name="docs", short_help="List or remove documents.")
+    app.command("ask", **command_kwargs("A cited answer from the local model, streamed."))(
+        ask_cmd.ask
+    )
+    app.add_typer(
+        eval_cmd.eval_app,
+        name="eval",
+        short_help="Score retrieval and answers against golden sets; compare runs.",
+    )
 
 
 _register_optional()
 
 
 def main() -> None:
-    """Console entry point: one-line errors, tracebacks only with ``KB_DEBUG=1``."""
-    from kb.errors import EXIT_INTERRUPTED, KbError
+    """Console entry point: one-line errors, tracebacks only with ``KB_DEBUG=1``
+    (see :mod:`kb.cli.usage`)."""
+    from typer.main import get_command
 
-    debug = os.environ.get("KB_DEBUG") == "1"
-    try:
-        rc = app(standalone_mode=False)
-    except KbError as e:
-        if debug:
-            raise
-        sys.stderr.write(f"kb: error: {e}\n")
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("kb: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
-    except SystemExit:
-        raise
-    except Exception as e:  # noqa: BLE001 - last-resort guard
-        import click
+    from kb.cli.usage import run
 
-        from kb.cli.failures import dash_hint, usage_line
-
-        hint = dash_hint(e, sys.argv[1:]) or usage_line(e)
-        if hint is not None:
-            sys.stderr.write(hint + "\n")
-            sys.exit(2)
-
-        if isinstance(e, click.exceptions.Exit):
-            sys.exit(e.exit_code)
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
-            sys.stderr.write("kb: interrupted\n")
-            sys.exit(EXIT_INTERRUPTED)
-        from kb.cli.failures import translate
-
-        known = translate(e)
-        if known is not None and not debug:
-            sys.stderr.write(f"kb: error: {known}\n")
-            sys.exit(known.exit_code)
-        if debug:
-            raise
-        sys.stderr.write(
-            f"kb: internal error: {type(e).__name__}: {e} (set KB_DEBUG=1 for details)\n"
-        )
-        sys.exit(1)
-    sys.exit(rc if isinstance(rc, int) else 0)
+    sys.exit(run(get_command(app)))

@@ -8,18 +8,45 @@ from typing import Annotated, Any
 import typer
 
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+from kb.cli.help import command_kwargs
 
-config_app = typer.Typer(help="Show the effective configuration and where it comes from.")
+config_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+
+
+@config_app.callback()
+def _config(ctx: typer.Context) -> None:
+    """Show the effective configuration and where it comes from.
+
+    \b
+    Examples:
+      kb config show
+      kb config path
+    """
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
 
 
 def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """Documents and chunks by type and status, models and chunkers in use, store paths."""
+    """Documents and chunks by type and status, sources, chunker, models and store paths.
+
+    \b
+    Examples:
+      kb status
+      kb status --json
+    """
+    import json
+
     from kb.store import Store
+    from kb.store.sources import list_sources
     from kb.store.stats import store_stats
 
     settings = settings_for(kb)
     with Store.open(settings.home, create=False) as store:
         stats = store_stats(store)
+        raw = store.meta_get("chunker")
+        stats["sources"] = [s.to_dict() for s in list_sources(store, with_stats=True)]
+    stats["chunker"] = json.loads(raw) if raw else None
     stats["configured"] = {
         "chunker": settings.ingest.chunker,
         "embedding_model": settings.embedding.model,
@@ -29,38 +56,45 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     if json_out:
         print_json(stats)
         return
-    from rich.console import Console
-    from rich.table import Table
+    typer.echo(status_text(stats))
 
-    console = Console()
-    console.print(f"[bold]KB[/bold] {stats['home']}")
-    console.print(f"  sqlite  {stats['sqlite']}\n  lancedb {stats['lancedb']}")
-    table = Table("type", "documents ok", "failed", "chunks embedded", "pending")
-    for t in sorted(set(stats["documents"]) | set(stats["chunks"])):
-        d, c = stats["documents"].get(t, {}), stats["chunks"].get(t, {})
-        table.add_row(
-            t,
-            str(d.get("indexed", 0)),
-            str(d.get("failed", 0)),
-            str(c.get("embedded", 0)),
-            str(c.get("pending", 0)),
+
+def status_text(stats: dict[str, Any]) -> str:
+    """``kb status`` as readable lines (no tables, no colour: fine in a pipe)."""
+    from kb.types import plural
+
+    t = stats["totals"]
+    lines = [
+        f"KB {stats['home']}",
+        f"  {plural(t['documents'], 'document')} ({t['documents_failed']} failed), "
+        f"{plural(t['chunks'], 'chunk')} ({t['chunks_embedded']} embedded, "
+        f"{t['chunks_pending']} pending)",
+    ]
+    for typ in sorted(set(stats["documents"]) | set(stats["chunks"])):
+        d, c = stats["documents"].get(typ, {}), stats["chunks"].get(typ, {})
+        failed = f", {d['failed']} failed" if d.get("failed") else ""
+        lines.append(
+            f"  {typ:<6} {plural(d.get('indexed', 0), 'document')}{failed}, "
+            f"{plural(c.get('embedded', 0) + c.get('pending', 0), 'chunk')}"
         )
-    console.print(table)
+    lines.append("sources:" if stats["sources"] else "sources: none yet; run `kb ingest PATH`")
+    for src in stats["sources"]:
+        lines.append(f"  {src['name']}  {src['path']}  {plural(src['documents'], 'document')}")
+    ch = stats.get("chunker")
+    if ch:
+        params = ", ".join(f"{k}={v}" for k, v in sorted(ch["params"].items()))
+        lines.append(f"chunker: {ch['name']} ({params}); change with `kb ingest --chunker NAME`")
     m = stats["embedding_model"]
-    console.print(
+    lines.append(
         f"embedding model: {m['id']} ({m['dim']} dims)" if m else "embedding model: none yet"
     )
-    for ch in stats["chunkers"]:
-        console.print(
-            f"chunker: {ch['name']} v{ch['version']} {ch['params']} ({ch['chunks']} chunks)"
-        )
-    from rich.markup import escape
-
+    lines.append(f"sqlite: {stats['sqlite']}")
+    lines.append(f"lancedb: {stats['lancedb']}")
     from kb.quoting import quote_name
 
     for f in stats["failed"]:
-        shown = escape(quote_name(f["path"]))
-        console.print(f"[red]failed[/red] {shown}: {escape(f['error'] or '')}", highlight=False)
+        lines.append(f"failed: {quote_name(f['path'])}: {f['error']}")
+    return "\n".join(lines)
 
 
 def doctor(
@@ -80,6 +114,11 @@ def doctor(
     json_out: JsonOption = False,
 ) -> None:
     """Check SQLite against LanceDB (missing or orphan vectors, pending chunks, FTS sync).
+
+    \b
+    Examples:
+      kb doctor
+      kb doctor --repair --no-devices
 
     Exit code 0 when clean (or repaired), 1 when problems remain.
     """
@@ -112,17 +151,33 @@ def doctor(
     if json_out:
         print_json(out)
     else:
-        for key, value in out.items():
-            if key == "devices":
-                for backend, info in value.items():
-                    typer.echo(f"device {backend}: {info}")
-            elif key != "repaired":
-                typer.echo(f"{key}: {value}")
-        for line in report.repaired:
-            typer.echo(f"repaired: {line}")
+        typer.echo(doctor_text(out))
     if not report.clean:
         err("kb: the KB needs repair; run `kb doctor --repair`")
         raise typer.Exit(1)
+
+
+def doctor_text(out: dict[str, Any]) -> str:
+    """``kb doctor`` as readable lines: one per check, then devices and repairs."""
+    from kb.types import plural
+
+    checks = [
+        ("pending chunks", out["pending_chunks"], "chunk", "not yet embedded"),
+        ("missing vectors", out["missing_vectors"], "embedded chunk", "without a vector"),
+        ("orphan vectors", out["orphan_vectors"], "vector", "without a chunk"),
+        ("vector tombstones", out["tombstones"], "deleted chunk", "whose vector remains"),
+    ]
+    lines = ["the KB is consistent" if out["clean"] else "the KB needs repair"]
+    for name, n, noun, what in checks:
+        lines.append(f"  ok    {name}" if n == 0 else f"  FAIL  {name}: {plural(n, noun)} {what}")
+    lines.append(
+        "  ok    full-text index" if out["fts_in_sync"] else "  FAIL  full-text index out of sync"
+    )
+    for backend, info in (out.get("devices") or {}).items():
+        lines.append(f"device {backend}: {info}")
+    for line in out.get("repaired") or []:
+        lines.append(f"repaired: {line}")
+    return "\n".join(lines)
 
 
 def device_report(settings: Any) -> dict[str, str]:
@@ -175,6 +230,10 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
     Use it after changing the embedding model. Chunks are not re-parsed.
+
+    \b
+    Examples:
+      kb reindex
     """
     import time
 
@@ -205,9 +264,15 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
 
 
-@config_app.command("show")
+@config_app.command("show", **command_kwargs("Print the effective configuration."))
 def config_show(kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """Print the effective configuration (all layers applied) as TOML or JSON."""
+    """Print the effective configuration (all layers applied) as TOML or JSON.
+
+    \b
+    Examples:
+      kb config show
+      kb config show --json
+    """
     settings = settings_for(kb)
     data = settings.to_dict()
     if json_out:
@@ -217,9 +282,14 @@ def config_show(kb: KbOption = None, json_out: JsonOption = False) -> None:
     typer.echo(_to_toml(data))
 
 
-@config_app.command("path")
+@config_app.command("path", **command_kwargs("Print the user configuration file's path."))
 def config_path() -> None:
-    """Print the user configuration file's path (it may not exist yet)."""
+    """Print the user configuration file's path (it may not exist yet).
+
+    \b
+    Examples:
+      kb config path
+    """
     from kb.config import user_config_path
 
     typer.echo(str(user_config_path()))

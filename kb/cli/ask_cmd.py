@@ -9,14 +9,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kb.cli.common import (
+    AnswerModeOption,
     JsonOption,
     KbOption,
+    MinCoverageOption,
     MinScoreOption,
     ModeOption,
     PathOption,
     TagOption,
     TypeOption,
+    config_default,
     err,
+    k_option,
     open_kb,
     print_jsonl,
     search_opts,
@@ -29,30 +33,60 @@ if TYPE_CHECKING:
 
 
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, quoted as one argument.")],
-    k: Annotated[
-        int | None, typer.Option("-k", "--k", help="Passages to retrieve and number [#1]..[#k].")
-    ] = None,
+    question: Annotated[
+        str, typer.Argument(help="The question, quoted as one argument.", metavar="QUESTION")
+    ],
+    k: Annotated[int | None, k_option("Passages to retrieve and number [#1]..[#k].")] = None,
     mode: ModeOption = None,
     path: PathOption = None,
     doc_type: TypeOption = None,
     tag: TagOption = None,
     min_score: MinScoreOption = None,
     model: Annotated[
-        Path | None, typer.Option("--model", help="A .gguf model file instead of [llm] model.")
+        Path | None,
+        typer.Option(
+            "--model",
+            metavar="FILE",
+            help=f"A .gguf model file. {config_default('llm.model')}",
+            show_default=False,
+        ),
     ] = None,
     n_gpu_layers: Annotated[
         int | None,
-        typer.Option("--n-gpu-layers", help="Layers to offload to the GPU (-1 = all, 0 = CPU)."),
+        typer.Option(
+            "--n-gpu-layers",
+            metavar="N",
+            help="Layers to offload to the GPU (-1 = all, 0 = CPU). "
+            + config_default("llm.n_gpu_layers"),
+            show_default=False,
+        ),
     ] = None,
     ctx: Annotated[
-        int | None, typer.Option("--ctx", help="Context window in tokens (prompt + answer).")
+        int | None,
+        typer.Option(
+            "--ctx",
+            metavar="TOKENS",
+            help=f"Context window (prompt + answer). {config_default('llm.n_ctx')}",
+            show_default=False,
+        ),
     ] = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", help="CPU threads for llama.cpp (0 = default).")
+        int | None,
+        typer.Option(
+            "--threads",
+            metavar="N",
+            help=f"CPU threads for llama.cpp (0 = automatic). {config_default('llm.threads')}",
+            show_default=False,
+        ),
     ] = None,
     max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Most tokens the answer may have.")
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            metavar="TOKENS",
+            help=f"Most tokens the answer may have. {config_default('llm.max_tokens')}",
+            show_default=False,
+        ),
     ] = None,
     no_grammar: Annotated[
         bool,
@@ -62,14 +96,8 @@ def ask(
             "(generate mode only).",
         ),
     ] = False,
-    answer_mode: Annotated[
-        str | None,
-        typer.Option(
-            "--answer-mode",
-            help="quote: each sentence is copied from a cited passage; generate: the model "
-            "writes its own cited sentences. Default: [answer] mode (quote).",
-        ),
-    ] = None,
+    answer_mode: AnswerModeOption = None,
+    min_coverage: MinCoverageOption = None,
     no_verify: Annotated[
         bool,
         typer.Option("--no-verify", help="Do not check each cited sentence against its passages."),
@@ -93,6 +121,11 @@ def ask(
 
       kb ask "What did the committee decide?" --answer-mode generate --model llama-3b.gguf
 
+    \b
+    Examples:
+      kb ask "When does the Heron pilot start?"
+      kb ask "What feeds the starter?" --path notes/ --model ~/models/llama-3b.gguf
+
     Exit codes: 0 answered (also refused/ungrounded); 1 generation error; 2 empty
     question or bad option; 3 model file missing or not GGUF; 4 the KB has no
     chunks; 5 the question does not fit the context window; 130 interrupted.
@@ -115,6 +148,7 @@ def ask(
             "llm.grammar": False if no_grammar else None,
             "answer.mode": answer_mode,
             "answer.verify": False if no_verify else None,
+            "answer.min_coverage": min_coverage,
         },
     )
     _validate(settings)

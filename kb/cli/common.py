@@ -18,40 +18,133 @@ if TYPE_CHECKING:
     from kb.search.options import SearchOptions
     from kb.store import Store
 
+
+def config_default(key: str) -> str:
+    """The help suffix for an option whose default comes from the configuration:
+    ``[default: VALUE (config KEY)]``, VALUE being the built-in default. Every option
+    writes its default this one way (typer adds ``[default: VALUE]`` for the others)."""
+    from kb.config import Settings
+
+    node: Any = Settings()
+    for part in key.split("."):
+        node = getattr(node, part)
+    return f"[default: {node} (config {key})]"
+
+
+def at_least_one(value: int | None) -> int | None:
+    """Option callback: whole numbers below 1 are a usage error (exit 2)."""
+    if value is not None and value < 1:
+        raise typer.BadParameter(f"{value} is below 1; give a whole number of at least 1")
+    return value
+
+
+def k_option(help: str, key: str = "search.k") -> Any:
+    """``-k N`` with one validation everywhere (search, ask, eval run, eval record)."""
+    return typer.Option(
+        "-k",
+        "--k",
+        help=f"{help} {config_default(key)}",
+        metavar="N",
+        callback=at_least_one,
+        show_default=False,
+    )
+
+
 KbOption = Annotated[
     Path | None,
     typer.Option(
         "--kb",
-        help="KB folder (default: $KB_HOME, else the platform data directory).",
+        help="KB folder. [default: $KB_HOME, else the platform data directory]",
+        metavar="DIR",
         show_default=False,
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+QuietOption = Annotated[
+    bool,
+    typer.Option("-q", "--quiet", help="No progress lines on stderr (errors still show)."),
+]
 
 # Retrieval options shared by `kb search`, `kb ask`, `kb eval run` and `kb eval record`.
 ModeOption = Annotated[
     str | None,
     typer.Option(
         "--mode",
-        help="hybrid (keywords + vectors, fused), vector or keyword (no model is "
-        "loaded). [default: [search] mode, hybrid]",
+        metavar="MODE",
+        help="One of: hybrid (keywords + vectors, fused), vector, keyword (no model is "
+        f"loaded). {config_default('search.mode')}",
+        show_default=False,
+    ),
+]
+
+
+def answer_mode_choice(value: str | None) -> str | None:
+    """Option callback: ``quote`` or ``generate``."""
+    if value is not None and value not in ("quote", "generate"):
+        raise typer.BadParameter(f"{value!r}: choose quote or generate")
+    return value
+
+
+AnswerModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--answer-mode",
+        metavar="MODE",
+        callback=answer_mode_choice,
+        help="One of: quote (each sentence is copied from a cited passage), generate (the "
+        f"model writes its own cited sentences). {config_default('answer.mode')}",
+        show_default=False,
+    ),
+]
+
+
+def coverage_fraction(value: float | None) -> float | None:
+    """Option callback: a finite share in [0, 1]."""
+    value = finite(value)
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise typer.BadParameter(f"{value}: must be between 0 and 1")
+    return value
+
+
+MinCoverageOption = Annotated[
+    float | None,
+    typer.Option(
+        "--min-coverage",
+        metavar="SHARE",
+        callback=coverage_fraction,
+        help="Refuse without running the model when no place in the passages holds this "
+        "share of the question's words (idf-weighted; 0 = off). "
+        f"{config_default('answer.min_coverage')}",
+        show_default=False,
     ),
 ]
 PathOption = Annotated[
     list[str] | None,
     typer.Option(
         "--path",
+        metavar="PATH",
         help="Only documents in this folder or file (notes/, notes/a.md) or matching "
         "this glob (**/*.md, wiki/*); repeat for several.",
+        show_default=False,
     ),
 ]
 TypeOption = Annotated[
     list[str] | None,
-    typer.Option("--type", help="Only this document type: md, txt, pdf, audio; repeatable."),
+    typer.Option(
+        "--type",
+        metavar="TYPE",
+        help="Only this document type, one of: md, txt, pdf, audio; repeatable.",
+        show_default=False,
+    ),
 ]
 TagOption = Annotated[
     list[str] | None,
-    typer.Option("--tag", help="Only documents with this front-matter tag; repeatable."),
+    typer.Option(
+        "--tag",
+        metavar="TAG",
+        help="Only documents with this front-matter tag; repeatable.",
+        show_default=False,
+    ),
 ]
 
 
@@ -70,8 +163,10 @@ MinScoreOption = Annotated[
     typer.Option(
         "--min-score",
         callback=finite,
-        help="Drop hits whose cosine similarity to the query is below this (vector and "
-        "hybrid modes; -1 keeps all). [default: [search] min_score]",
+        metavar="SCORE",
+        help="Drop hits whose cosine similarity to the query is below SCORE (vector and "
+        f"hybrid modes; -1 keeps all). {config_default('search.min_score')}",
+        show_default=False,
     ),
 ]
 
@@ -129,6 +224,20 @@ def print_json(obj: Any) -> None:
 def print_jsonl(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def make_console(**kwargs: Any) -> Any:
+    """A rich Console whose broken pipe ends the command like any other write would:
+    :class:`BrokenPipeError`, turned into exit 141 by :mod:`kb.cli.usage` (rich's own
+    handling exits 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(**kwargs)
 
 
 def err(message: str) -> None:

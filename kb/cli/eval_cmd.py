@@ -17,16 +17,39 @@ from __future__ import annotations
 import typer
 
 from kb.cli import eval_compare, eval_record, eval_run, eval_view
+from kb.cli.help import command_kwargs
 
-eval_app = typer.Typer(
-    help="Evaluate retrieval and answers against golden sets; compare runs; gate CI.",
-    no_args_is_help=True,
+eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+
+
+@eval_app.callback()
+def _eval(ctx: typer.Context) -> None:
+    """Evaluate retrieval and answers against golden sets; compare runs; gate CI.
+
+    \b
+    Examples:
+      kb eval run golden.yaml --no-answer --name base
+      kb eval compare base tuned
+    """
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+eval_app.command(
+    "run", **command_kwargs("Run a golden set through retrieval (and answers); score it.")
+)(eval_run.run)
+eval_app.command("check", **command_kwargs("Report golden supports the KB no longer backs."))(
+    eval_view.check
 )
-
-eval_app.command("run")(eval_run.run)
-eval_app.command("check")(eval_view.check)
-eval_app.command("list")(eval_view.list_runs)
-eval_app.command("show")(eval_view.show)
-eval_app.command("export")(eval_view.export)
-eval_app.command("compare")(eval_compare.compare)
-eval_app.command("record")(eval_record.record)
+eval_app.command("list", **command_kwargs("List the stored eval runs."))(eval_view.list_runs)
+eval_app.command("show", **command_kwargs("Show a stored run's metrics."))(eval_view.show)
+eval_app.command("export", **command_kwargs("Export a run as TREC files or JSONL traces."))(
+    eval_view.export
+)
+eval_app.command(
+    "compare", **command_kwargs("Compare run B against baseline A, with significance.")
+)(eval_compare.compare)
+eval_app.command("record", **command_kwargs("Grow a golden set interactively from search hits."))(
+    eval_record.record
+)

@@ -44,19 +44,41 @@ __all__ = [
 if TYPE_CHECKING:
     pass
 
-GoldenArg = Annotated[Path, typer.Argument(help="Golden set: .yaml/.yml or .jsonl (format v1).")]
-RunArg = Annotated[str, typer.Argument(help="Run id, or name (the latest run with that name).")]
-MdOption = Annotated[Path | None, typer.Option("--md", help="Also write a Markdown report here.")]
+GoldenArg = Annotated[
+    Path,
+    typer.Argument(help="Golden set: .yaml/.yml or .jsonl (format v1).", metavar="GOLDEN"),
+]
+RunArg = Annotated[
+    str,
+    typer.Argument(help="Run id, or name (the latest run with that name).", metavar="RUN"),
+]
+MdOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--md",
+        metavar="FILE",
+        help="Also write a Markdown report to FILE (written before anything is printed).",
+        show_default=False,
+    ),
+]
 HtmlOption = Annotated[
-    Path | None, typer.Option("--html", help="Also write a single-file offline HTML report.")
+    Path | None,
+    typer.Option(
+        "--html",
+        metavar="FILE",
+        help="Also write a single-file offline HTML report to FILE.",
+        show_default=False,
+    ),
 ]
 
 
 def console(stderr: bool = False) -> Any:
-    """A rich Console; 120 columns wide when stdout is not a terminal (stable output)."""
-    from rich.console import Console
+    """A rich Console; not on a terminal: no colour and 120 columns for the tables
+    (stable output), long lines not wrapped."""
+    from kb.cli.common import make_console
 
-    return Console(stderr=stderr, soft_wrap=False, width=None if sys.stdout.isatty() else 120)
+    tty = (sys.stderr if stderr else sys.stdout).isatty()
+    return make_console(stderr=stderr, soft_wrap=not tty, width=None if tty else 120)
 
 
 def write_report(path: Path, text: str) -> None:
@@ -76,6 +98,11 @@ def emit_run(rep: dict[str, Any], json_out: bool, md: Path | None, html: Path | 
     from eval.render_markdown import run_markdown
     from eval.render_terminal import render_run
 
+    # files first: a closed stdout (`| head`) must not cost the reports
+    if md is not None:
+        write_report(md, run_markdown(rep))
+    if html is not None:
+        write_report(html, run_html(rep))
     if json_out:
         print_json(rep)
     else:
@@ -83,7 +110,3 @@ def emit_run(rep: dict[str, Any], json_out: bool, md: Path | None, html: Path | 
         if rep.get("gates_failed"):
             for g in rep["gates_failed"]:
                 err(f"gate failed: {g}")
-    if md is not None:
-        write_report(md, run_markdown(rep))
-    if html is not None:
-        write_report(html, run_html(rep))

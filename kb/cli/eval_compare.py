@@ -13,8 +13,8 @@ from kb.cli.eval_common import HtmlOption, MdOption, console, open_kb, write_rep
 
 
 def compare(
-    run_a: Annotated[str, typer.Argument(help="Baseline run A (id or name).")],
-    run_b: Annotated[str, typer.Argument(help="Candidate run B (id or name).")],
+    run_a: Annotated[str, typer.Argument(help="Baseline run A (id or name).", metavar="A")],
+    run_b: Annotated[str, typer.Argument(help="Candidate run B (id or name).", metavar="B")],
     strict_chunker_version: Annotated[
         bool,
         typer.Option(
@@ -30,16 +30,25 @@ def compare(
     permutations: Annotated[
         int,
         typer.Option(
-            "--permutations", help="Randomization test permutations (and bootstrap resamples)."
+            "--permutations",
+            metavar="N",
+            help="Randomization test permutations (and bootstrap resamples).",
         ),
     ] = 10000,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of the tests.")] = 20240601,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Random seed of the tests.")
+    ] = 20240601,
     md: MdOption = None,
     html: HtmlOption = None,
     kb: KbOption = None,
     kb_b: Annotated[
         Path | None,
-        typer.Option("--kb-b", help="KB folder holding run B (default: the same KB as run A)."),
+        typer.Option(
+            "--kb-b",
+            metavar="DIR",
+            help="KB folder holding run B. [default: the KB of run A]",
+            show_default=False,
+        ),
     ] = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -53,6 +62,11 @@ def compare(
     prints the same numbers as column A). Regressions and improvements (first
     matching rank or any answer metric) are listed with each query's drill-down,
     A beside B.
+
+    \b
+    Examples:
+      kb eval compare base tuned
+      kb eval compare base tuned --fail-on-regression --md compare.md
 
     Exit codes: 0 done; 1 --fail-on-regression and a regression; 2 bad run or
     --strict-chunker-version with different chunkers.
@@ -81,14 +95,14 @@ def compare(
             None if other is None else EvalStore(other),
         )
     data = comparison_json(c)
+    if md is not None:  # files first: a closed stdout must not cost the reports
+        write_report(md, compare_markdown(data))
+    if html is not None:
+        write_report(html, compare_html(data))
     if json_out:
         print_json(data)
     else:
         render_compare(data, console())
-    if md is not None:
-        write_report(md, compare_markdown(data))
-    if html is not None:
-        write_report(html, compare_html(data))
     regs = c.regressions()
     if fail_on_regression and regs:
         shown = ", ".join(o.query_id for o in regs[:5]) + (" ..." if len(regs) > 5 else "")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kb.cli.common import KbOption, err, settings_for
+from kb.cli.common import KbOption, err, k_option, settings_for
 from kb.cli.eval_common import ModeOption, PathOption, TagOption, TypeOption, open_kb, search_opts
 
 if TYPE_CHECKING:
@@ -16,8 +17,11 @@ if TYPE_CHECKING:
 
 
 def record(
-    golden: Annotated[Path, typer.Argument(help="Golden file to append to (created if missing).")],
-    k: Annotated[int, typer.Option("-k", "--k", help="Hits to show per question.")] = 5,
+    golden: Annotated[
+        Path,
+        typer.Argument(help="Golden file to append to (created if missing).", metavar="GOLDEN"),
+    ],
+    k: Annotated[int | None, k_option("Hits to show per question.")] = None,
     mode: ModeOption = None,
     path: PathOption = None,
     doc_type: TypeOption = None,
@@ -29,8 +33,12 @@ def record(
     Type a question, pick the correct hits by number (or u = unanswerable, s = skip);
     each entry is appended with path, heading and a distinctive sentence of the chunk
     as anchors, under a new unique id. An empty question ends.
+
+    \b
+    Examples:
+      kb eval record golden.yaml
+      kb eval record golden.yaml --path notes/ -k 8
     """
-    import os
     from dataclasses import replace
 
     from eval.golden import load_golden
@@ -38,17 +46,18 @@ def record(
     from eval.resolve import Resolver, stored_hits
 
     settings = settings_for(kb)
-    opts = replace(search_opts(settings, mode, path, doc_type, tag), k=k)
+    opts = search_opts(settings, mode, path, doc_type, tag)
+    if k is not None:
+        opts = replace(opts, k=k)
     gs: GoldenSet | None = load_golden(golden) if golden.exists() else None
     with open_kb(settings) as store:
         from kb.backends.embedder import make_embedder
         from kb.search import Retriever
 
         retriever = Retriever(store, lambda: make_embedder(settings.embedding))
-        roots = [str(r[0]) for r in store.conn.execute("SELECT DISTINCT root FROM documents")]
-        corpus_dir = (
-            gs.corpus_dir if gs is not None else (Path(roots[0]) if len(roots) == 1 else None)
-        )
+        roots = [str(r[0]) for r in store.conn.execute("SELECT path FROM sources")]
+        # a new golden set names its corpus: the only source, or the folder holding all
+        corpus_dir = gs.corpus_dir if gs is not None else _common_folder(roots)
         res = Resolver(store.conn, corpus_dir)
         corpus = None
         if gs is None and corpus_dir is not None:
@@ -67,3 +76,12 @@ def record(
 
         n = record_loop(golden, search, read, typer.echo, res.golden_path, store.conn, corpus)
     err(f"{n} entries added to {golden}")
+
+
+def _common_folder(roots: list[str]) -> Path | None:
+    """The one source's path, or the deepest folder containing every source."""
+    if not roots:
+        return None
+    if len(roots) == 1:
+        return Path(roots[0])
+    return Path(os.path.commonpath(roots))

@@ -7,7 +7,18 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption, err, settings_for
+from kb.cli.common import (
+    AnswerModeOption,
+    JsonOption,
+    KbOption,
+    MinCoverageOption,
+    QuietOption,
+    at_least_one,
+    config_default,
+    err,
+    k_option,
+    settings_for,
+)
 from kb.cli.eval_common import (
     GoldenArg,
     HtmlOption,
@@ -31,16 +42,15 @@ if TYPE_CHECKING:
 
 def run(
     golden: GoldenArg,
-    k: Annotated[
-        int | None,
-        typer.Option("-k", "--k", help="Retrieval depth scored (default: eval.k = 10)."),
-    ] = None,
+    k: Annotated[int | None, k_option("Retrieval depth scored.", key="eval.k")] = None,
     name: Annotated[
         str | None,
         typer.Option(
             "--name",
-            help="Run name, unique in the KB (default: the golden file's stem, or stem-2, "
-            "stem-3... when taken).",
+            metavar="NAME",
+            help="Run name, unique in the KB; taken names get -2, -3 added. "
+            "[default: the golden file's stem]",
+            show_default=False,
         ),
     ] = None,
     replace_run: Annotated[
@@ -58,11 +68,23 @@ def run(
         ),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Run only the first N selected queries.")
+        int | None,
+        typer.Option(
+            "--limit",
+            metavar="N",
+            help="Run only the first N selected queries.",
+            callback=at_least_one,
+            show_default=False,
+        ),
     ] = None,
     category: Annotated[
         list[str] | None,
-        typer.Option("--category", help="Only queries of this category (repeatable)."),
+        typer.Option(
+            "--category",
+            metavar="NAME",
+            help="Only queries of this category; repeatable.",
+            show_default=False,
+        ),
     ] = None,
     mode: ModeOption = None,
     path: PathOption = None,
@@ -74,41 +96,48 @@ def run(
     ] = False,
     answer_k: Annotated[
         int | None,
-        typer.Option("--answer-k", help="Passages given to the answer model (default: search.k)."),
-    ] = None,
-    model: Annotated[
-        Path | None, typer.Option("--model", help="A .gguf answer model instead of llm.model.")
-    ] = None,
-    answer_mode: Annotated[
-        str | None,
-        typer.Option("--answer-mode", help="quote or generate (default: answer.mode); see kb ask."),
-    ] = None,
-    min_coverage: Annotated[
-        float | None,
         typer.Option(
-            "--min-coverage",
-            help="Refuse when the passages hold less than this share of the question's "
-            "words (default: answer.min_coverage).",
+            "--answer-k",
+            metavar="N",
+            help=f"Passages given to the answer model. {config_default('search.k')}",
+            callback=at_least_one,
+            show_default=False,
         ),
     ] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model",
+            metavar="FILE",
+            help=f"A .gguf answer model. {config_default('llm.model')}",
+            show_default=False,
+        ),
+    ] = None,
+    answer_mode: AnswerModeOption = None,
+    min_coverage: MinCoverageOption = None,
     gate: Annotated[
         list[str] | None,
         typer.Option(
             "--gate",
-            help='Fail (exit 1) unless METRIC OP NUMBER holds, e.g. "hit@5>=0.8" (repeatable).',
+            metavar="RULE",
+            help='Fail (exit 1) unless METRIC OP NUMBER holds, e.g. "hit@5>=0.8"; repeatable.',
+            show_default=False,
         ),
     ] = None,
     judge: Annotated[
         Path | None,
         typer.Option(
             "--judge",
+            metavar="FILE",
             help="Also score answers with this GGUF as an LLM judge (reported apart, never gated).",
+            show_default=False,
         ),
     ] = None,
     md: MdOption = None,
     html: HtmlOption = None,
     kb: KbOption = None,
     json_out: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Run every query of GOLDEN through retrieval (and kb ask) and score it.
 
@@ -118,9 +147,16 @@ def run(
     citation_support_rate,
     answer_correct, answered_precision, abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
-    error_rate, empty_answer_rate and latency_{retrieval,first_token,total}_{p50,p95}.
-    Paths in GOLDEN are relative to its `corpus` folder; the KB is expected to have
-    been ingested from that folder (or a folder above it).
+    error_rate, empty_answer_rate, and latency_retrieval, latency_first_token and
+    latency_total (each _p50 and _p95).
+    Paths in GOLDEN are relative to its `corpus` folder (matched by absolute path
+    against the KB's documents); without `corpus` they are the KB's own paths
+    (display-name/relative/path), or relative to the only source of a one-source KB.
+
+    \b
+    Examples:
+      kb eval run golden.yaml --no-answer --gate "hit@5>=0.8"
+      kb eval run golden.yaml --name tuned --md report.md
 
     Exit codes: 0 done; 1 a gate failed; 2 bad golden set, gate or option; 3 model
     missing; 4 empty KB; 130 interrupted (finished queries are kept, run incomplete;
@@ -167,7 +203,7 @@ def run(
         raise UsageError(f"--answer-mode {settings.answer.mode}: choose quote or generate")
     depth = k if k is not None else settings.eval.k
     if depth < 1:
-        raise UsageError(f"--k {depth}: must be at least 1")
+        raise UsageError(f"-k {depth}: must be at least 1 (config eval.k)")
     answers = not no_answer
     if judge is not None and not answers:
         raise UsageError("--judge scores answers; drop --no-answer to use it")
@@ -203,7 +239,7 @@ def run(
                 gs,
                 ropts,
                 extra,
-                RunProgress(),
+                RunProgress(quiet=quiet),
                 judge_fn,
                 [g.spec.name for g in gates],
             )

@@ -18,10 +18,16 @@ if TYPE_CHECKING:
 
 
 class RunProgress:
-    """rich bar on a terminal (stderr), else a plain line every ~10% of the queries."""
+    """rich bar on a terminal (stderr), else a plain line at a bounded rate: a new 10%
+    step and at least a few seconds since the last line (:class:`kb.cli.progress.LineRate`);
+    nothing with ``quiet``."""
 
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
+    def __init__(self, quiet: bool = False, rate: Any = None) -> None:
+        from kb.cli.progress import LineRate
+
+        self.quiet = quiet
+        self.rate = rate or LineRate()
+        self.tty = sys.stderr.isatty() and not quiet
         self.bar: Any = None
         self.task: Any = None
         self.total = 0
@@ -53,8 +59,8 @@ class RunProgress:
         self.done += 1
         if self.bar is not None:
             self.bar.update(self.task, advance=1, q=query_id[-30:])
-        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
-            err(f"eval: {self.done}/{self.total} queries")
+        elif not self.quiet and self.rate.due(self.done, self.total):
+            err(f"eval: {self.done}/{self.total} queries, {self.rate.elapsed()} elapsed")
 
     def finish(self) -> None:
         if self.bar is not None:

@@ -24,11 +24,16 @@ if TYPE_CHECKING:
 
 
 def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """Report supports of GOLDEN that the KB no longer backs (the corpus drifted).
+    """Report supports of GOLDEN the KB no longer backs (the corpus drifted).
 
     Per support: the document is missing or failed, no chunk has the heading, the
     snippet is in no chunk nor in the document text, or no chunk overlaps the
     page/lines/seconds. A snippet found only across a chunk boundary is a note.
+
+    \b
+    Examples:
+      kb eval check golden.yaml
+      kb eval check golden.yaml --json
 
     Exit codes: 0 no drift; 1 drift found; 2 invalid golden set.
     """
@@ -65,7 +70,13 @@ def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) 
 
 
 def list_runs(kb: KbOption = None, json_out: JsonOption = False) -> None:
-    """List the eval runs stored in the KB."""
+    """List the eval runs stored in the KB.
+
+    \b
+    Examples:
+      kb eval list
+      kb eval list --json
+    """
     from eval.render_terminal import render_list
     from eval.store import EvalStore
 
@@ -130,6 +141,8 @@ MatchingOption = Annotated[
     str | None,
     typer.Option(
         "--matching",
+        metavar="MATCHING",
+        show_default=False,
         help="Score the run under this support matching: exact (the run's own) or "
         "doc_span (the one `kb eval compare` uses for runs made by different chunkers).",
     ),
@@ -139,6 +152,8 @@ QueryOption = Annotated[
     typer.Option(
         "--query",
         "-q",
+        metavar="ID",
+        show_default=False,
         help="Show this query's drill-down (repeat for more): answer sentences with "
         "verdicts and evidence, answer checks, supports, retrieved hits.",
     ),
@@ -166,6 +181,12 @@ def show(
     Every table names its matching (exact or doc_span). With --query ID, show that
     query's drill-down instead; --md/--html reports add every query's drill-down (or
     only those named by --query).
+
+    \b
+    Examples:
+      kb eval show base
+      kb eval show base --query squad-0042
+      kb eval show 3 --md run3.md --html run3.html
     """
     from eval.render_html import run_html
     from eval.render_markdown import run_markdown
@@ -173,31 +194,37 @@ def show(
 
     with open_kb(settings_for(kb)) as store:
         rep = _load_report(store, run_ref, recompute, matching, query, bool(md or html))
+    # files first: a closed stdout (`| head`) must not lose them
+    if md is not None:
+        write_report(md, run_markdown(rep))
+    if html is not None:
+        write_report(html, run_html(rep))
     if json_out:
         print_json(rep if query else {k: v for k, v in rep.items() if k != "queries"})
     elif query:
         render_queries(rep["queries"], rep["matching"], console())
     else:
         render_run(rep, console())
-    if md is not None:
-        write_report(md, run_markdown(rep))
-    if html is not None:
-        write_report(html, run_html(rep))
 
 
 def export(
     run_ref: RunArg,
     fmt: Annotated[
         str,
-        typer.Option("--format", help="trec (run + qrels files) or jsonl (one trace per query)."),
+        typer.Option(
+            "--format",
+            metavar="FORMAT",
+            help="One of: trec (run + qrels files), jsonl (one trace per query).",
+        ),
     ] = "jsonl",
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
-            help="trec: file prefix (writes "
-            "PREFIX.run and PREFIX.qrels; default kb-eval-<id>); jsonl: file "
-            "(default stdout).",
+            metavar="FILE",
+            help="trec: a file prefix, writes FILE.run and FILE.qrels (kb-eval-ID when not "
+            "given); jsonl: the file to write (stdout when not given).",
+            show_default=False,
         ),
     ] = None,
     kb: KbOption = None,
@@ -208,6 +235,11 @@ def export(
     names, per rank, the unit the chunk was credited with, else chunk-<id>, so
     trec_eval (use -c) and ranx reproduce this run's retrieval metrics. JSONL: one
     trace per query (question, retrieved chunk ids, answer, citations).
+
+    \b
+    Examples:
+      kb eval export base --format trec --out base
+      kb eval export base > base.jsonl
     """
     import json
 

@@ -21,8 +21,8 @@ from kb.errors import DiskFullError, KbError
 def dash_hint(e: BaseException, argv: list[str]) -> str | None:
     """For ``kb search -boiler`` / ``kb ask -x``: a one-line usage error showing the
     ``--`` form, or ``None`` when ``e`` is not an unknown option of those commands."""
-    if type(e).__name__ != "NoSuchOption":
-        return None
+    if type(e).__name__ != "NoSuchOption" or getattr(e, "possibilities", None):
+        return None  # a typo of a real option gets "did you mean" instead
     ctx = getattr(e, "ctx", None)
     command = str(getattr(ctx, "command_path", "") or "").split(" ")[-1]
     if command not in ("search", "ask"):

@@ -1,4 +1,4 @@
-"""``kb ingest PATH...``"""
+"""``kb ingest [PATH...]``"""
 
 from __future__ import annotations
 
@@ -8,41 +8,94 @@ from typing import Annotated
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for, stderr_is_tty
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    QuietOption,
+    err,
+    print_json,
+    settings_for,
+    stderr_is_tty,
+)
 
 
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Files or folders to index. [default: every known source, re-scanned]",
+            metavar="PATH",
+            show_default=False,
+        ),
+    ] = None,
     chunker: Annotated[
-        str | None, typer.Option("--chunker", help="Chunker: structure | window.")
+        str | None,
+        typer.Option(
+            "--chunker",
+            metavar="NAME",
+            help="Change the KB's chunker, one of: structure, window. It is remembered: "
+            "later ingests use it until changed again. [default: the KB's chunker, else "
+            "config ingest.chunker]",
+            show_default=False,
+        ),
     ] = None,
     include: Annotated[
         list[str] | None,
-        typer.Option("--include", help="Only files matching this glob (repeatable)."),
+        typer.Option(
+            "--include",
+            metavar="GLOB",
+            help="This run looks only at files matching GLOB; repeatable. Documents it "
+            "does not look at are kept.",
+            show_default=False,
+        ),
     ] = None,
     exclude: Annotated[
         list[str] | None,
-        typer.Option("--exclude", help="Skip files matching this glob (repeatable)."),
+        typer.Option(
+            "--exclude",
+            metavar="GLOB",
+            help="This run skips files matching GLOB (their documents are kept); repeatable.",
+            show_default=False,
+        ),
     ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="After ingesting, keep watching every source and apply edits, new files, "
+            "deletes and moves as they happen (one line per change on stderr); Ctrl-C stops.",
+        ),
+    ] = False,
     kb: KbOption = None,
     json_out: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Index Markdown, text, PDF and audio files into the KB.
 
-    Folders are walked (hidden files skipped, symlinks out of the folder never
-    followed). Unchanged files cost nothing; changed files are replaced; files
-    that disappeared are removed; moved files keep their vectors.
+    A folder or file outside every known source becomes a new source, named after
+    it (see `kb sources`); documents are shown as NAME/relative/path. A path inside a
+    known source (a subfolder, one file) updates those documents in place. Without
+    a path, every source is re-scanned. Hidden files are skipped and symlinks out
+    of the folder never followed. Unchanged files cost nothing; changed files are
+    replaced; files that disappeared are removed; moved files keep their vectors.
 
-    Exit codes: 0 every file succeeded; 1 at least one file failed (each failure
-    is printed as one line and recorded; the rest is indexed); 2 bad usage.
+    \b
+    Examples:
+      kb ingest ~/notes ~/papers
+      kb ingest ~/notes/work/project.md
+      kb ingest --chunker window
+      kb ingest --watch
+
+    Exit codes: 0 every file succeeded (with --watch: also after Ctrl-C); 1 at least
+    one file failed (each failure is printed as one line and recorded; the rest is
+    indexed); 2 bad usage.
     """
-    from ingest.pipeline import ingest_paths
+    from ingest.pipeline import ingest_paths, remembered_chunker
     from kb.store import Store
 
     settings = settings_for(
         kb,
         **{
-            "ingest.chunker": chunker,
             "ingest.include": tuple(include) if include else None,
             "ingest.exclude": tuple(exclude) if exclude else None,
         },
@@ -51,22 +104,56 @@ def ingest(
 
     progress: PlainProgress
     ctx: contextlib.AbstractContextManager[object]
-    if stderr_is_tty() and not json_out:
-        rich = RichProgress()
-        progress, ctx = rich, rich
-    else:
-        progress, ctx = PlainProgress(), contextlib.nullcontext()
-    with Store.open(settings.home) as store, ctx:
-        report = ingest_paths(store, settings, paths, progress=progress)
+    with Store.open(settings.home) as store:
+        settings, note = remembered_chunker(store, settings, chunker)
+        if note:
+            err(f"kb: {note}")
+        if stderr_is_tty() and not json_out and not quiet:
+            rich = RichProgress()
+            progress, ctx = rich, rich
+        else:
+            progress, ctx = PlainProgress(quiet=quiet), contextlib.nullcontext()
+        with ctx:
+            report = ingest_paths(store, settings, paths or [], progress=progress)
+        if watch:
+            _summary(report, settings.home, json_out)
+            _watch(store, settings)
+            raise typer.Exit(0)
+    _summary(report, settings.home, json_out)
+    raise typer.Exit(report.exit_code)
+
+
+def _watch(store: object, settings: object) -> None:
+    """Watch the sources until Ctrl-C; one line per change on stderr."""
+    from ingest.watch import watch_sources
+
+    def show(lines: list[str]) -> None:
+        for line in lines:
+            err(line)
+
+    err("watching the sources for changes; Ctrl-C stops")
+    with contextlib.suppress(KeyboardInterrupt):
+        watch_sources(store, settings, show)  # type: ignore[arg-type]
+    err("stopped watching; a change cut short is finished by the next `kb ingest`")
+
+
+def _summary(report: object, home: Path, json_out: bool) -> None:
+    from ingest.report import IngestReport
+
+    assert isinstance(report, IngestReport)
     if json_out:
         print_json(report.to_dict())
     else:
+        from kb.types import plural
+
         c = report.to_dict()["counts"]
         summary = ", ".join(f"{n} {k}" for k, n in c.items() if n)
         typer.echo(
-            f"ingested into {settings.home}: {summary or 'nothing to do'}; "
-            f"{report.chunks_embedded} chunks embedded in {report.seconds:.1f}s"
+            f"ingested into {home}: {summary or 'nothing to do'}; "
+            f"{plural(report.chunks_embedded, 'chunk')} embedded in {report.seconds:.1f}s"
         )
         if report.failed:
-            err(f"kb: {len(report.failed)} file(s) failed; see the lines above or `kb status`")
-    raise typer.Exit(report.exit_code)
+            err(
+                f"kb: {plural(len(report.failed), 'file')} failed; "
+                "see the lines above or `kb status`"
+            )

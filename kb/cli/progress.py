@@ -1,24 +1,65 @@
-"""Ingest progress on stderr: rich bars on a terminal, plain lines otherwise.
+"""Progress on stderr: rich bars on a terminal, plain lines at a bounded rate otherwise.
 
 Failures are always printed as one line each (``path: reason``), as they happen.
+Plain progress lines (pipes, CI logs) come from :class:`LineRate`: at most one every
+``interval`` seconds (5 s) and only when the work crossed another 10% step, plus one
+line at the end; ``--quiet`` silences them.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.markup import escape
 
 from ingest.report import FileOutcome, IngestProgress
 from kb.quoting import quote_name
+from kb.types import mmss
+
+
+class LineRate:
+    """Decides when a plain progress line is due: a new 10% step and ``interval`` seconds
+    since the last line. ``clock`` is injectable for tests."""
+
+    def __init__(self, interval: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self.started = clock()
+        self.last = self.started
+        self.step = 0
+
+    def due(self, done: int, total: int) -> bool:
+        if total <= 0:
+            return False
+        step = min(10, done * 10 // total)
+        if step <= self.step or self.clock() - self.last < self.interval:
+            return False
+        self.step, self.last = step, self.clock()
+        return True
+
+    def elapsed(self) -> str:
+        return mmss(self.clock() - self.started)
 
 
 class PlainProgress(IngestProgress):
-    """For pipes and CI: failures and warnings as lines, no animation."""
+    """For pipes and CI: failures and warnings as lines, and a progress line at most
+    every few seconds (:class:`LineRate`); no animation, no colour."""
 
-    def __init__(self, quiet: bool = False) -> None:
+    def __init__(self, quiet: bool = False, rate: LineRate | None = None) -> None:
         self.quiet = quiet
+        self.rate = rate or LineRate()
+        self.total = 0
+        self.done = 0
+        self.chunks = 0
+
+    def files_total(self, n: int) -> None:
+        self.total = n
+
+    def embedded(self, n: int) -> None:
+        self.chunks += n
 
     def file_done(self, outcome: FileOutcome) -> None:
         if outcome.outcome == "failed":
@@ -26,6 +67,14 @@ class PlainProgress(IngestProgress):
         elif not self.quiet:
             for w in outcome.warnings:
                 sys.stderr.write(f"kb: warning: {quote_name(outcome.path)}: {w}\n")
+        if outcome.outcome != "removed":
+            self.done += 1
+            if not self.quiet and self.rate.due(self.done, self.total):
+                pct = 100 * self.done // max(1, self.total)
+                sys.stderr.write(
+                    f"ingest: {self.done}/{self.total} files ({pct}%), {self.chunks} "
+                    f"chunks embedded, {self.rate.elapsed()} elapsed\n"
+                )
         sys.stderr.flush()
 
 

@@ -15,6 +15,7 @@ from kb.cli.common import (
     PathOption,
     TagOption,
     TypeOption,
+    k_option,
     search_opts,
 )
 
@@ -23,11 +24,10 @@ if TYPE_CHECKING:
 
 
 def search(
-    query: Annotated[str, typer.Argument(help="Words or a question to search for.")],
-    k: Annotated[
-        int | None,
-        typer.Option("-k", "--k", help="Number of hits. [default: [search] k, 5]", min=1),
-    ] = None,
+    query: Annotated[
+        str, typer.Argument(help="Words or a question to search for.", metavar="QUERY")
+    ],
+    k: Annotated[int | None, k_option("Number of hits.")] = None,
     mode: ModeOption = None,
     path: PathOption = None,
     doc_type: TypeOption = None,
@@ -38,10 +38,9 @@ def search(
 ) -> None:
     """Search the KB: ranked passages with file, heading, page / lines / time and score.
 
+    \b
     Examples:
-
       kb search "sourdough starter feeding"
-
       kb search "ZX-4417" --mode keyword --path notes/ --json
     """
     from kb.backends.embedder import embedding_model_id, make_embedder
@@ -74,13 +73,19 @@ def search(
 
 
 def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
-    """Human output: one block per hit (rank, location, score, excerpt, leg details)."""
-    from rich.console import Console
+    """Human output: one block per hit (rank, location, score, excerpt, leg details).
+
+    On a terminal the excerpt is wrapped to its width and highlighted; through a pipe
+    every line is printed whole (``grep``-able) and without colour."""
+    import sys
+
     from rich.text import Text
 
+    from kb.cli.common import make_console
     from kb.search.excerpt import excerpt, spans
 
-    console = Console(highlight=False)
+    tty = sys.stdout.isatty()  # not a terminal: no colour, no wrapping
+    console = make_console(highlight=False, soft_wrap=not tty)
     if not result.hits:
         console.print(f"No hits for {result.query!r} in {home}.")
         why = _no_hit_reasons(opts)
@@ -96,9 +101,12 @@ def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
         body = Text(shown)
         for s, e in spans(shown, result.query):
             body.stylize("bold yellow", s, e)
-        for line in body.wrap(console, max(20, console.width - 4)):
-            line.rstrip()
-            console.print(Text("    ") + line)
+        if tty:
+            for line in body.wrap(console, max(20, console.width - 4)):
+                line.rstrip()
+                console.print(Text("    ") + line)
+        else:
+            console.print(Text("    ") + Text(" ".join(body.plain.split())))
         detail = Text(f"score {hit.score:.4f}", style="magenta")
         legs = _legs(hit.ranks, hit.scores)
         if legs:

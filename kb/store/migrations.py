@@ -146,6 +146,68 @@ def m002_eval(conn: sqlite3.Connection) -> None:
     )
 
 
+def m003_sources(conn: sqlite3.Connection) -> None:
+    """Sources (the folders and files a user ingested) and documents keyed by absolute path.
+
+    Each distinct old ``documents.root`` becomes a folder source named after the folder
+    (``-2``, ``-3`` appended when that name is taken). Every document gets its source,
+    its resolved absolute path (``root/path``) and the display path
+    ``name/relative/path``. Where two old roots overlapped, the same file was stored
+    twice: the most recently updated copy is kept and the others are deleted (their
+    chunk ids become vector tombstones, removed from LanceDB by the next ingest or
+    ``kb doctor --repair``).
+    """
+    import os
+
+    _run_script(
+        conn,
+        """
+        CREATE TABLE sources (
+            id             INTEGER PRIMARY KEY AUTOINCREMENT,
+            name           TEXT NOT NULL UNIQUE,   -- display name, first part of every path
+            path           TEXT NOT NULL UNIQUE,   -- absolute, resolved folder or file
+            kind           TEXT NOT NULL CHECK (kind IN ('folder', 'file')),
+            include        TEXT NOT NULL DEFAULT '[]',   -- JSON list of globs kept
+            exclude        TEXT NOT NULL DEFAULT '[]',   -- JSON list of globs skipped
+            created_at     REAL NOT NULL,
+            last_ingest_at REAL
+        );
+        ALTER TABLE documents ADD COLUMN source_id INTEGER REFERENCES sources (id);
+        ALTER TABLE documents ADD COLUMN abs_path TEXT;
+        """,
+    )
+    now = time.time()
+    taken: set[str] = set()
+    roots = [str(r[0]) for r in conn.execute("SELECT DISTINCT root FROM documents ORDER BY root")]
+    for root in roots:
+        base = os.path.basename(root.rstrip("/")) or "root"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name)
+        cur = conn.execute(
+            "INSERT INTO sources (name, path, kind, created_at, last_ingest_at) "
+            "VALUES (?, ?, 'folder', ?, ?)",
+            (name, root, now, now),
+        )
+        conn.execute(
+            "UPDATE documents SET source_id = ?, abs_path = root || '/' || path, "
+            "path = ? || '/' || path WHERE root = ?",
+            (cur.lastrowid, name, root),
+        )
+    dupes = conn.execute(
+        "SELECT id FROM documents d WHERE EXISTS (SELECT 1 FROM documents o WHERE "
+        "o.abs_path = d.abs_path AND (o.updated_at > d.updated_at OR "
+        "(o.updated_at = d.updated_at AND o.id > d.id)))"
+    ).fetchall()
+    for (doc_id,) in dupes:
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+        conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+    conn.execute("CREATE UNIQUE INDEX documents_abs_path ON documents (abs_path)")
+    conn.execute("CREATE INDEX documents_source ON documents (source_id)")
+
+
 def m004_eval_process(conn: sqlite3.Connection) -> None:
     """Which process runs an eval run (host name, pid), so a run whose process is gone
     shows as ``interrupted`` instead of ``running`` forever. ``created_at`` is the
@@ -164,7 +226,7 @@ Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[int, str, Migration]] = [
     (1, "core", m001_core),
     (2, "eval", m002_eval),
-    # 3 is "sources" (issue 11, merged separately); the two touch different tables
+    (3, "sources", m003_sources),
     (4, "eval_process", m004_eval_process),
 ]
 

@@ -43,6 +43,8 @@ class DocumentRow:
     chunker: str | None
     chunker_version: str | None
     chunker_params: str | None
+    abs_path: str | None = None
+    source_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,42 @@ class Store:
         rows = self.conn.execute("SELECT * FROM documents WHERE root = ?", (root,))
         return {r["path"]: _doc(r) for r in rows}
 
+    def documents_within(self, abs_path: str) -> dict[str, DocumentRow]:
+        """Documents whose absolute path is ``abs_path`` or lies under it, by absolute path."""
+        prefix = abs_path.rstrip("/") + "/"
+        rows = self.conn.execute(
+            "SELECT * FROM documents WHERE abs_path = ? OR substr(abs_path, 1, ?) = ?",
+            (abs_path, len(prefix), prefix),
+        )
+        return {str(r["abs_path"]): _doc(r) for r in rows}
+
+    def move_document(
+        self,
+        doc_id: int,
+        *,
+        source_id: int,
+        root: str,
+        path: str,
+        abs_path: str,
+        mtime: float | None,
+    ) -> None:
+        """A moved or renamed file: keep its chunks and vectors, change where it is."""
+        with self.tx() as c:
+            c.execute(
+                "UPDATE documents SET source_id = ?, root = ?, path = ?, abs_path = ?, "
+                "mtime = ?, updated_at = ? WHERE id = ?",
+                (source_id, root, path, abs_path, mtime, time.time(), doc_id),
+            )
+
+    @property
+    def _abs_col(self) -> str:
+        """``, d.abs_path`` when the documents table has it (a KB opened without
+        migrating, e.g. read-only, may predate migration 3), else ''."""
+        if not hasattr(self, "_abs_col_cache"):
+            cols = {str(r[1]) for r in self.conn.execute("PRAGMA table_info(documents)")}
+            self._abs_col_cache = ", d.abs_path" if "abs_path" in cols else ""
+        return self._abs_col_cache
+
     def document(self, doc_id: int) -> DocumentRow | None:
         r = self.conn.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return None if r is None else _doc(r)
@@ -227,19 +265,20 @@ class Store:
         tags: Sequence[str] = (),
         warnings: Sequence[str] = (),
         meta: dict[str, Any] | None = None,
+        abs_path: str | None = None,
+        source_id: int | None = None,
     ) -> int:
         """Replace a document and all its chunks in one transaction (chunks ``pending``).
 
         Old chunks are deleted; the delete trigger records their ids as vector
         tombstones, so their vectors are removed from LanceDB afterwards.
-        Returns the document id.
+        Returns the document id. With ``abs_path`` (the document's identity) the row is
+        found by it; otherwise by ``(root, path)``.
         """
         params = json.dumps(chunker.params, sort_keys=True)
         now = time.time()
         with self.tx() as c:
-            row = c.execute(
-                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
-            ).fetchone()
+            row = self._find_row(c, root, path, abs_path)
             values = (
                 doc_type,
                 content_hash,
@@ -257,9 +296,9 @@ class Store:
                 cur = c.execute(
                     "INSERT INTO documents (root, path, status, error, doc_type, content_hash, "
                     "size, mtime, tags, warnings, meta, chunker, chunker_version, "
-                    "chunker_params, updated_at) "
-                    "VALUES (?, ?, 'indexed', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (root, path, *values),
+                    "chunker_params, updated_at, abs_path, source_id) "
+                    "VALUES (?, ?, 'indexed', NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (root, path, *values, abs_path, source_id),
                 )
                 doc_id = int(cur.lastrowid or 0)
             else:
@@ -268,9 +307,9 @@ class Store:
                 c.execute(
                     "UPDATE documents SET status = 'indexed', error = NULL, doc_type = ?, "
                     "content_hash = ?, size = ?, mtime = ?, tags = ?, warnings = ?, meta = ?, "
-                    "chunker = ?, chunker_version = ?, chunker_params = ?, updated_at = ? "
-                    "WHERE id = ?",
-                    (*values, doc_id),
+                    "chunker = ?, chunker_version = ?, chunker_params = ?, updated_at = ?, "
+                    "root = ?, path = ? WHERE id = ?",
+                    (*values, root, path, doc_id),
                 )
             c.executemany(
                 "INSERT INTO chunks (document_id, ord, text, heading_path, line_start, line_end, "
@@ -312,19 +351,31 @@ class Store:
         content_hash: str | None = None,
         size: int | None = None,
         mtime: float | None = None,
+        abs_path: str | None = None,
+        source_id: int | None = None,
     ) -> None:
         """Record a failed file. Chunks from an earlier good version are removed: the
         index must not claim content the file no longer has."""
         now = time.time()
         with self.tx() as c:
-            row = c.execute(
-                "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
-            ).fetchone()
+            row = self._find_row(c, root, path, abs_path)
             if row is None:
                 c.execute(
                     "INSERT INTO documents (root, path, doc_type, status, error, content_hash, "
-                    "size, mtime, updated_at) VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?)",
-                    (root, path, doc_type, error, content_hash, size, mtime, now),
+                    "size, mtime, updated_at, abs_path, source_id) "
+                    "VALUES (?, ?, ?, 'failed', ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        root,
+                        path,
+                        doc_type,
+                        error,
+                        content_hash,
+                        size,
+                        mtime,
+                        now,
+                        abs_path,
+                        source_id,
+                    ),
                 )
             else:
                 c.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
@@ -334,6 +385,16 @@ class Store:
                     "chunker_version = NULL, chunker_params = NULL WHERE id = ?",
                     (error, doc_type, content_hash, size, mtime, now, row[0]),
                 )
+
+    @staticmethod
+    def _find_row(
+        c: sqlite3.Connection, root: str, path: str, abs_path: str | None
+    ) -> sqlite3.Row | None:
+        if abs_path is not None:
+            return c.execute("SELECT id FROM documents WHERE abs_path = ?", (abs_path,)).fetchone()  # type: ignore[no-any-return]
+        return c.execute(  # type: ignore[no-any-return]
+            "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
+        ).fetchone()
 
     def rename_document(self, doc_id: int, new_path: str, mtime: float | None) -> None:
         """A moved file: keep its chunks and vectors, change only the path."""
@@ -417,7 +478,7 @@ class Store:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
-                "SELECT c.*, d.path, d.doc_type, d.tags FROM chunks c "
+                f"SELECT c.*, d.path, d.doc_type, d.tags{self._abs_col} FROM chunks c "
                 f"JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
                 part,
             )
@@ -463,6 +524,8 @@ def _doc(r: sqlite3.Row) -> DocumentRow:
         chunker=r["chunker"],
         chunker_version=r["chunker_version"],
         chunker_params=r["chunker_params"],
+        abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
+        source_id=r["source_id"] if "source_id" in r.keys() else None,  # noqa: SIM118
     )
 
 
@@ -480,7 +543,13 @@ def row_to_hit(r: sqlite3.Row) -> Hit:
     return Hit(
         chunk_id=int(r["id"]),
         text=str(r["text"]),
-        locator=Locator(path=r["path"], doc_type=r["doc_type"], heading_path=heading, span=span),
+        locator=Locator(
+            path=r["path"],
+            doc_type=r["doc_type"],
+            heading_path=heading,
+            span=span,
+            abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
+        ),
         score=0.0,
         text_hash=str(r["content_hash"]),
         tags=list(json.loads(r["tags"] or "[]")),

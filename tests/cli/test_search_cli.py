@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kb.cli import app
-from kb.config import load_settings, override
+from kb.config import load_settings
 from kb.errors import StoreError, UsageError
 from tests.conftest import FIXTURES
 
@@ -22,15 +22,16 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def demo_kb(tmp_path_factory: pytest.TempPathFactory, real_embedder) -> Path:  # type: ignore[no-untyped-def]
-    """fixtures/demo without the audio, ingested with the real pipeline and embedder."""
+    """fixtures/demo's notes and papers folders (two sources), ingested with the real
+    pipeline and embedder."""
     from ingest.pipeline import ingest_paths
     from kb.store import Store
 
     home = tmp_path_factory.mktemp("search-cli") / "kb"
     settings = load_settings(home, user_file=home.parent / "none.toml")
-    settings = override(settings, **{"ingest.exclude": ("audio/**",)})
-    with Store.open(home) as store:
-        ingest_paths(store, settings, [FIXTURES / "demo"], embedder=real_embedder)
+    demo = FIXTURES / "demo"
+    with Store.open(home) as store:  # two sources: paths read notes/... and papers/...
+        ingest_paths(store, settings, [demo / "notes", demo / "papers"], embedder=real_embedder)
         assert store.count_chunks("embedded") > 5
     return home
 

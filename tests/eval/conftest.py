@@ -30,7 +30,9 @@ def build_kb(home: Path, embedder: object, chunker: str = "structure") -> Path:
         load_settings(home, user_file=home / "no-config.toml"), **{"ingest.chunker": chunker}
     )
     with Store.open(home) as store:
-        report = Ingestor(store, settings, embedder=embedder).run([DEMO])  # type: ignore[arg-type]
+        # three sources, as in the README's tour: paths read notes/..., papers/..., audio/...
+        folders = sorted(p for p in DEMO.iterdir() if p.is_dir())
+        report = Ingestor(store, settings, embedder=embedder).run(folders)  # type: ignore[arg-type]
     assert report.exit_code == 0, [f.to_dict() for f in report.files]
     return home
 

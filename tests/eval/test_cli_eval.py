@@ -68,7 +68,7 @@ def test_run_show_list_export(demo_kb: Path, tmp_path: Path, use_session_embedde
     cfg = rep["run"]["config"]
     assert cfg["index"]["chunkers"][0]["name"] == "structure"
     assert cfg["index"]["embedding"]["model_id"] == "bundled:all-MiniLM-L6-v2"
-    assert len(cfg["index"]["corpus_fingerprint"]) == 64 and cfg["path_mapping"] == "exact"
+    assert len(cfg["index"]["corpus_fingerprint"]) == 64 and cfg["path_mapping"] == "absolute"
     assert set(rep["metrics"]["by"]) >= {"category", "difficulty", "tag", "answerable"}
 
     code, out, _ = invoke("eval", "list", "--kb", str(demo_kb), "--json")

@@ -62,14 +62,20 @@ queries:
 
 
 def make_store(home: Path, root: Path, chunker: str = "structure") -> Store:
+    from kb.store.sources import add_source
+
     store = Store.open(home)
+    root.joinpath("notes").mkdir(parents=True, exist_ok=True)
+    src = add_source(store, root)
     chunks = [
         ChunkDraft(DOC_A[0:36], ("A", "One"), Span(line_start=1, line_end=2), 0, 36, 8),
         ChunkDraft(DOC_A[37:], ("A", "Two"), Span(line_start=3, line_end=3), 37, len(DOC_A), 6),
     ]
     store.save_document(
-        root=str(root),
-        path="notes/a.md",
+        root=src.path,
+        path=src.display(f"{src.path}/notes/a.md"),
+        abs_path=f"{src.path}/notes/a.md",
+        source_id=src.id,
         doc_type="md",
         content_hash="h1",
         size=1,
@@ -159,7 +165,7 @@ def test_run_stores_every_query_and_recomputes(setup) -> None:  # type: ignore[n
     assert row.status == "complete" and row.n_results == 5 and row.k == 5
     assert row.config["index"]["chunkers"][0]["name"] == "structure"
     assert row.config["llm"]["model_hash"] == "abc"
-    assert row.config["path_mapping"] == "exact"
+    assert row.config["path_mapping"] == "absolute"
     results = es.results(row.id)
     q3 = next(r for r in results if r.query_id == "q3")
     # a failing query is recorded with its error and stage; the others ran
@@ -227,7 +233,7 @@ def test_resolver_locates_snippets_across_chunks(tmp_path: Path) -> None:
     from eval.golden import Support
 
     res = Resolver(store.conn, corpus)
-    assert res.mapping == "exact"
+    assert res.mapping == "absolute"
     inside = res.resolve(Support("notes/a.md", snippet="the CAPITAL is  paris"))
     assert inside.snippet_found == "chunk" and inside.doc_span == (15, 35)
     assert DOC_A[15:35] == "The capital is Paris"  # the located span, case as in the text
@@ -237,11 +243,13 @@ def test_resolver_locates_snippets_across_chunks(tmp_path: Path) -> None:
     assert DOC_A[across.doc_span[0] : across.doc_span[1]] == "Paris. Beta section"  # type: ignore[index]
     assert res.resolve(Support("notes/a.md", snippet="nowhere")).snippet_found == "missing"
     assert not res.resolve(Support("notes/b.md")).exists
-    # the KB ingested from the parent folder: golden paths get the corpus prefix
+    # a golden corpus below the ingested folder: matched by absolute path
     res2 = Resolver(store.conn, corpus / "notes")
-    assert res2.mapping == "prefix" and res2.kb_path("a.md") == "notes/a.md"
-    assert res2.golden_path("notes/a.md") == "a.md"
-    assert Resolver(store.conn, tmp_path / "elsewhere").mapping == "assumed"
+    assert res2.mapping == "absolute" and res2.kb_path("a.md") == "corpus/notes/a.md"
+    assert res2.golden_path("corpus/notes/a.md") == "a.md"
+    # no document under the corpus: one-source KB, paths relative to that source
+    res3 = Resolver(store.conn, tmp_path / "elsewhere")
+    assert res3.mapping == "assumed" and res3.kb_path("notes/a.md") == "corpus/notes/a.md"
     store.close()
 
 

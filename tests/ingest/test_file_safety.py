@@ -174,7 +174,8 @@ def test_ingest_skips_special_files_walked_and_named(
     small = replace(settings, ingest=replace(settings.ingest, max_file_mb=0.002))
     with Store.open(settings.home) as store:
         rec = _ingest(store, small, [unsafe], real_embedder)
-        by = {o.path: o for o in rec.done}
+        # paths are "source-name/relative/path" (issue 11); key by the file name
+        by = {o.path.rsplit("/", 1)[-1]: o for o in rec.done}
         assert by["ok.md"].outcome == "added" and by["utf16.txt"].outcome == "added"
         for name in ("fifo.md", "sock.md", "zero.md", "fifolink.md"):
             assert by[name].outcome == "failed"
@@ -192,7 +193,7 @@ def test_ingest_skips_special_files_walked_and_named(
             [unsafe / "fifo.md", unsafe / "sock.md", unsafe / "zero.md", unsafe / "ok.md"],
             real_embedder,
         )
-        out = {o.path: o for o in named.done}
+        out = {o.path.rsplit("/", 1)[-1]: o for o in named.done}
         assert out["ok.md"].outcome == "unchanged"
         assert out["fifo.md"].error == "not a regular file (FIFO); skipped"
         assert out["sock.md"].error == "not a regular file (socket); skipped"

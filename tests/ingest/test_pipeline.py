@@ -85,7 +85,7 @@ def test_first_ingest_indexes_everything_with_locators(
         assert md and all(h.locator.span.line_start and h.locator.heading_path for h in md)
         assert pdf and {h.locator.span.page_start for h in pdf} >= {1, 2}
         paths = {h.path for h in hits.values()}
-        assert "notes/sourdough.md" in paths  # relative to the ingested root, '/'-separated
+        assert "corpus/notes/sourdough.md" in paths  # source name / path in it
         assert store.embedding_model() is not None
 
 
@@ -110,7 +110,7 @@ def test_changed_deleted_and_moved_files(
     with Store.open(settings.home) as store:
         run(store, settings, [corpus], emb)
         before = store.count_chunks()
-        home_ids = _ids_of(store, "notes/homelab.md")
+        home_ids = _ids_of(store, "corpus/notes/homelab.md")
 
         # change one file: only its chunks are re-embedded, its old vectors are gone
         f = corpus / "notes" / "sourdough.md"
@@ -118,7 +118,7 @@ def test_changed_deleted_and_moved_files(
         emb.texts = 0
         c = run(store, settings, [corpus], emb)
         assert c["updated"] == 1 and c["unchanged"] >= 3
-        assert emb.texts == len(_ids_of(store, "notes/sourdough.md"))
+        assert emb.texts == len(_ids_of(store, "corpus/notes/sourdough.md"))
         assert_consistent(store)
 
         # move a file: recognised by its hash, nothing re-embedded, same chunk ids
@@ -127,11 +127,11 @@ def test_changed_deleted_and_moved_files(
         emb.texts = 0
         c = run(store, settings, [corpus], emb)
         assert c["moved"] == 1 and c["removed"] == 0 and emb.texts == 0
-        assert _ids_of(store, "archive/homelab.md") == home_ids
+        assert _ids_of(store, "corpus/archive/homelab.md") == home_ids
         assert_consistent(store)
 
         # delete a file: removed from both stores
-        gone = _ids_of(store, "archive/homelab.md")
+        gone = _ids_of(store, "corpus/archive/homelab.md")
         (corpus / "archive" / "homelab.md").unlink()
         c = run(store, settings, [corpus], emb)
         assert c["removed"] == 1
@@ -164,7 +164,7 @@ def test_exclude_globs_and_hidden_files(
     with Store.open(s.home) as store:
         run(store, s, [corpus], real_embedder)
         paths = {r[0] for r in store.conn.execute("SELECT path FROM documents")}
-        assert paths and all(p.startswith("notes/") for p in paths)
+        assert paths and all(p.startswith("corpus/notes/") for p in paths)
         assert not any("hidden" in p or "obsidian" in p for p in paths)
 
 
@@ -204,18 +204,18 @@ def test_bad_inputs_fail_one_by_one_and_lose_nothing(
         c = run(store, settings, [corpus], real_embedder, progress)
         failed = {o.path: o.error or "" for o in progress.done if o.outcome == "failed"}
         assert set(failed) == {
-            "bad/latin1.md",
-            "bad/empty.md",
-            "bad/blank.txt",
-            "bad/corrupt.pdf",
-            "bad/notaudio.mp3",
-            "bad/link.md",
-            "bad/vanishing.md",
+            "corpus/bad/latin1.md",
+            "corpus/bad/empty.md",
+            "corpus/bad/blank.txt",
+            "corpus/bad/corrupt.pdf",
+            "corpus/bad/notaudio.mp3",
+            "corpus/bad/link.md",
+            "corpus/bad/vanishing.md",
         }
-        assert "UTF-8" in failed["bad/latin1.md"]
-        assert "empty" in failed["bad/empty.md"]
-        assert "outside" in failed["bad/link.md"]
-        assert "vanished" in failed["bad/vanishing.md"]
+        assert "UTF-8" in failed["corpus/bad/latin1.md"]
+        assert "empty" in failed["corpus/bad/empty.md"]
+        assert "outside" in failed["corpus/bad/link.md"]
+        assert "vanished" in failed["corpus/bad/vanishing.md"]
         assert all("\n" not in e and e for e in failed.values())
         assert c["exit"] == 1 and c["unchanged"] >= 5
         assert store.count_chunks() == good  # nothing already stored was lost

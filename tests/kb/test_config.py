@@ -66,3 +66,15 @@ def test_bad_user_config_names_file_and_key(
 def test_flag_with_wrong_type_is_a_config_error(kb_home: Path) -> None:
     with pytest.raises(ConfigError, match="search.k"):
         override(load_settings(), **{"search.k": "x"})
+
+
+def test_kb_config_naming_a_missing_file_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "missing.toml"
+    monkeypatch.setenv("KB_CONFIG", str(missing))
+    with pytest.raises(ConfigError, match="KB_CONFIG=.*missing.toml: the file does not exist"):
+        load_settings()
+    monkeypatch.setenv("KB_CONFIG", str(tmp_path))  # a folder is no config file either
+    with pytest.raises(ConfigError, match="is a folder"):
+        load_settings()

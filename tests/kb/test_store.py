@@ -149,7 +149,7 @@ def test_hits_carry_locators(kb_home: Path) -> None:
         assert h.locator.heading_path == ("Doc", "Part 0")
         assert h.locator.span.line_start == 1
         assert h.tags == ["t"]
-        assert "lines 1–1" in h.locator.render()
+        assert h.locator.render().endswith("· line 1")  # one line: "line 1", not "lines 1–1"
 
 
 def test_embedding_model_mismatch_points_to_reindex(kb_home: Path) -> None:

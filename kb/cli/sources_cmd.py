@@ -1,0 +1,270 @@
+"""``kb sources`` (list, add, remove, move) and ``kb docs`` (list, remove)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    PathOption,
+    TagOption,
+    TypeOption,
+    err,
+    open_kb,
+    print_json,
+    settings_for,
+)
+from kb.cli.help import command_kwargs
+
+sources_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+docs_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+
+NameArg = Annotated[
+    str, typer.Argument(help="The source's name (see `kb sources`).", metavar="NAME")
+]
+
+
+@sources_app.callback()
+def sources(ctx: typer.Context, kb: KbOption = None, json_out: JsonOption = False) -> None:
+    """List the KB's sources: name, path, documents, chunks, failures, last ingest.
+
+    A source is a folder or file you ingested; its documents are shown as
+    NAME/relative/path.
+
+    \b
+    Examples:
+      kb sources
+      kb sources remove old-notes
+      kb sources move notes ~/Documents/notes
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from kb.store.sources import list_sources
+    from kb.types import plural
+
+    with open_kb(settings_for(kb)) as store:
+        rows = list_sources(store, with_stats=True)
+    if json_out:
+        print_json([s.to_dict() for s in rows])
+        return
+    if not rows:
+        typer.echo("no sources yet; run `kb ingest PATH`")
+        return
+    for s in rows:
+        failed = f", {s.stats['failed']} failed" if s.stats["failed"] else ""
+        typer.echo(
+            f"{s.name}  {s.path}  {plural(s.stats['documents'], 'document')}, "
+            f"{plural(s.stats['chunks'], 'chunk')}{failed}; last ingest {_when(s.last_ingest_at)}"
+        )
+
+
+def _when(ts: float | None) -> str:
+    import time
+
+    if ts is None:
+        return "never"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+@sources_app.command("add", **command_kwargs("Record a folder or file as a source, then ingest."))
+def add(
+    path: Annotated[Path, typer.Argument(help="Folder or file to add.", metavar="PATH")],
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name",
+            metavar="NAME",
+            help="Display name. [default: the folder's or file's own name]",
+            show_default=False,
+        ),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--include", metavar="GLOB", help="Keep only files matching GLOB; repeatable."
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude", metavar="GLOB", help="Always skip files matching GLOB; repeatable."
+        ),
+    ] = None,
+    kb: KbOption = None,
+) -> None:
+    """Record PATH as a source with its own name and patterns, then ingest it.
+
+    The patterns belong to the source: every later ingest applies them.
+
+    \b
+    Examples:
+      kb sources add ~/notes --exclude "drafts/**"
+      kb sources add ~/work/notes --name work-notes
+    """
+    from ingest.pipeline import ingest_paths, remembered_chunker
+    from kb.store import Store
+    from kb.store.sources import abs_key, add_source, list_sources, owner
+
+    settings = settings_for(kb)
+    with Store.open(settings.home) as store:
+        inside = owner(list_sources(store), abs_key(path))
+        if inside is not None:
+            from kb.errors import UsageError
+
+            raise UsageError(f"{path}: already in the source {inside.name!r}; see `kb sources`")
+        src = add_source(store, path, name, tuple(include or ()), tuple(exclude or ()))
+        settings, _ = remembered_chunker(store, settings, None)
+        report = ingest_paths(store, settings, [Path(src.path)])
+    typer.echo(f"added source {src.name} ({src.path}): {len(report.files)} files looked at")
+    raise typer.Exit(report.exit_code)
+
+
+@sources_app.command("remove", **command_kwargs("Remove a source with its documents."))
+def remove(name: NameArg, kb: KbOption = None) -> None:
+    """Remove the source NAME: its documents, chunks and vectors leave the KB.
+
+    The files themselves are not touched.
+
+    \b
+    Examples:
+      kb sources remove old-notes
+    """
+    from ingest.embedding import apply_tombstones
+    from kb.store.sources import find_source, remove_source
+    from kb.types import plural
+
+    with open_kb(settings_for(kb)) as store:
+        src = find_source(store, name)
+        n = remove_source(store, src)
+        apply_tombstones(store)
+    typer.echo(f"removed source {src.name} ({src.path}) and {plural(n, 'document')}")
+
+
+@sources_app.command("move", **command_kwargs("Point a source at its folder's new place."))
+def move(
+    name: NameArg,
+    new_path: Annotated[
+        Path, typer.Argument(help="Where the folder or file is now.", metavar="NEW_PATH")
+    ],
+    kb: KbOption = None,
+) -> None:
+    """Point the source NAME at NEW_PATH (its folder was renamed or moved), then re-scan.
+
+    Documents keep their chunks and vectors where the content is unchanged; only
+    changed files are re-indexed. The display name stays.
+
+    \b
+    Examples:
+      kb sources move notes ~/Documents/notes
+    """
+    from ingest.pipeline import ingest_paths, remembered_chunker
+    from kb.store.sources import find_source, move_source
+
+    settings = settings_for(kb)
+    with open_kb(settings) as store:
+        src = move_source(store, find_source(store, name), new_path)
+        settings, _ = remembered_chunker(store, settings, None)
+        report = ingest_paths(store, settings, [Path(src.path)])
+    counts = report.to_dict()["counts"]
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    typer.echo(f"source {src.name} now at {src.path}: {summary or 'nothing to do'}")
+    raise typer.Exit(report.exit_code)
+
+
+@docs_app.callback()
+def docs(
+    ctx: typer.Context,
+    path: PathOption = None,
+    doc_type: TypeOption = None,
+    tag: TagOption = None,
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """List the KB's documents (path, type, status, chunks); filters as in `kb search`.
+
+    \b
+    Examples:
+      kb docs --path notes/
+      kb docs --type pdf --json
+      kb docs remove notes/old.md
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from kb.search.filters import document_matches
+    from kb.search.options import SearchOptions
+
+    opts = SearchOptions(
+        paths=tuple(path or ()), types=tuple(doc_type or ()), tags=tuple(tag or ())
+    )
+    out: list[dict[str, Any]] = []
+    with open_kb(settings_for(kb)) as store:
+        rows = store.conn.execute(
+            "SELECT d.path, d.abs_path, d.doc_type, d.status, d.error, d.tags, "
+            "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n "
+            "FROM documents d ORDER BY d.path"
+        ).fetchall()
+    import json
+
+    for r in rows:
+        tags = list(json.loads(r["tags"] or "[]"))
+        if opts.scoped and not document_matches(opts, r["path"], r["doc_type"], tags):
+            continue
+        out.append(
+            {
+                "path": r["path"],
+                "abs_path": r["abs_path"],
+                "type": r["doc_type"],
+                "status": r["status"],
+                "error": r["error"],
+                "chunks": int(r["n"]),
+                "tags": tags,
+            }
+        )
+    if json_out:
+        print_json(out)
+        return
+    from kb.types import plural
+
+    for d in out:
+        extra = f"  failed: {d['error']}" if d["status"] == "failed" else ""
+        typer.echo(f"{d['path']}  {d['type']}  {plural(d['chunks'], 'chunk')}{extra}")
+    err(f"{plural(len(out), 'document')}")
+
+
+@docs_app.command("remove", **command_kwargs("Remove one document from the KB."))
+def remove_doc(
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="The document's path as `kb docs` shows it, or its file path.", metavar="PATH"
+        ),
+    ],
+    kb: KbOption = None,
+) -> None:
+    """Remove one document (its chunks and vectors) from the KB; the file is not touched.
+
+    A file that still exists comes back at the next `kb ingest` of its source; to
+    keep it out, give the source an exclude pattern (`kb sources add PATH --exclude`).
+
+    \b
+    Examples:
+      kb docs remove notes/old.md
+    """
+    from ingest.embedding import apply_tombstones
+    from kb.errors import UsageError
+    from kb.store.sources import abs_key
+
+    with open_kb(settings_for(kb)) as store:
+        row = store.conn.execute(
+            "SELECT id, path FROM documents WHERE path = ? OR abs_path = ?",
+            (path, abs_key(path)),
+        ).fetchone()
+        if row is None:
+            raise UsageError(f"{path}: no such document in the KB; see `kb docs`")
+        store.delete_documents([int(row[0])])
+        apply_tombstones(store)
+    typer.echo(f"removed {row[1]}")
