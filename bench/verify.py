@@ -16,7 +16,8 @@ the verifier's four features (:mod:`kb.rag.verify`) is fitted on the calibration
 and scored on the held-back half. The script prints ROC AUC on both halves, the
 precision and recall of the fitted model at the chosen threshold (the one that
 maximises F1 on the calibration half, reported with its value), and the fitted weights
-to paste into :data:`kb.rag.verify.DEFAULT_MODEL`. With ``--answers N`` it also asks N
+to paste into :data:`kb.rag.verify.DEFAULT_MODEL` (a logistic regression with
+non-negative feature weights: more overlap or similarity never lowers support). With ``--answers N`` it also asks N
 questions through the real pipeline (generate mode, bundled model) and scores every
 cited sentence, labelled by the golden answer check: positive when the sentence
 contains a golden answer that its cited passage also contains, negative when the
@@ -105,6 +106,23 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50
         h = (xb * (p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[0, np.ones(len(w) - 1)])
         w -= np.linalg.solve(h, g)
     return w
+
+
+def fit_monotone(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Logistic regression whose feature weights are all >= 0 (more overlap or more
+    similarity never lowers support): fit, drop the features that came out negative,
+    refit on the rest (their weight is 0)."""
+    keep = list(range(x.shape[1]))
+    while True:
+        w = fit_logistic(x[:, keep], y)
+        neg = [keep[i] for i, v in enumerate(w[1:]) if v < 0]
+        if not neg:
+            full = np.zeros(x.shape[1] + 1)
+            full[0] = w[0]
+            for i, f in enumerate(keep):
+                full[f + 1] = w[i + 1]
+            return full
+        keep = [f for f in keep if f not in neg]
 
 
 def model_of(w: np.ndarray) -> SupportModel:
@@ -229,7 +247,8 @@ def main() -> None:
     x = np.array([d[0] for d in data])
     y = np.array([d[1] for d in data], dtype=float)
     h = np.array([d[2] for d in data])
-    w = fit_logistic(x[h == 0], y[h == 0])
+    np.savez(Path("/tmp") / "kb-verify-features.npz", x=x, y=y, h=h)
+    w = fit_monotone(x[h == 0], y[h == 0])
     fitted = model_of(w)
     result: dict[str, Any] = {"pairs": len(data), "positives": int(y.sum())}
     for name, model in (("current", DEFAULT_MODEL), ("fitted", fitted)):

@@ -111,11 +111,13 @@ class PromptSettings:
         "Context:\n{contexts}\n\nQuestion: {question}\nAnswer with citations like [#1]:"
     )
     quote_system: str = (
-        "You answer questions by copying sentences from the list below. Copy the one "
-        "sentence that answers the question, exactly as written, with its number like [#1]. "
-        "If no sentence answers it, reply exactly: not in context"
+        "You answer questions by choosing from numbered sentences. Reply with the number of "
+        "the sentence that answers the question. If no sentence answers it, reply exactly: "
+        "not in context"
     )
-    quote_template: str = "Sentences:\n{candidates}\n\nQuestion: {question}\nAnswer:"
+    quote_template: str = (
+        "Sentences:\n{candidates}\n\nQuestion: {question}\nNumber of the sentence that answers it:"
+    )
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ class AnswerSettings:
     suggest_margin: float = 0.15
     min_coverage: float = 0.0
     quote_candidates: int = 8
-    quote_max_sentences: int = 2
+    quote_max_sentences: int = 1
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from kb.backends.generator import Generator
@@ -52,7 +52,7 @@ from kb.rag.answerability import check as check_answerability
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
-from kb.rag.quote import candidates_block, quote_grammar, rank_candidates
+from kb.rag.quote import LabelExpander, candidates_block, quote_grammar, rank_candidates
 from kb.rag.record import (
     AnswerRecord,
     CitationEvent,
@@ -69,6 +69,8 @@ from kb.search.options import SearchOptions
 from kb.types import Hit
 
 ANSWER_MODES = ("quote", "generate")
+#: quote mode: the model writes only candidate numbers or the refusal phrase
+QUOTE_MAX_TOKENS = 16
 
 
 class RetrieverLike(Protocol):
@@ -260,7 +262,8 @@ class AskPipeline:
             return [system, {"role": "user", "content": user}]
 
         kept = list(cands)
-        while kept and gen.count_prompt_tokens(messages(kept)) + llm.max_tokens > gen.n_ctx:
+        budget = min(llm.max_tokens, QUOTE_MAX_TOKENS)
+        while kept and gen.count_prompt_tokens(messages(kept)) + budget > gen.n_ctx:
             kept.pop()
         if not kept:
             raise ContextOverflowError(
@@ -273,6 +276,7 @@ class AskPipeline:
             msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote"
         )
         built.quote_dropped = dropped  # type: ignore[attr-defined]
+        built.quote_cands = kept  # type: ignore[attr-defined]
         gbnf = quote_grammar(kept, p.refusal_phrase, a.quote_max_sentences)
         return built, gbnf, verifier
 
@@ -287,10 +291,16 @@ class AskPipeline:
         error: str | None = None
         interrupted = False
         max_tokens = self.settings.llm.max_tokens
+        cands = getattr(run.built, "quote_cands", None)
+        expander = LabelExpander(cands) if cands is not None else None
+        if expander is not None:
+            max_tokens = min(max_tokens, QUOTE_MAX_TOKENS)
         try:
             tokens = gen.stream(
                 run.built.messages, max_tokens=max_tokens, grammar=run.gbnf, stop=()
             )
+            if expander is not None:
+                tokens = _expanded(tokens, expander)
             try:
                 for piece in tokens:
                     if stream.cancelled:
@@ -320,7 +330,12 @@ class AskPipeline:
         record = AnswerRecord(question=run.question)
         try:
             text = "".join(pieces)
-            truncated = not interrupted and error is None and _hit_length(gen, text, max_tokens)
+            truncated = (
+                expander is None
+                and not interrupted
+                and error is None
+                and _hit_length(gen, text, max_tokens)
+            )
             completed = splitter.completed_end
             tail = splitter.finish() if not interrupted else []
             if truncated:
@@ -336,6 +351,8 @@ class AskPipeline:
             run.timings.update(first_token_s=first, total_s=time.perf_counter() - run.t0)
             record = self._record(run, text, parser, gen, verdicts)
             record.truncated = "max_tokens" if truncated else None
+            if expander is not None:
+                record.quote_choice = expander.chosen
             record.interrupted = interrupted
             record.error = error
         except Exception as e:  # noqa: BLE001
@@ -456,6 +473,18 @@ class _VerifierThread:
                 self.busy_s += time.perf_counter() - t
             self.verdicts.append(v)
             self.stream.put(VerdictEvent(v))
+
+
+def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:
+    """The answer text for the model's streamed candidate numbers (quote mode)."""
+    try:
+        for piece in tokens:
+            yield expander.feed(piece)
+        yield expander.finish()
+    finally:
+        close = getattr(tokens, "close", None)
+        if close is not None:
+            close()
 
 
 def _hit_length(gen: Generator, text: str, max_tokens: int) -> bool:

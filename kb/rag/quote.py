@@ -1,10 +1,18 @@
 """Quote mode: every answer sentence is a sentence copied from a cited passage.
 
-For small models that paraphrase badly, the answer is assembled from source text: the
-grammar admits only the refusal phrase or 1 to ``max_quotes`` *candidate sentences*,
-each copied verbatim and followed by the citation of the passage it comes from
-(``<sentence> [#n]``). The model chooses which sentences; it cannot change a word, so
-every quote is real source text with provenance by construction (Verbatim RAG).
+For small models that paraphrase badly, the answer is assembled from source text. The
+prompt lists numbered *candidate sentences*; the grammar admits only the refusal phrase
+or 1 to ``max_quotes`` candidate numbers; kb writes each chosen sentence verbatim,
+followed by the citation of the passage it comes from (``<sentence> [#n]``). The model
+chooses which sentences; it cannot change a word, so every quote is real source text
+with provenance by construction (Verbatim RAG).
+
+Why numbers and not the sentences themselves in the grammar: grammar-constrained
+sampling is greedy token by token, so a small model asked to copy one of several
+sentences picks the one whose *first word* it likes best ("The ..."), not the one that
+answers (measured on squad-dev: 7.5% correct answers when the grammar held the
+sentences). Choosing a number puts the whole decision on one token that the model
+makes after reading every candidate.
 
 Candidates: the sentences of the context passages (:func:`split_sentences`), ranked by
 relevance to the question,
@@ -23,6 +31,7 @@ cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -77,20 +86,73 @@ def quote_line(c: Candidate) -> str:
 
 
 def quote_grammar(cands: Sequence[Candidate], refusal_phrase: str, max_quotes: int) -> str:
-    """GBNF: the refusal phrase, or 1..``max_quotes`` distinct-or-not candidate quotes."""
+    """GBNF: the refusal phrase, or 1..``max_quotes`` candidate numbers separated by a
+    space (``"1"``, ``"3 1"``). The model picks sentences by number; kb writes them."""
     if not cands:
         raise ValueError("quote mode needs at least one candidate sentence")
-    alts = " | ".join(f"q{i}" for i in range(len(cands)))
-    lines = [
-        "root ::= refusal | answer",
-        f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
-        f'answer ::= quote (" " quote){{0,{max(0, max_quotes - 1)}}}',
-        f"quote ::= {alts}",
-    ]
-    lines += [f"q{i} ::= {_literal(quote_line(c))}" for i, c in enumerate(cands)]
-    return "\n".join(lines)
+    labels = " | ".join(_literal(str(i)) for i in range(1, len(cands) + 1))
+    return "\n".join(
+        [
+            "root ::= refusal | answer",
+            f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+            f'answer ::= label (" " label){{0,{max(0, max_quotes - 1)}}}',
+            f"label ::= {labels}",
+        ]
+    )
 
 
 def candidates_block(cands: Sequence[Candidate]) -> str:
-    """The numbered candidate list shown in the prompt, one per line."""
-    return "\n".join(quote_line(c) for c in cands)
+    """The numbered candidate list shown in the prompt, one per line: ``1. sentence``."""
+    return "\n".join(f"{i}. {c.text}" for i, c in enumerate(cands, 1))
+
+
+class LabelExpander:
+    """Turns the model's streamed choice (``"2"``, ``"2 1"``, or the refusal phrase) into
+    the answer text: each chosen candidate as ``sentence [#n]``, repeats skipped.
+
+    ``feed`` returns the text to emit for a piece (a label is complete once a space or
+    the end follows it); ``finish`` returns the rest. Anything that is not a label (the
+    refusal phrase) is passed through unchanged.
+    """
+
+    def __init__(self, cands: Sequence[Candidate]) -> None:
+        self.cands = list(cands)
+        self.raw = ""
+        self._done = 0
+        self._chosen: list[int] = []
+        self._passthrough = False
+
+    def feed(self, piece: str) -> str:
+        self.raw += piece
+        if self._passthrough or (self.raw.strip() and not self.raw.strip()[0].isdigit()):
+            self._passthrough = True
+            text = self.raw[self._done :]
+            self._done = len(self.raw)
+            return text
+        out: list[str] = []
+        while True:
+            tail = self.raw[self._done :]
+            m = re.match(r"\s*(\d+)(?=\s)", tail)
+            if m is None:
+                return "".join(out)
+            self._done += m.end()
+            out.append(self._emit(int(m.group(1))))
+
+    def finish(self) -> str:
+        if self._passthrough:
+            return ""
+        m = re.match(r"\s*(\d+)\s*$", self.raw[self._done :])
+        self._done = len(self.raw)
+        return self._emit(int(m.group(1))) if m else ""
+
+    @property
+    def chosen(self) -> list[int]:
+        """The 1-based candidate numbers the model chose, in order."""
+        return list(self._chosen)
+
+    def _emit(self, label: int) -> str:
+        if not 1 <= label <= len(self.cands) or label in self._chosen:
+            return ""
+        sep = " " if self._chosen else ""
+        self._chosen.append(label)
+        return sep + quote_line(self.cands[label - 1])

@@ -84,6 +84,7 @@ class AnswerRecord:
     answerability: dict[str, Any] | None = None
     mode: str = "generate"
     verifier: str | None = None
+    quote_choice: list[int] | None = None
     timings: dict[str, float | None] = field(default_factory=dict)
     model_hash: str | None = None
     model_path: str | None = None
@@ -114,6 +115,7 @@ class AnswerRecord:
             "truncated": self.truncated,
             "contexts_cut": self.contexts_cut,
             "mode": self.mode,
+            "quote_choice": self.quote_choice,
             "verifier": self.verifier,
             "sentences": [v.to_dict() for v in self.sentences],
             "citation_support_rate": self.citation_support_rate,

@@ -239,21 +239,32 @@ def test_generate_mode_wrong_citation_is_not_grounded_and_verdicts_stream() -> N
     assert "[#1] Shape the dough" in user and "notes/" not in user and "lines" not in user
 
 
-def test_quote_mode_offers_relevant_sentences_and_grammar_copies_them() -> None:
-    gen = Scripted(
-        ["Cover it and proof it in the refrigerator overnight, between 12 and 16 hours. [#1]"]
-    )
-    rec = ask(gen, cfg(mode="quote", quote_candidates=3)).result()
+def test_quote_mode_the_model_picks_a_number_and_kb_writes_the_sentence() -> None:
+    # the model's answer is a candidate number, streamed in two pieces; repeats are skipped
+    gen = Scripted(["2", " 2"])
+    s = cfg(mode="quote", quote_candidates=3, quote_max_sentences=2)
+    stream = ask(gen, s, "How long is the cold proof in the refrigerator?")
+    events = list(stream)
+    rec = stream.result()
     gbnf = gen.calls[0]["grammar"]
     assert isinstance(gbnf, str)
-    assert (
-        '"Cover it and proof it in the refrigerator overnight, between 12 and 16 hours. [#1]"'
-        in gbnf
-    )
+    assert 'label ::= "1" | "2" | "3"' in gbnf and 'answer ::= label (" " label){0,1}' in gbnf
     user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
-    assert user.count("[#") == 3  # exactly the offered candidates
-    assert rec.mode == "quote" and rec.grounded and rec.sentences[0].verdict == "supported"
+    lines = [ln for ln in user.splitlines() if re.match(r"\d\. ", ln)]
+    assert len(lines) == 3 and lines[0].startswith("1. Cover it and proof it")
+    second = lines[1][3:]
+    # the answer is the chosen sentence, verbatim, with the citation of its passage
+    assert rec.text.startswith(second) and re.fullmatch(r".* \[#\d\]", rec.text)
+    assert rec.quote_choice == [2]
+    tokens = "".join(e.text for e in events if type(e).__name__ == "TokenEvent")
+    assert tokens == rec.text
+    assert rec.mode == "quote" and rec.sentences[0].verdict == "supported" and rec.grounded
     assert rec.prompt_version.endswith("-quote")  # type: ignore[union-attr]
+
+
+def test_quote_mode_refusal_passes_through() -> None:
+    rec = ask(Scripted(["not in", " context"]), cfg(mode="quote")).result()
+    assert rec.refused and rec.refusal_reason == "model" and rec.text == "not in context"
 
 
 def test_quote_candidates_rank_the_answer_sentence_first() -> None:
@@ -263,7 +274,7 @@ def test_quote_candidates_rank_the_answer_sentence_first() -> None:
     cands = rank_candidates("How long is the proof in the refrigerator?", ps, bow_embed, 2)
     assert cands[0].n == 1 and "refrigerator" in cands[0].text and len(cands) == 2
     g = quote_grammar(cands, "not in context", 2)
-    assert g.startswith("root ::= refusal | answer") and "q1 ::=" in g
+    assert g.startswith("root ::= refusal | answer") and 'label ::= "1" | "2"' in g
 
 
 def test_quote_mode_refuses_no_grammar() -> None:
