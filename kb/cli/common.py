@@ -57,8 +57,9 @@ MinScoreOption = Annotated[
     float | None,
     typer.Option(
         "--min-score",
-        help="Drop hits whose cosine similarity to the query is below this (vector and "
-        "hybrid modes; -1 keeps all). [default: [search] min_score]",
+        help="Refusal threshold: kb ask answers only when some chunk's cosine similarity "
+        "to the query reaches it. It never hides hybrid or keyword hits; vector mode drops "
+        "hits below it. -1 = off. [default: [search] min_score]",
     ),
 ]
 

@@ -21,12 +21,14 @@ class SearchOptions:
     document path must match one (:mod:`kb.search.filters`). ``types``: document types
     (md, txt, pdf, audio); a hit must have one of them. ``tags``: front-matter tags; a
     hit's document must carry at least one (case-insensitive). Different filter kinds
-    combine with AND. ``min_score``: in vector and hybrid mode, a chunk whose cosine
-    similarity to the query is below it is not returned (keyword-only candidates are
-    checked against their stored vector too); keyword mode never loads the embedding
-    model and ignores it. ``candidates``: how many chunks each retriever contributes to
-    fusion (at least ``k`` are always taken). ``rrf_k``, ``vector_weight``,
-    ``keyword_weight``: reciprocal rank fusion, ``score = sum(w / (rrf_k + rank))``.
+    combine with AND. ``min_score``: the refusal threshold on cosine similarity:
+    ``kb ask`` answers only when some in-scope chunk reaches it
+    (:mod:`kb.search.evidence`); it never removes a hybrid or keyword hit (ranking and
+    refusal are separate), while vector mode, where the cosine is a hit's only
+    evidence, drops hits below it; ``-1`` turns it off. ``candidates``: how many
+    chunks each retriever contributes to fusion (at least ``k`` are always taken).
+    ``rrf_k``, ``vector_weight``, ``keyword_weight``: reciprocal rank fusion, ``score
+    = sum(w / (rrf_k + rank))`` (:mod:`kb.search.candidates`).
     """
 
     k: int = _DEFAULTS.k

@@ -182,7 +182,7 @@ def test_tag_filter(store: Store) -> None:
     assert [h.chunk_id for h in res.hits] == work and res.hits[0].tags == ["Work"]
 
 
-def test_min_score_uses_cosine_for_every_candidate(store: Store) -> None:
+def test_min_score_filters_vector_mode_only_and_drives_the_refusal(store: Store) -> None:
     emb = BowEmbedder()
     add_doc(store, "filler.md", [f"unrelated filler text {i}" for i in range(6)])
     ids = add_doc(store, "a.md", ["red apple pie", "red car", "blue whale song"])
@@ -193,35 +193,43 @@ def test_min_score_uses_cosine_for_every_candidate(store: Store) -> None:
     assert cos[0] > cos[1] > cos[2]
     r = Retriever(store, emb)
     cut = float((cos[0] + cos[1]) / 2)  # between the best and the second chunk
-    for mode in ("vector", "hybrid"):
-        res = r.search(q, SearchOptions(mode=mode, min_score=cut))
-        assert [h.chunk_id for h in res.hits] == [ids[0]], mode
-    # -1 disables the check: the keyword-only, vector-less chunk comes back in hybrid mode
-    res = r.search(q, SearchOptions(mode="hybrid", min_score=-1))
-    assert pending[0] in {h.chunk_id for h in res.hits}
+    # vector mode: the cosine is a hit's only evidence, so the threshold cuts
+    res = r.search(q, SearchOptions(mode="vector", min_score=cut))
+    assert [h.chunk_id for h in res.hits] == [ids[0]]
+    # hybrid mode: the same threshold hides nothing; the keyword-only, vector-less
+    # chunk is a hit too ("red" matches it)
+    res = r.search(q, SearchOptions(mode="hybrid", min_score=cut))
+    assert res.hits[0].chunk_id == ids[0]
+    assert {ids[1], pending[0]} <= {h.chunk_id for h in res.hits}
     no_vec = next(h for h in res.hits if h.chunk_id == pending[0])
     assert "vector" not in no_vec.scores and set(no_vec.ranks) == {"keyword"}
-    # a threshold above every cosine leaves nothing (kb ask then refuses)
-    assert r.search(q, SearchOptions(mode="hybrid", min_score=1.01)).hits == []
+    # the refusal decision reads the best cosine of any chunk
+    assert res.best_cosine == pytest.approx(float(cos[0]), abs=1e-5)
+    assert res.has_evidence(cut) and res.has_evidence(-1)
+    above = r.search(q, SearchOptions(mode="hybrid", min_score=1.01))
+    assert above.hits and not above.has_evidence(1.01)  # hits shown, kb ask would refuse
+    kw = r.search(q, SearchOptions(mode="keyword"))
+    assert kw.best_cosine is None and kw.has_evidence(1.01)  # nothing to judge by
 
 
-def test_keyword_only_candidates_are_judged_by_their_cosine(store: Store) -> None:
+def test_keyword_candidates_get_their_true_vector_rank(store: Store) -> None:
     emb = BowEmbedder()
     add_doc(store, "filler.md", [f"unrelated filler text {i}" for i in range(6)])
     (whale,) = add_doc(store, "w.md", ["blue whale song"])
     embed_pending(store, emb)
     q = "whale"
-    # give the whale chunk a vector pointing away from the query: cosine -1
+    # give the whale chunk a vector pointing away from the query: cosine -1, the
+    # last of all 7 chunks in the vector leg
     store.vectors.upsert([whale], -emb.embed_query(q)[None, :])
     store.mark_embedded([whale])
     r = Retriever(store, emb)
-    opts = SearchOptions(mode="hybrid", candidates=1, k=5, min_score=-1)
+    opts = SearchOptions(mode="hybrid", candidates=1, k=5, min_score=0.0)
     res = r.search(q, opts)
-    hit = next(h for h in res.hits if h.chunk_id == whale)
-    assert hit.ranks == {"keyword": 1}  # the vector leg did not return it ...
-    assert hit.scores["vector"] == pytest.approx(-1.0, abs=1e-5)  # ... its cosine is known
-    res = r.search(q, SearchOptions(mode="hybrid", candidates=1, k=5, min_score=0.0))
-    assert whale not in {h.chunk_id for h in res.hits}
+    hit = res.hits[0]  # the only keyword match wins despite its cosine
+    assert hit.chunk_id == whale
+    assert hit.ranks == {"keyword": 1, "vector": 7}  # its true rank, beyond the top 1
+    assert hit.scores["vector"] == pytest.approx(-1.0, abs=1e-5)
+    assert hit.score == pytest.approx(1 / 61 + 1 / 67)
 
 
 def test_cache_follows_new_and_deleted_vectors(store: Store) -> None:
