@@ -10,6 +10,7 @@ from kb.errors import UsageError
 from kb.types import DOC_TYPES
 
 MODES = ("hybrid", "vector", "keyword")
+FUSIONS = ("score", "rrf")
 _DEFAULTS = SearchSettings()  # one source of truth for defaults; the TOML may override them
 
 
@@ -27,8 +28,10 @@ class SearchOptions:
     refusal are separate), while vector mode, where the cosine is a hit's only
     evidence, drops hits below it; ``-1`` turns it off. ``candidates``: how many
     chunks each retriever contributes to fusion (at least ``k`` are always taken).
-    ``rrf_k``, ``vector_weight``, ``keyword_weight``: reciprocal rank fusion, ``score
-    = sum(w / (rrf_k + rank))`` (:mod:`kb.search.candidates`).
+    ``fusion``: ``score`` (convex combination of max-normalised cosine and bm25) or
+    ``rrf`` (reciprocal rank fusion, ``sum(w / (rrf_k + rank))``); ``vector_weight``,
+    ``keyword_weight`` weigh the legs in both, ``rrf_k`` is RRF's constant
+    (:mod:`kb.search.candidates`).
     """
 
     k: int = _DEFAULTS.k
@@ -38,6 +41,7 @@ class SearchOptions:
     tags: tuple[str, ...] = ()
     min_score: float = _DEFAULTS.min_score
     candidates: int = _DEFAULTS.candidates
+    fusion: str = _DEFAULTS.fusion
     rrf_k: int = _DEFAULTS.rrf_k
     vector_weight: float = _DEFAULTS.vector_weight
     keyword_weight: float = _DEFAULTS.keyword_weight
@@ -56,6 +60,10 @@ class SearchOptions:
             )
         if self.candidates < 1:
             raise UsageError(f"candidates {self.candidates}: must be at least 1")
+        if self.fusion not in FUSIONS:
+            raise UsageError(f"fusion {self.fusion!r}: expected one of {', '.join(FUSIONS)}")
+        if self.vector_weight < 0 or self.keyword_weight < 0:
+            raise UsageError("vector_weight and keyword_weight must be 0 or more")
         if self.rrf_k < 0:
             raise UsageError(f"rrf_k {self.rrf_k}: must be 0 or more")
 
@@ -70,6 +78,7 @@ class SearchOptions:
             mode=s.mode,
             min_score=s.min_score,
             candidates=s.candidates,
+            fusion=s.fusion,
             rrf_k=s.rrf_k,
             vector_weight=s.vector_weight,
             keyword_weight=s.keyword_weight,

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: FTS5 keywords + exact vector search, fused by reciprocal rank.
+"""Hybrid retrieval: FTS5 keywords + exact vector search, fused into one ranking.
 
 ``Retriever(store, embedder).search(query, opts)`` is the one retrieval path that
 ``kb search``, ``kb ask`` and ``kb eval`` share.
@@ -16,10 +16,11 @@ Per query:
    :mod:`kb.search.vector_cache`), top ``n``;
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``;
-5. fusion (:mod:`kb.search.candidates`): hybrid mode fuses both legs by reciprocal
-   rank, ``score = vector_weight/(rrf_k + rank_v) + keyword_weight/(rrf_k + rank_k)``,
-   where a keyword candidate outside the vector leg's top ``n`` still gets its true
-   vector rank (every cosine is known). **No threshold removes a hybrid hit**: a chunk
+5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
+   ``score = (w_v * cosine/best cosine + w_k * bm25/best bm25) / (w_v + w_k)``
+   (``fusion = "score"``) or by reciprocal rank (``fusion = "rrf"``), where a keyword
+   candidate outside the vector leg's top ``n`` still gets its true cosine and vector
+   rank. **No threshold removes a hybrid hit**: a chunk
    either leg ranks highly stays a candidate, so an exact match of a rare word (a
    name, a code) is found even when its cosine is low. Vector mode drops chunks whose
    cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is bm25 order;
@@ -29,11 +30,12 @@ Per query:
 7. the best ``k`` become :class:`~kb.types.Hit` objects.
 
 ``n`` is ``opts.k`` for a single-leg mode and ``max(opts.candidates, opts.k)`` per leg
-in hybrid mode. ``Hit.score`` is the fused RRF score (hybrid), the cosine (vector) or
+in hybrid mode. ``Hit.score`` is the fused score (hybrid), the cosine (vector) or
 ``-bm25`` (keyword). ``Hit.ranks`` has the 1-based rank from each leg that ranked the
 chunk (in hybrid mode the vector rank is the true one whenever the chunk has a
 vector); ``Hit.scores`` has ``vector`` (cosine, whenever known in vector/hybrid mode),
-``keyword`` (``-bm25``, when that leg returned it) and ``rrf`` (hybrid).
+``keyword`` (``-bm25``, when that leg returned it) and, in hybrid mode, the fused
+score under the fusion's name (``score`` or ``rrf``).
 """
 
 from __future__ import annotations
@@ -149,17 +151,8 @@ class Retriever:
         per_leg = opts.k if opts.mode != "hybrid" else max(opts.candidates, opts.k)
         cands = self.candidates(query, opts, per_leg, timings)
         t = time.perf_counter()
-        fused = fuse(
-            cands,
-            opts.mode,
-            opts.k,
-            opts.candidates,
-            opts.rrf_k,
-            opts.vector_weight,
-            opts.keyword_weight,
-            opts.min_score,
-        )
-        hits = self._hits(opts.mode, fused, cands)
+        fused = fuse(cands, opts)
+        hits = self._hits(opts.mode, opts.fusion, fused, cands)
         timings["fuse"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - t_start
         return SearchResult(
@@ -245,7 +238,7 @@ class Retriever:
         self._scopes[key] = (state, allowed)
         return allowed
 
-    def _hits(self, mode: str, fused: list[Fused], c: Candidates) -> list[Hit]:
+    def _hits(self, mode: str, fusion: str, fused: list[Fused], c: Candidates) -> list[Hit]:
         """Fused entries as :class:`Hit` rows (see the module docs for the fields)."""
         kw_score = dict(c.keyword)
         rows_by_id = self.store.hits_for([f.id for f in fused])
@@ -262,7 +255,7 @@ class Retriever:
             if f.id in kw_score:
                 scores["keyword"] = kw_score[f.id]
             if mode == "hybrid":
-                scores["rrf"] = f.score
+                scores[fusion] = f.score
             hit.scores = scores
             hits.append(hit)
         return hits
