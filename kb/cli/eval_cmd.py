@@ -8,6 +8,7 @@ This module holds the Typer group; each subcommand lives in its own module:
 - ``check``, ``list``, ``show``, ``export``: :mod:`kb.cli.eval_view`
 - ``compare``: :mod:`kb.cli.eval_compare`
 - ``record``: :mod:`kb.cli.eval_record`
+- ``tune``: :mod:`kb.cli.eval_tune`
 
 Shared options and helpers: :mod:`kb.cli.eval_common`.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import typer
 
-from kb.cli import eval_compare, eval_record, eval_run, eval_view
+from kb.cli import eval_compare, eval_record, eval_run, eval_tune, eval_view
 
 eval_app = typer.Typer(
     help="Evaluate retrieval and answers against golden sets; compare runs; gate CI.",
@@ -30,3 +31,4 @@ eval_app.command("show")(eval_view.show)
 eval_app.command("export")(eval_view.export)
 eval_app.command("compare")(eval_compare.compare)
 eval_app.command("record")(eval_record.record)
+eval_app.command("tune")(eval_tune.tune)
