@@ -23,15 +23,7 @@ not count towards it.
 
 from __future__ import annotations
 
-from typing import Protocol
-
-
-class _ResultLike(Protocol):
-    @property
-    def hits(self) -> list: ...  # type: ignore[type-arg]
-
-    @property
-    def best_cosine(self) -> float | None: ...
+from typing import Any
 
 
 def passes(best_cosine: float | None, min_score: float) -> bool:
@@ -40,7 +32,14 @@ def passes(best_cosine: float | None, min_score: float) -> bool:
     return min_score <= -1 or best_cosine is None or best_cosine >= min_score
 
 
-def has_evidence(result: _ResultLike, min_score: float) -> bool:
-    """Whether ``kb ask`` should answer from ``result`` (see the module docs);
-    ``False`` means refuse without running the model."""
-    return bool(result.hits) and passes(result.best_cosine, min_score)
+def has_evidence(result: Any, min_score: float) -> bool:
+    """Whether ``kb ask`` should answer from ``result`` (a
+    :class:`~kb.search.SearchResult`, or anything with ``hits`` and optionally
+    ``best_cosine``; see the module docs). ``False`` means: refuse without running
+    the model. The ask pipeline's use::
+
+        result = retriever.search(question, opts)
+        if not has_evidence(result, opts.min_score):
+            ...  # refuse, reason "no_hits"
+    """
+    return bool(result.hits) and passes(getattr(result, "best_cosine", None), min_score)
