@@ -41,12 +41,14 @@ def search(
     How hybrid search ranks (the default mode): a keyword leg (SQLite FTS5, bm25 over
     chunk text and headings, any query word may match, stop words ignored) and a
     vector leg (exact cosine similarity to every chunk) each pick their best
-    [search] candidates chunks; reciprocal rank fusion orders the union,
-    score = vector_weight/(rrf_k + vector rank) + keyword_weight/(rrf_k + keyword
-    rank), where a keyword match gets its true vector rank even when it is far down
-    that list. A chunk either leg ranks highly stays a candidate, so a rare exact word
-    (a name, a code, a number) reaches the top even when its meaning is far from
-    anything the embedding model knows.
+    [search] candidates chunks; a keyword match also gets its true cosine, however
+    far down the vector list it is. The union is ordered by ([search] fusion =
+    "score") score = (vector_weight * cosine / best cosine + keyword_weight * bm25 /
+    best bm25) / (vector_weight + keyword_weight), or by reciprocal rank fusion
+    (fusion = "rrf": vector_weight/(rrf_k + vector rank) + keyword_weight/(rrf_k +
+    keyword rank)). A chunk either leg ranks highly stays a candidate, so a rare
+    exact word (a name, a code, a number) reaches the top even when its meaning is
+    far from anything the embedding model knows.
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB
