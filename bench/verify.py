@@ -17,11 +17,12 @@ and scored on the held-back half. The script prints ROC AUC on both halves, the
 precision and recall of the fitted model at the chosen threshold (the one that
 maximises F1 on the calibration half, reported with its value), and the fitted weights
 to paste into :data:`kb.rag.verify.DEFAULT_MODEL` (a logistic regression with
-non-negative feature weights: more overlap or similarity never lowers support). With ``--answers N`` it also asks N
-questions through the real pipeline (generate mode, bundled model) and scores every
-cited sentence, labelled by the golden answer check: positive when the sentence
-contains a golden answer that its cited passage also contains, negative when the
-sentence contains no golden answer.
+non-negative feature weights: more overlap or similarity never lowers support).
+The features are also saved to ``/tmp/kb-verify-features.npz`` for quick refits.
+
+Not built yet: the second set the issue asks for (real model answers labelled by the
+golden answer check); ``kb eval run`` reports ``citation_support_rate`` on real
+answers in the meantime.
 
 It also prints, for ``kb ask``'s refusal check (:mod:`kb.rag.answerability`), the
 coverage of answerable vs unanswerable questions and the abstention / over-refusal
@@ -29,7 +30,7 @@ trade-off at several ``min_coverage`` values.
 
 Usage::
 
-    python bench/verify.py --kb DIR [--golden GOLDEN.yaml] [--answers 0] [--json OUT]
+    python bench/verify.py --kb DIR [--golden GOLDEN.yaml] [--json OUT]
 """
 
 from __future__ import annotations

@@ -77,6 +77,7 @@ class SearchSettings:
     mode: str = "hybrid"
     k: int = 5
     candidates: int = 50
+    fusion: str = "score"
     rrf_k: int = 60
     vector_weight: float = 1.0
     keyword_weight: float = 1.0

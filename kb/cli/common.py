@@ -164,8 +164,9 @@ MinScoreOption = Annotated[
         "--min-score",
         callback=finite,
         metavar="SCORE",
-        help="Drop hits whose cosine similarity to the query is below SCORE (vector and "
-        f"hybrid modes; -1 keeps all). {config_default('search.min_score')}",
+        help="Refusal threshold: kb ask answers only when some chunk's cosine similarity "
+        "to the query reaches SCORE. It never hides hybrid or keyword hits; vector mode "
+        f"drops hits below it. -1 = off. {config_default('search.min_score')}",
         show_default=False,
     ),
 ]

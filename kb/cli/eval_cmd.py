@@ -8,6 +8,7 @@ This module holds the Typer group; each subcommand lives in its own module:
 - ``check``, ``list``, ``show``, ``export``: :mod:`kb.cli.eval_view`
 - ``compare``: :mod:`kb.cli.eval_compare`
 - ``record``: :mod:`kb.cli.eval_record`
+- ``tune``: :mod:`kb.cli.eval_tune`
 
 Shared options and helpers: :mod:`kb.cli.eval_common`.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import typer
 
-from kb.cli import eval_compare, eval_record, eval_run, eval_view
+from kb.cli import eval_compare, eval_record, eval_run, eval_tune, eval_view
 from kb.cli.help import command_kwargs
 
 eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -53,3 +54,6 @@ eval_app.command(
 eval_app.command("record", **command_kwargs("Grow a golden set interactively from search hits."))(
     eval_record.record
 )
+eval_app.command(
+    "tune", **command_kwargs("Tune retrieval settings on a golden set (train/test split).")
+)(eval_tune.tune)

@@ -38,6 +38,24 @@ def search(
 ) -> None:
     """Search the KB: ranked passages with file, heading, page / lines / time and score.
 
+    How hybrid search ranks (the default mode): a keyword leg (SQLite FTS5, bm25 over
+    chunk text and headings, any query word may match, stop words ignored) and a
+    vector leg (exact cosine similarity to every chunk) each pick their best
+    [search] candidates chunks; a keyword match also gets its true cosine, however
+    far down the vector list it is. The union is ordered by ([search] fusion =
+    "score") score = (vector_weight * cosine / best cosine + keyword_weight * bm25 /
+    best bm25) / (vector_weight + keyword_weight), or by reciprocal rank fusion
+    (fusion = "rrf": vector_weight/(rrf_k + vector rank) + keyword_weight/(rrf_k +
+    keyword rank)). A chunk either leg ranks highly stays a candidate, so a rare
+    exact word (a name, a code, a number) reaches the top even when its meaning is
+    far from anything the embedding model knows.
+
+    Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
+    hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB
+    holds anything worth answering from: the best cosine of any chunk must reach it.
+    kb search says when no chunk does. In vector mode hits below it are dropped.
+    kb eval tune fits these settings to your own golden set.
+
     \b
     Examples:
       kb search "sourdough starter feeding"
@@ -115,6 +133,9 @@ def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
         console.print()
     n = len(result.hits)
     ms = result.timings.get("total", 0.0) * 1000
+    below = _below_threshold(result, opts)
+    if below:
+        console.print(Text(below, style="dim"))
     console.print(Text(f"{n} hit{'s' if n != 1 else ''} · {result.mode} · {ms:.0f} ms", "dim"))
 
 
@@ -128,12 +149,22 @@ def _legs(ranks: dict[str, int], scores: dict[str, float]) -> str:
     return " · ".join(parts)
 
 
+def _below_threshold(result: SearchResult, opts: SearchOptions) -> str:
+    """A note when no chunk reaches ``min_score`` (kb ask would refuse), else ``""``."""
+    if result.has_evidence(opts.min_score) or result.best_cosine is None:
+        return ""
+    return (
+        f"no chunk reaches cosine {opts.min_score:g} (best {result.best_cosine:.3f}): "
+        "these hits match your words, and kb ask would refuse to answer from them"
+    )
+
+
 def _no_hit_reasons(opts: SearchOptions) -> str:
     scope = [f"--path {p}" for p in opts.paths]
     scope += [f"--type {t}" for t in opts.types] + [f"--tag {t}" for t in opts.tags]
     notes = []
     if scope:
         notes.append("filters: " + " ".join(scope))
-    if opts.mode != "keyword" and opts.min_score > -1:
+    if opts.mode == "vector" and opts.min_score > -1:
         notes.append(f"hits need cosine >= {opts.min_score:g} (--min-score)")
     return "; ".join(notes)

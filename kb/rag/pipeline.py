@@ -174,7 +174,7 @@ class AskPipeline:
         hits: list[Hit] = list(result.hits)
         retrieval_s = time.perf_counter() - t0
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
-        if not hits:
+        if not hits or not _has_evidence(result, opts.min_score):
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
         # always measured (cheap: no model), recorded, and enforced when min_coverage > 0
         passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
@@ -473,6 +473,15 @@ class _VerifierThread:
                 self.busy_s += time.perf_counter() - t
             self.verdicts.append(v)
             self.stream.put(VerdictEvent(v))
+
+
+def _has_evidence(result: Any, min_score: float) -> bool:
+    """Retrieval's refusal rule (:func:`kb.search.evidence.has_evidence`): some chunk
+    in scope reaches ``min_score`` cosine. Results without ``best_cosine`` (fakes,
+    keyword mode) pass."""
+    from kb.search.evidence import passes
+
+    return passes(getattr(result, "best_cosine", None), min_score)
 
 
 def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:

@@ -3,8 +3,11 @@
 User text is never passed to ``MATCH`` as FTS5 syntax. :func:`fts_query` turns any
 string into a query that cannot raise an FTS5 syntax error:
 
-1. the text is split on white space into terms; a term without a letter or digit
-   (``*``, ``-``, ``"``) is dropped, deduplicated case-insensitively;
+1. the text is split on white space into terms; a possessive ``'s``/``’s`` at a
+   term's end is removed (``BSkyB's`` -> ``BSkyB``: quoted, ``"BSkyB's"`` would be
+   the phrase ``bskyb s`` and miss every plain ``BSkyB``); a term without a letter
+   or digit (``*``, ``-``, ``"``) is dropped; terms are deduplicated
+   case-insensitively;
 2. English stop words (``the``, ``what``, ``of`` ...) are dropped unless *every*
    term is one (they match most chunks, cost time and add nothing to bm25's ranking);
 3. each remaining term becomes an FTS5 string: wrapped in double quotes, inner
@@ -37,6 +40,7 @@ from collections.abc import Collection
 MAX_TERMS = 64
 
 _WORD = re.compile(r"\w", re.UNICODE)
+_POSSESSIVE = re.compile(r"(?<=\w)['’][sS](?=\W*$)")
 
 _STOPWORD_TEXT = """
     a about above after again against all am an and any are as at be because been before
@@ -62,6 +66,7 @@ def query_terms(text: str) -> list[str]:
     terms: list[str] = []
     seen: set[str] = set()
     for raw in _clean(text).split():
+        raw = _POSSESSIVE.sub("", raw)
         if not _WORD.search(raw):
             continue
         key = raw.casefold()

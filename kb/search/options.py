@@ -10,6 +10,7 @@ from kb.errors import UsageError
 from kb.types import DOC_TYPES
 
 MODES = ("hybrid", "vector", "keyword")
+FUSIONS = ("score", "rrf")
 _DEFAULTS = SearchSettings()  # one source of truth for defaults; the TOML may override them
 
 
@@ -21,12 +22,16 @@ class SearchOptions:
     document path must match one (:mod:`kb.search.filters`). ``types``: document types
     (md, txt, pdf, audio); a hit must have one of them. ``tags``: front-matter tags; a
     hit's document must carry at least one (case-insensitive). Different filter kinds
-    combine with AND. ``min_score``: in vector and hybrid mode, a chunk whose cosine
-    similarity to the query is below it is not returned (keyword-only candidates are
-    checked against their stored vector too); keyword mode never loads the embedding
-    model and ignores it. ``candidates``: how many chunks each retriever contributes to
-    fusion (at least ``k`` are always taken). ``rrf_k``, ``vector_weight``,
-    ``keyword_weight``: reciprocal rank fusion, ``score = sum(w / (rrf_k + rank))``.
+    combine with AND. ``min_score``: the refusal threshold on cosine similarity:
+    ``kb ask`` answers only when some in-scope chunk reaches it
+    (:mod:`kb.search.evidence`); it never removes a hybrid or keyword hit (ranking and
+    refusal are separate), while vector mode, where the cosine is a hit's only
+    evidence, drops hits below it; ``-1`` turns it off. ``candidates``: how many
+    chunks each retriever contributes to fusion (at least ``k`` are always taken).
+    ``fusion``: ``score`` (convex combination of max-normalised cosine and bm25) or
+    ``rrf`` (reciprocal rank fusion, ``sum(w / (rrf_k + rank))``); ``vector_weight``,
+    ``keyword_weight`` weigh the legs in both, ``rrf_k`` is RRF's constant
+    (:mod:`kb.search.candidates`).
     """
 
     k: int = _DEFAULTS.k
@@ -36,6 +41,7 @@ class SearchOptions:
     tags: tuple[str, ...] = ()
     min_score: float = _DEFAULTS.min_score
     candidates: int = _DEFAULTS.candidates
+    fusion: str = _DEFAULTS.fusion
     rrf_k: int = _DEFAULTS.rrf_k
     vector_weight: float = _DEFAULTS.vector_weight
     keyword_weight: float = _DEFAULTS.keyword_weight
@@ -54,6 +60,10 @@ class SearchOptions:
             )
         if self.candidates < 1:
             raise UsageError(f"candidates {self.candidates}: must be at least 1")
+        if self.fusion not in FUSIONS:
+            raise UsageError(f"fusion {self.fusion!r}: expected one of {', '.join(FUSIONS)}")
+        if self.vector_weight < 0 or self.keyword_weight < 0:
+            raise UsageError("vector_weight and keyword_weight must be 0 or more")
         if self.rrf_k < 0:
             raise UsageError(f"rrf_k {self.rrf_k}: must be 0 or more")
 
@@ -68,6 +78,7 @@ class SearchOptions:
             mode=s.mode,
             min_score=s.min_score,
             candidates=s.candidates,
+            fusion=s.fusion,
             rrf_k=s.rrf_k,
             vector_weight=s.vector_weight,
             keyword_weight=s.keyword_weight,

@@ -1,4 +1,4 @@
-"""Hybrid retrieval: FTS5 keywords + exact vector search, fused by reciprocal rank.
+"""Hybrid retrieval: FTS5 keywords + exact vector search, fused into one ranking.
 
 ``Retriever(store, embedder).search(query, opts)`` is the one retrieval path that
 ``kb search``, ``kb ask`` and ``kb eval`` share.
@@ -16,23 +16,26 @@ Per query:
    :mod:`kb.search.vector_cache`), top ``n``;
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``;
-5. hybrid: reciprocal rank fusion of both lists (:mod:`kb.search.fusion`),
-   ``score = vector_weight/(rrf_k + rank_v) + keyword_weight/(rrf_k + rank_k)``;
-6. ``min_score`` (vector and hybrid modes): a chunk whose cosine similarity to the
-   query is below ``opts.min_score`` is dropped. The cosine is known for every chunk
-   with a vector, also for keyword-only candidates; a chunk without a vector (still
-   ``pending``) has no cosine and is dropped too unless ``min_score <= -1`` (which
-   disables the check: cosines are never below -1). Keyword mode never loads the
-   embedding model and does not apply ``min_score``. The default (``[search]
-   min_score = 0.25``, rationale in ``config/default.toml``) suits all-MiniLM-L6-v2;
-   ``kb ask`` refuses without running its model when no hit is left;
-7. the best ``k`` that remain become :class:`~kb.types.Hit` objects.
+5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
+   ``score = (w_v * cosine/best cosine + w_k * bm25/best bm25) / (w_v + w_k)``
+   (``fusion = "score"``) or by reciprocal rank (``fusion = "rrf"``), where a keyword
+   candidate outside the vector leg's top ``n`` still gets its true cosine and vector
+   rank. **No threshold removes a hybrid hit**: a chunk
+   either leg ranks highly stays a candidate, so an exact match of a rare word (a
+   name, a code) is found even when its cosine is low. Vector mode drops chunks whose
+   cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is bm25 order;
+6. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk: the
+   refusal decision (``kb ask``: is there anything worth answering from?) is
+   :func:`kb.search.evidence.has_evidence` on it, separate from ranking;
+7. the best ``k`` become :class:`~kb.types.Hit` objects.
 
 ``n`` is ``opts.k`` for a single-leg mode and ``max(opts.candidates, opts.k)`` per leg
-in hybrid mode. ``Hit.score`` is the fused RRF score (hybrid), the cosine (vector) or
-``-bm25`` (keyword). ``Hit.ranks`` has the 1-based rank from each leg that returned
-the chunk; ``Hit.scores`` has ``vector`` (cosine, whenever known in vector/hybrid
-mode), ``keyword`` (``-bm25``, when that leg returned it) and ``rrf`` (hybrid).
+in hybrid mode. ``Hit.score`` is the fused score (hybrid), the cosine (vector) or
+``-bm25`` (keyword). ``Hit.ranks`` has the 1-based rank from each leg that ranked the
+chunk (in hybrid mode the vector rank is the true one whenever the chunk has a
+vector); ``Hit.scores`` has ``vector`` (cosine, whenever known in vector/hybrid mode),
+``keyword`` (``-bm25``, when that leg returned it) and, in hybrid mode, the fused
+score under the fusion's name (``score`` or ``rrf``).
 """
 
 from __future__ import annotations
@@ -46,8 +49,10 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
+from kb.search.candidates import Candidates, fuse, true_ranks
+from kb.search.evidence import has_evidence
 from kb.search.filters import allowed_documents
-from kb.search.fusion import Fused, rrf
+from kb.search.fusion import Fused
 from kb.search.keyword import keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
@@ -60,20 +65,32 @@ TIMING_KEYS = ("embed", "vector", "keyword", "fuse", "total")
 
 @dataclass
 class SearchResult:
-    """Ranked hits (``len(hits) <= k``) with per-stage timings in seconds."""
+    """Ranked hits (``len(hits) <= k``) with per-stage timings in seconds.
+
+    ``best_cosine``: the highest cosine similarity of any in-scope chunk to the query
+    (``None`` in keyword mode or when no chunk in scope has a vector); the input of
+    the refusal decision :meth:`has_evidence`.
+    """
 
     query: str
     hits: list[Hit]
     timings: dict[str, float] = field(default_factory=dict)
     mode: str = "hybrid"
+    best_cosine: float | None = None
+
+    def has_evidence(self, min_score: float) -> bool:
+        """Whether ``kb ask`` should answer from these hits: :func:`kb.search.evidence.
+        has_evidence` (hits exist and ``best_cosine >= min_score``, or no cosine)."""
+        return has_evidence(self, min_score)
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
-        """The ``kb search --json`` shape: ``{query, mode, k, timings, hits}``."""
+        """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine, hits}``."""
         return {
             "query": self.query,
             "mode": self.mode,
             "k": k,
             "timings": {name: round(v, 6) for name, v in self.timings.items()},
+            "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 6),
             "hits": [h.to_dict() for h in self.hits],
         }
 
@@ -126,45 +143,85 @@ class Retriever:
         filtering and loading the hit rows, ``total`` all of it. A first-use model
         load is not counted: it is a one-off cost of the process, not of the search.
         """
-        if not query or not query.strip():
-            raise UsageError("empty query; pass the words or question to search for")
-        conn = self.store.conn
-        if conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
-            raise EmptyStoreError(
-                f"the KB at {self.store.home} has no chunks; run `kb ingest PATH` first"
-            )
-        embedder = self.embedder if opts.mode != "keyword" else None
+        self._validate(query)
+        if opts.mode != "keyword":
+            self.embedder  # noqa: B018 - a first-use model load is not search time
         t_start = time.perf_counter()
         timings = dict.fromkeys(TIMING_KEYS, 0.0)
-        mode = opts.mode
-        allowed = self._allowed(opts)
-        per_leg = opts.k if mode != "hybrid" else max(opts.candidates, opts.k)
+        per_leg = opts.k if opts.mode != "hybrid" else max(opts.candidates, opts.k)
+        cands = self.candidates(query, opts, per_leg, timings)
+        t = time.perf_counter()
+        fused = fuse(cands, opts)
+        hits = self._hits(opts.mode, opts.fusion, fused, cands)
+        timings["fuse"] = time.perf_counter() - t
+        timings["total"] = time.perf_counter() - t_start
+        return SearchResult(
+            query=query,
+            hits=hits,
+            timings=timings,
+            mode=opts.mode,
+            best_cosine=cands.best_cosine,
+        )
 
-        vec: list[tuple[int, float]] = []
+    def candidates(
+        self,
+        query: str,
+        opts: SearchOptions,
+        depth: int,
+        timings: dict[str, float] | None = None,
+    ) -> Candidates:
+        """Both legs' candidates for ``query`` at ``depth`` chunks per leg (scope and
+        mode from ``opts``); :func:`kb.search.candidates.fuse` ranks them. Stage
+        timings are added to ``timings`` when given."""
+        self._validate(query)
+        tm = timings if timings is not None else {}
+        embedder = self.embedder if opts.mode != "keyword" else None
+        allowed = self._allowed(opts)
+        out = Candidates(depth=depth)
         matrix: VectorMatrix | None = None
         sims: np.ndarray | None = None
+        mask: np.ndarray | None = None
         if embedder is not None:
             t = time.perf_counter()
             qvec = embedder.embed_query(query)
-            timings["embed"] = time.perf_counter() - t
+            tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
             matrix = get_matrix(self.store, persist=self.vector_cache)
             sims = matrix.similarities(qvec)
             mask = matrix.allowed_mask(allowed)
-            vec = matrix.top(sims, per_leg, mask)
-            timings["vector"] = time.perf_counter() - t
+            out.vector = matrix.top(sims, depth, mask)
+            if out.vector:
+                out.best_cosine = out.vector[0][1]
+            tm["vector"] = time.perf_counter() - t
 
-        kw: list[tuple[int, float]] = []
-        if mode in ("keyword", "hybrid"):
+        if opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
-            kw = keyword_search(conn, query, per_leg, allowed)
-            timings["keyword"] = time.perf_counter() - t
+            out.keyword = keyword_search(self.store.conn, query, depth, allowed)
+            tm["keyword"] = time.perf_counter() - t
 
-        t = time.perf_counter()
-        hits = self._assemble(mode, vec, kw, matrix, sims, opts)
-        timings["fuse"] = time.perf_counter() - t
-        timings["total"] = time.perf_counter() - t_start
-        return SearchResult(query=query, hits=hits, timings=timings, mode=mode)
+        if matrix is not None and sims is not None:
+            t = time.perf_counter()
+            for r, (i, s) in enumerate(out.vector, start=1):
+                out.cosine[i] = s
+                out.vector_rank[i] = r
+            rest = np.array([i for i, _ in out.keyword if i not in out.cosine], dtype=np.int64)
+            if rest.size:
+                rows = matrix.rows_for(rest)
+                known = rows >= 0
+                ranks = true_ranks(sims, rows[known], mask)
+                for i, r, rank in zip(rest[known], rows[known], ranks, strict=True):
+                    out.cosine[int(i)] = float(sims[r])
+                    out.vector_rank[int(i)] = int(rank)
+            tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
+        return out
+
+    def _validate(self, query: str) -> None:
+        if not query or not query.strip():
+            raise UsageError("empty query; pass the words or question to search for")
+        if self.store.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+            raise EmptyStoreError(
+                f"the KB at {self.store.home} has no chunks; run `kb ingest PATH` first"
+            )
 
     def _allowed(self, opts: SearchOptions) -> set[int] | None:
         """The scope's document ids, recomputed only after the database changed."""
@@ -181,36 +238,9 @@ class Retriever:
         self._scopes[key] = (state, allowed)
         return allowed
 
-    def _assemble(
-        self,
-        mode: str,
-        vec: list[tuple[int, float]],
-        kw: list[tuple[int, float]],
-        matrix: VectorMatrix | None,
-        sims: np.ndarray | None,
-        opts: SearchOptions,
-    ) -> list[Hit]:
-        kw_score = dict(kw)
-        if mode == "hybrid":
-            fused = rrf(
-                {"vector": [i for i, _ in vec], "keyword": [i for i, _ in kw]},
-                {"vector": opts.vector_weight, "keyword": opts.keyword_weight},
-                opts.rrf_k,
-            )
-        elif mode == "vector":
-            fused = [Fused(i, s, {"vector": r}) for r, (i, s) in enumerate(vec, start=1)]
-        else:
-            fused = [Fused(i, s, {"keyword": r}) for r, (i, s) in enumerate(kw, start=1)]
-
-        cosine: dict[int, float] = {}
-        if matrix is not None and sims is not None and fused:
-            ids = np.array([f.id for f in fused], dtype=np.int64)
-            rows = matrix.rows_for(ids)
-            cosine = {int(i): float(sims[r]) for i, r in zip(ids, rows, strict=True) if r >= 0}
-        if mode != "keyword" and opts.min_score > -1:
-            fused = [f for f in fused if f.id in cosine and cosine[f.id] >= opts.min_score]
-        fused = fused[: opts.k]
-
+    def _hits(self, mode: str, fusion: str, fused: list[Fused], c: Candidates) -> list[Hit]:
+        """Fused entries as :class:`Hit` rows (see the module docs for the fields)."""
+        kw_score = dict(c.keyword)
         rows_by_id = self.store.hits_for([f.id for f in fused])
         hits: list[Hit] = []
         for f in fused:
@@ -220,12 +250,12 @@ class Retriever:
             hit.score = f.score
             hit.ranks = dict(f.ranks)
             scores: dict[str, float] = {}
-            if f.id in cosine:
-                scores["vector"] = cosine[f.id]
+            if f.id in c.cosine:
+                scores["vector"] = c.cosine[f.id]
             if f.id in kw_score:
                 scores["keyword"] = kw_score[f.id]
             if mode == "hybrid":
-                scores["rrf"] = f.score
+                scores[fusion] = f.score
             hit.scores = scores
             hits.append(hit)
         return hits

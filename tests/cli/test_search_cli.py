@@ -60,7 +60,7 @@ def test_json_output(demo_kb: Path, shared_embedder: None) -> None:
     assert top["path"] == "notes/sourdough.md"
     assert top["locator"]["type"] == "md" and top["locator"]["lines"][0] >= 1
     assert "ferment" in top["text"].lower()
-    assert top["scores"]["rrf"] == top["score"] and top["scores"]["vector"] >= 0.25
+    assert top["scores"]["score"] == top["score"] and top["scores"]["vector"] >= 0.25
     scores = [h["score"] for h in out["hits"]]
     assert scores == sorted(scores, reverse=True)
 
@@ -93,6 +93,19 @@ def test_no_hits_is_not_an_error(demo_kb: Path, shared_embedder: None) -> None:
     assert r.exit_code == 0 and "No hits for 'Flurbogast'" in r.stdout
     out = search_json(demo_kb, "Flurbogast", "--mode", "keyword")
     assert out["hits"] == []
+
+
+def test_hybrid_shows_hits_below_the_refusal_threshold_and_says_so(
+    demo_kb: Path, shared_embedder: None
+) -> None:
+    out = search_json(demo_kb, "Flurbogast")
+    assert out["hits"] and out["best_cosine"] < 0.25  # nothing close in meaning
+    r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb)])
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.stdout.split())  # rich wraps long lines
+    assert "no chunk reaches cosine 0.25" in flat and "kb ask would refuse" in flat
+    r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb), "--mode", "vector"])
+    assert "No hits for 'Flurbogast'" in r.stdout and "cosine >= 0.25" in r.stdout
 
 
 def test_keyword_mode_loads_no_model(demo_kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,3 +58,14 @@ def test_rrf_duplicates_keep_first_rank_and_empty_inputs() -> None:
 def test_rrf_rejects_negative_k() -> None:
     with pytest.raises(ValueError):
         rrf({"vector": [1]}, {}, rrf_k=-1)
+
+
+def test_search_options_validate_fusion_and_weights() -> None:
+    from kb.errors import UsageError
+    from kb.search import SearchOptions
+
+    assert SearchOptions().fusion == "score"
+    with pytest.raises(UsageError, match="fusion 'borda'"):
+        SearchOptions(fusion="borda")
+    with pytest.raises(UsageError, match="must be 0 or more"):
+        SearchOptions(keyword_weight=-1.0)

@@ -8,6 +8,7 @@ through ``Store.save_document``, vectors through ``store.vectors.upsert`` then
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -143,11 +144,15 @@ def test_scoped_search(kb: Any) -> None:
     assert len(globbed.hits) == 6 and "finance/tax.txt" not in paths(globbed)
 
 
-def test_default_min_score_drops_unrelated_queries(kb: Any) -> None:
+def test_default_min_score_refuses_unrelated_queries(kb: Any) -> None:
     _, r, _ = kb
     opts = SearchOptions.from_settings(load_settings().search)
     assert opts.min_score > 0
-    # a made-up word: no keyword match and no chunk is similar enough
-    assert r.search("Flurbogast", opts).hits == []
+    # a made-up word: no keyword match and no chunk is similar enough; the hybrid
+    # search still ranks the notes, the refusal decision says "nothing to answer from"
+    res = r.search("Flurbogast", opts)
+    assert res.hits and not res.has_evidence(opts.min_score)
+    assert r.search("Flurbogast", replace(opts, mode="vector")).hits == []
     # a real question about a note passes
-    assert paths(r.search("when is the tax return due?", opts))[0] == "finance/tax.txt"
+    res = r.search("when is the tax return due?", opts)
+    assert paths(res)[0] == "finance/tax.txt" and res.has_evidence(opts.min_score)

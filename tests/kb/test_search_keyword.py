@@ -60,6 +60,17 @@ def test_query_terms_drop_stopwords_punctuation_and_duplicates() -> None:
     assert query_terms("   ") == []
 
 
+def test_possessives_are_removed_so_the_bare_name_matches(
+    corpus: tuple[Store, dict[str, int]],
+) -> None:
+    assert query_terms("BSkyB's box? Sky’s rival's") == ["BSkyB", "box?", "Sky", "rival"]
+    assert query_terms("it's") == ["it"]  # then a stop word, kept: nothing else is left
+    store, ids = corpus
+    # "Sourdough's" quoted whole would be the phrase "sourdough s": no chunk has it
+    found = keyword_search(store.conn, "Sourdough's starter", 5)
+    assert [i for i, _ in found] == [ids["bread"]]
+
+
 def test_fts_query_quotes_every_term() -> None:
     assert fts_query('say "hi" now') == '"say" OR """hi""" OR "now"'
     assert fts_query("*** ---") is None

@@ -146,7 +146,9 @@ def test_hybrid_scores_are_rrf_of_the_reported_ranks(store: Store) -> None:
     emb = BowEmbedder()
     add_doc(store, "a.md", [f"alpha beta w{i}" for i in range(10)] + ["zebra stripes"])
     embed_pending(store, emb)
-    opts = SearchOptions(k=6, rrf_k=60, vector_weight=1.0, keyword_weight=2.0, min_score=-1)
+    opts = SearchOptions(
+        k=6, fusion="rrf", rrf_k=60, vector_weight=1.0, keyword_weight=2.0, min_score=-1
+    )
     res = Retriever(store, emb).search("zebra alpha", opts)
     assert res.mode == "hybrid" and len(res.hits) == 6
     w = {"vector": 1.0, "keyword": 2.0}
@@ -157,6 +159,26 @@ def test_hybrid_scores_are_rrf_of_the_reported_ranks(store: Store) -> None:
     assert [h.score for h in res.hits] == sorted((h.score for h in res.hits), reverse=True)
     zebra = next(h for h in res.hits if h.text == "zebra stripes")
     assert zebra.ranks["keyword"] == 1  # bm25: the rarest term wins the keyword leg
+
+
+def test_hybrid_scores_are_the_convex_combination_of_normalised_scores(store: Store) -> None:
+    emb = BowEmbedder()
+    add_doc(store, "a.md", [f"alpha beta w{i}" for i in range(10)] + ["zebra stripes"])
+    embed_pending(store, emb)
+    opts = SearchOptions(k=8, vector_weight=1.0, keyword_weight=3.0, min_score=-1)
+    assert opts.fusion == "score"  # the default
+    r = Retriever(store, emb)
+    res = r.search("zebra alpha", opts)
+    best_bm25 = r.search("zebra alpha", SearchOptions(mode="keyword")).hits[0].score
+    assert res.best_cosine is not None and res.best_cosine > 0
+    for h in res.hits:
+        v = max(h.scores["vector"], 0.0) / res.best_cosine
+        b = h.scores.get("keyword", 0.0) / best_bm25
+        assert h.score == pytest.approx((1.0 * v + 3.0 * b) / 4.0)
+        assert h.scores["score"] == h.score
+    assert [h.score for h in res.hits] == sorted((h.score for h in res.hits), reverse=True)
+    # the keyword leg's first chunk gets b = 1: with weight 3 of 4 it leads
+    assert res.hits[0].ranks["keyword"] == 1 and res.hits[0].score >= 0.75
 
 
 def test_filters_apply_before_top_k_in_both_legs(store: Store) -> None:
@@ -182,7 +204,7 @@ def test_tag_filter(store: Store) -> None:
     assert [h.chunk_id for h in res.hits] == work and res.hits[0].tags == ["Work"]
 
 
-def test_min_score_uses_cosine_for_every_candidate(store: Store) -> None:
+def test_min_score_filters_vector_mode_only_and_drives_the_refusal(store: Store) -> None:
     emb = BowEmbedder()
     add_doc(store, "filler.md", [f"unrelated filler text {i}" for i in range(6)])
     ids = add_doc(store, "a.md", ["red apple pie", "red car", "blue whale song"])
@@ -193,35 +215,45 @@ def test_min_score_uses_cosine_for_every_candidate(store: Store) -> None:
     assert cos[0] > cos[1] > cos[2]
     r = Retriever(store, emb)
     cut = float((cos[0] + cos[1]) / 2)  # between the best and the second chunk
-    for mode in ("vector", "hybrid"):
-        res = r.search(q, SearchOptions(mode=mode, min_score=cut))
-        assert [h.chunk_id for h in res.hits] == [ids[0]], mode
-    # -1 disables the check: the keyword-only, vector-less chunk comes back in hybrid mode
-    res = r.search(q, SearchOptions(mode="hybrid", min_score=-1))
-    assert pending[0] in {h.chunk_id for h in res.hits}
+    # vector mode: the cosine is a hit's only evidence, so the threshold cuts
+    res = r.search(q, SearchOptions(mode="vector", min_score=cut))
+    assert [h.chunk_id for h in res.hits] == [ids[0]]
+    # hybrid mode: the same threshold hides nothing; the keyword-only, vector-less
+    # chunk is a hit too ("red" matches it)
+    res = r.search(q, SearchOptions(mode="hybrid", min_score=cut, k=10))
+    assert res.hits[0].chunk_id == ids[0]
+    assert {ids[1], pending[0]} <= {h.chunk_id for h in res.hits}
     no_vec = next(h for h in res.hits if h.chunk_id == pending[0])
     assert "vector" not in no_vec.scores and set(no_vec.ranks) == {"keyword"}
-    # a threshold above every cosine leaves nothing (kb ask then refuses)
-    assert r.search(q, SearchOptions(mode="hybrid", min_score=1.01)).hits == []
+    # the refusal decision reads the best cosine of any chunk
+    assert res.best_cosine == pytest.approx(float(cos[0]), abs=1e-5)
+    assert res.has_evidence(cut) and res.has_evidence(-1)
+    above = r.search(q, SearchOptions(mode="hybrid", min_score=1.01))
+    assert above.hits and not above.has_evidence(1.01)  # hits shown, kb ask would refuse
+    kw = r.search(q, SearchOptions(mode="keyword"))
+    assert kw.best_cosine is None and kw.has_evidence(1.01)  # nothing to judge by
 
 
-def test_keyword_only_candidates_are_judged_by_their_cosine(store: Store) -> None:
+def test_keyword_candidates_get_their_true_vector_rank(store: Store) -> None:
     emb = BowEmbedder()
     add_doc(store, "filler.md", [f"unrelated filler text {i}" for i in range(6)])
     (whale,) = add_doc(store, "w.md", ["blue whale song"])
     embed_pending(store, emb)
     q = "whale"
-    # give the whale chunk a vector pointing away from the query: cosine -1
+    # give the whale chunk a vector pointing away from the query: cosine -1, the
+    # last of all 7 chunks in the vector leg
     store.vectors.upsert([whale], -emb.embed_query(q)[None, :])
     store.mark_embedded([whale])
     r = Retriever(store, emb)
-    opts = SearchOptions(mode="hybrid", candidates=1, k=5, min_score=-1)
-    res = r.search(q, opts)
-    hit = next(h for h in res.hits if h.chunk_id == whale)
-    assert hit.ranks == {"keyword": 1}  # the vector leg did not return it ...
-    assert hit.scores["vector"] == pytest.approx(-1.0, abs=1e-5)  # ... its cosine is known
-    res = r.search(q, SearchOptions(mode="hybrid", candidates=1, k=5, min_score=0.0))
-    assert whale not in {h.chunk_id for h in res.hits}
+    for fusion in ("rrf", "score"):
+        opts = SearchOptions(mode="hybrid", fusion=fusion, candidates=1, k=5, min_score=0.0)
+        hit = r.search(q, opts).hits[0]  # the only keyword match wins despite its cosine
+        assert hit.chunk_id == whale, fusion
+        assert hit.ranks == {"keyword": 1, "vector": 7}  # its true rank, beyond the top 1
+        assert hit.scores["vector"] == pytest.approx(-1.0, abs=1e-5)
+        # rrf: both ranks count; score: b = 1, v = 0 -> 0.5, which ties the vector
+        # leg's first chunk (v = 1, b = 0) and the chunk with both legs wins the tie
+        assert hit.score == pytest.approx(1 / 61 + 1 / 67 if fusion == "rrf" else 0.5)
 
 
 def test_cache_follows_new_and_deleted_vectors(store: Store) -> None:

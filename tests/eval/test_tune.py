@@ -1,0 +1,130 @@
+"""``eval.tune``: the split, the threshold choice (hand-worked), and the in-memory
+re-fusion, which must rank exactly as the real retriever does (real SQLite + LanceDB,
+a deterministic bag-of-words embedder)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eval.golden import load_golden
+from eval.tune import (
+    Gathered,
+    Grid,
+    _paired_refusal,
+    choose_threshold,
+    gather,
+    ranking,
+    refusal_outcome,
+    split,
+    tune,
+)
+from kb.search import Retriever, SearchOptions
+from kb.search.candidates import Candidates
+from kb.store import Store
+from tests.eval.builders import query, sup
+from tests.kb.test_search_retriever import BowEmbedder, add_doc, embed_pending
+
+
+def fake(answerable: list[float], unanswerable: list[float]) -> list[Gathered]:
+    """Queries whose only relevant property is their best cosine."""
+    out = []
+    for i, c in enumerate(answerable):
+        out.append(Gathered(query(f"a{i}", [sup("x.md")]), Candidates(10, best_cosine=c), []))
+    for i, c in enumerate(unanswerable):
+        q = query(f"u{i}", answerable=False)
+        out.append(Gathered(q, Candidates(10, best_cosine=c), []))
+    return out
+
+
+def test_split_is_seeded_stratified_and_disjoint() -> None:
+    qs = [g.query for g in fake([0.5] * 10, [0.1] * 6)]
+    train, test = split(qs, 0.5)
+    assert split(qs, 0.5) == (train, test)  # same seed, same split
+    assert sorted(train + test) == list(range(16)) and not set(train) & set(test)
+    assert sum(qs[i].answerable for i in test) == 5  # half of each stratum
+    assert sum(not qs[i].answerable for i in test) == 3
+    assert split(qs, 0.5, seed=1) != (train, test)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        split(qs, 1.0)
+
+
+def test_threshold_refuses_most_unanswerable_within_the_over_refusal_budget() -> None:
+    g = fake([0.5, 0.6, 0.7, 0.8], [0.2, 0.3, 0.55])
+    rows = list(range(len(g)))
+    grid = [-1.0, 0.1, 0.25, 0.31, 0.4, 0.5, 0.56, 0.7]
+    # budget 0: t <= 0.5 refuses no answerable query; 0.31, 0.4 and 0.5 all refuse
+    # 0.2 and 0.3 (2 of 3 unanswerable): the lowest of them wins
+    assert choose_threshold(g, rows, grid, 0.0) == 0.31
+    # budget 1/4: 0.56 refuses the 0.5 answerable query (1 of 4) and all 3 unanswerable
+    assert choose_threshold(g, rows, grid, 0.25) == 0.56
+    o = refusal_outcome(g, rows, 0.56)
+    assert (o.abstention, o.over_refusal) == (1.0, 0.25)
+    # -1 never refuses
+    assert refusal_outcome(g, rows, -1.0).abstention == 0.0
+
+
+def test_paired_refusal_is_the_balanced_accuracy() -> None:
+    g = fake([0.5, 0.6, 0.7, 0.8], [0.2, 0.3, 0.55])
+    rows = list(range(len(g)))
+    p = _paired_refusal(g, rows, -1.0, 0.56)
+    assert p is not None
+    # -1: abstention 0, over-refusal 0 -> 0.5; 0.56: (1 + 1 - 0.25) / 2 = 0.875
+    assert (p.a, p.b, p.delta) == (0.5, 0.875, 0.375)
+
+
+TEXTS = {
+    "pump.md": ["garden pump gasket part", "pump warranty card", "pump colour options"],
+    "bread.md": ["sourdough starter feeding", "bread oven temperature", "rye flour notes"],
+    "bike.md": ["bicycle tyre puncture repair", "chain oil and gears", "brake pads wear"],
+}
+
+
+def test_in_memory_fusion_ranks_exactly_like_search(tmp_path: Path) -> None:
+    emb = BowEmbedder()
+    with Store.open(tmp_path / "kb") as store:
+        for path, texts in TEXTS.items():
+            add_doc(store, path, texts)
+        embed_pending(store, emb)
+        golden = tmp_path / "g.yaml"
+        golden.write_text(
+            "schema_version: 1\nqueries:\n"
+            + "".join(
+                f"  - id: q{i}\n    question: {q}\n    answerable: true\n"
+                f"    supports:\n      - path: {p}\n        snippet: {s}\n"
+                for i, (q, p, s) in enumerate(
+                    [
+                        ("pump gasket", "pump.md", "gasket"),
+                        ("feeding the starter", "bread.md", "starter"),
+                        ("tyre repair", "bike.md", "puncture"),
+                        ("oven heat", "bread.md", "oven"),
+                    ]
+                )
+            )
+            + "  - id: u0\n    question: tax return deadline\n    answerable: false\n"
+            + "  - id: u1\n    question: moon landing year\n    answerable: false\n"
+        )
+        gs = load_golden(golden)
+        r = Retriever(store, emb)
+        base = SearchOptions(k=10, min_score=-1)
+        grid = Grid(candidates=(2, 5), rrf_k=(10, 60), keyword_weight=(0.5, 2.0))
+        gathered, warnings = gather(store, r, gs, base, grid.depth)
+        assert not warnings and len(gathered) == 6
+        for g in gathered:
+            for opts in [*grid.points(base), replace(base, mode="vector", min_score=0.1)]:
+                want = [h.chunk_id for h in r.search(g.query.question, opts).hits]
+                assert ranking(g, opts) == want, (g.query.id, opts)
+
+        rep = tune(store, gathered, base, grid, test_fraction=0.5)
+        assert rep.n_train + rep.n_test == 6 and rep.grid_size == 12
+        assert set(rep.test) == {"hit@1", "hit@5", "hit@10", "mrr@10", "recall_all@10"}
+        assert rep.test["mrr@10"].n == 2  # answerable test queries
+        assert rep.train_mrr[1] is not None and rep.train_mrr[0] is not None
+        assert rep.train_mrr[1] >= rep.train_mrr[0]
+        assert set(rep.to_apply()) <= set(rep.changes())
+        js = rep.to_json()
+        assert js["split"] == {"train": rep.n_train, "test": rep.n_test, "seed": 20240601}
+        assert np.isfinite(js["test"]["mrr@10"]["a"])
