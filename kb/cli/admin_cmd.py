@@ -82,7 +82,9 @@ def doctor(
                 from ingest.embedding import embed_pending
                 from kb.backends.embedder import make_embedder
 
-                n = embed_pending(store, make_embedder(settings.embedding))
+                n = embed_pending(
+                    store, make_embedder(settings.embedding, home=store.home, purpose="ingest")
+                )
                 report.repaired.append(f"embedded {n} pending chunks")
             repaired = report.repaired
             report = check(store)
@@ -148,7 +150,7 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     settings = settings_for(kb)
     started = time.perf_counter()
     with Store.open(settings.home, create=False) as store:
-        embedder = make_embedder(settings.embedding)
+        embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")
             c.execute("DELETE FROM vector_tombstones")

@@ -123,7 +123,7 @@ def _start(
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
     with open_kb(settings) as store:
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
         pipeline = AskPipeline(
             retriever, lambda: make_generator(settings.llm, cache_dir=cache), settings
         )

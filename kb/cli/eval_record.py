@@ -44,7 +44,7 @@ def record(
         from kb.backends.embedder import make_embedder
         from kb.search import Retriever
 
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
         roots = [str(r[0]) for r in store.conn.execute("SELECT DISTINCT root FROM documents")]
         corpus_dir = (
             gs.corpus_dir if gs is not None else (Path(roots[0]) if len(roots) == 1 else None)
