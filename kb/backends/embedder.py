@@ -186,7 +186,12 @@ def make_embedder(
     try:
         from kb.backends.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(target, threads=settings.threads, batch_size=batch_size)
+        return OnnxEmbedder(
+            target,
+            threads=settings.threads,
+            batch_size=batch_size,
+            quick_start=purpose == "query",
+        )
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types
         say(f"note: embedding with sentence-transformers: cannot run the ONNX export ({e})")
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)

@@ -11,7 +11,8 @@ numpy at run time. A folder whose module list is not exactly ``Transformer``,
 ``mean``, ``cls``, ``max`` or ``mean_sqrt_len``, or that has no ``tokenizer.json``, is
 *not exportable* (:class:`NotExportable`); callers then keep sentence-transformers.
 
-**Where.** ``<KB>/cache/onnx/<key>/`` with ``model.onnx``, ``tokenizer.json`` and
+**Where.** ``<KB>/cache/onnx/<key>/`` with ``model.onnx`` (graph, optimised by ONNX
+Runtime at its portable level), ``model.data`` (weights), ``tokenizer.json`` and
 ``export.json`` (pooling, ``max_seq_length``, input names, pad id, lower-casing). The
 key is ``sha256(EXPORT_VERSION, model id, manifest)[:16]`` where the manifest lists
 every file of the model folder with its size and modification time: replacing the
@@ -162,7 +163,7 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
                 torch.onnx.export(
                     module,
                     tuple(sample[n].to("cpu") for n in names),
-                    str(tmp / "model.onnx"),
+                    str(tmp / "raw.onnx"),
                     input_names=list(names),
                     output_names=["token_embeddings"],
                     dynamic_axes=axes,
@@ -173,6 +174,7 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
             raise NotExportable(f"torch.onnx.export failed: {str(e).splitlines()[0]}") from None
         finally:
             transformer.auto_model.to(st_model.device)
+        _optimize(tmp / "raw.onnx", tmp / "model.onnx")
         shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
         (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
         _check(st_model, tmp)
@@ -186,6 +188,32 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
     return info
 
 
+def _optimize(raw: Path, final: Path) -> None:
+    """Save ``raw`` graph-optimised (portable ``EXTENDED`` level) with its weights in a
+    separate ``model.data``: ONNX Runtime loads that 2-3x faster than one protobuf of
+    90 MB, which is most of a cold query's cost. Keeps ``raw`` as is if that fails."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    opts.optimized_model_filepath = str(final)
+    opts.log_severity_level = 3
+    opts.add_session_config_entry(
+        "session.optimized_model_external_initializers_file_name", "model.data"
+    )
+    opts.add_session_config_entry(
+        "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+    )
+    try:
+        ort.InferenceSession(str(raw), opts, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - an unoptimised graph still works
+        final.unlink(missing_ok=True)
+        (final.parent / "model.data").unlink(missing_ok=True)
+        os.replace(raw, final)
+        return
+    raw.unlink()
+
+
 def _check(st_model: Any, folder: Path) -> None:
     """Raise :class:`NotExportable` unless the export reproduces ``st_model``."""
     import numpy as np
@@ -193,7 +221,7 @@ def _check(st_model: Any, folder: Path) -> None:
     from kb.backends.onnx_embedder import OnnxEmbedder
 
     ref = st_model.encode(list(_CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
-    got = OnnxEmbedder(folder, threads=1).embed_batch(list(_CHECK_TEXTS))
+    got = OnnxEmbedder(folder, threads=1, quick_start=False).embed_batch(list(_CHECK_TEXTS))
     cos = np.sum(np.asarray(ref, dtype=np.float32) * got, axis=1)
     if float(cos.min()) < MIN_COSINE:
         raise NotExportable(f"exported model differs (cosine {float(cos.min()):.6f})")
