@@ -146,7 +146,7 @@ def make_embedder(
 ) -> Embedder:
     """The embedder for ``settings``: ONNX Runtime where it applies, else sentence-transformers.
 
-    ``home`` is the KB folder whose ``cache/onnx`` holds the export; without it the
+    ``home`` is the KB folder whose model cache holds the export; without it the
     result is always sentence-transformers. ``purpose`` is ``query`` (search, ask,
     eval: always on the CPU, where one query takes milliseconds) or ``ingest``.
 

@@ -11,7 +11,8 @@ numpy at run time. A folder whose module list is not exactly ``Transformer``,
 ``mean``, ``cls``, ``max`` or ``mean_sqrt_len``, or that has no ``tokenizer.json``, is
 *not exportable* (:class:`NotExportable`); callers then keep sentence-transformers.
 
-**Where.** ``<KB>/cache/onnx/<key>/`` with ``model.onnx`` (graph, optimised by ONNX
+**Where.** ``<KB>/cache/models/onnx/<key>/`` (or ``$KB_MODEL_CACHE/onnx/<key>/``,
+shared by every KB, like the joined whisper model) with ``model.onnx`` (graph, optimised by ONNX
 Runtime at its portable level), ``model.data`` (weights), ``tokenizer.json`` and
 ``export.json`` (pooling, ``max_seq_length``, input names, pad id, lower-casing). The
 key is ``sha256(EXPORT_VERSION, model id, manifest)[:16]`` where the manifest lists
@@ -109,7 +110,11 @@ def manifest_key(folder: Path, model_id: str) -> str:
 
 
 def export_dir(home: Path, folder: Path, model_id: str) -> Path:
-    return Path(home) / "cache" / "onnx" / manifest_key(folder, model_id)
+    """``<model cache>/onnx/<key>``; the model cache is ``$KB_MODEL_CACHE`` or
+    ``<KB>/cache/models`` (:func:`kb.backends.bundled.model_cache_dir`)."""
+    from kb.backends.bundled import model_cache_dir
+
+    return model_cache_dir(home) / "onnx" / manifest_key(folder, model_id)
 
 
 def is_complete(target: Path) -> bool:
