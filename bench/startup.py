@@ -132,9 +132,8 @@ def main() -> None:
                 "  costliest direct imports: "
                 + ", ".join(f"{n} {us / 1e3:.0f} ms" for us, n in top)
             )
-        print(
-            f"no torch/transformers/sentence_transformers on the query path: {'yes' if ok else 'NO'}"
-        )
+        verdict = "yes" if ok else "NO"
+        print(f"no torch/transformers/sentence_transformers on the query path: {verdict}")
         print(json.dumps({"keyword_s": kw, "hybrid_s": hy, "ratio": hy / kw}))
 
 
