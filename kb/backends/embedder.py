@@ -177,8 +177,11 @@ def make_embedder(
     model_id = embedding_model_id(settings)
     target = onnx_export.export_dir(home, folder, model_id)
     if not onnx_export.is_complete(target):
+        why = onnx_export.known_failure(target)
         st = SentenceTransformerEmbedder(settings, batch_size=batch_size)
         try:
+            if why is not None:  # tried before with these very files: do not retry
+                raise onnx_export.NotExportable(why)
             onnx_export.export(st._model, folder, target, model_id)
         except (onnx_export.NotExportable, OSError, ImportError) as e:
             say(f"note: embedding with sentence-transformers: no ONNX export of {model_id} ({e})")

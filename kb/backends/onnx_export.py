@@ -20,6 +20,10 @@ every file of the model folder with its size and modification time: replacing th
 model's files gives a new key, so a stale export is never used. (Stat data, not the
 bytes: hashing 90 MB on every query would cost more than the query.)
 
+**Failures are remembered** in ``<key>.not-exportable`` beside the folder (the reason,
+one line), so a model that cannot be exported is not retried by every command; new
+files make a new key and a new try.
+
 **Checked before it is kept.** The export is written to a temporary folder, run on a
 few texts and compared with the loaded sentence-transformers model; it is renamed into
 place only if every cosine is at least :data:`MIN_COSINE`. A crash leaves at most a
@@ -117,6 +121,18 @@ def export_dir(home: Path, folder: Path, model_id: str) -> Path:
     return model_cache_dir(home) / "onnx" / manifest_key(folder, model_id)
 
 
+def _failure_file(target: Path) -> Path:
+    return target.with_name(f"{target.name}.not-exportable")
+
+
+def known_failure(target: Path) -> str | None:
+    """Why an earlier export of the same files failed (``None`` if none did)."""
+    try:
+        return _failure_file(target).read_text(encoding="utf-8").strip() or "failed before"
+    except OSError:
+        return None
+
+
 def is_complete(target: Path) -> bool:
     return all((target / n).is_file() for n in ("model.onnx", "tokenizer.json", "export.json"))
 
@@ -127,6 +143,18 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
     Raises :class:`NotExportable` (unsupported model, failed check) or ``OSError``
     (folder not writable). Needs torch and onnx (export time only).
     """
+    try:
+        return _export(st_model, folder, target, model_id)
+    except NotExportable as e:
+        try:  # remembered, so later commands do not retry the same files
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _failure_file(target).write_text(str(e), encoding="utf-8")
+        except OSError:
+            pass
+        raise
+
+
+def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
     import torch
 
     pooling, normalize = pooling_of(folder)

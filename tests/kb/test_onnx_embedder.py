@@ -164,7 +164,9 @@ def test_export_matches_sentence_transformers(tmp_path: Path, real_embedder) -> 
 
 
 @pytest.mark.slow
-def test_unexportable_model_falls_back_with_one_notice(tmp_path: Path) -> None:
+def test_unexportable_model_falls_back_with_one_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A folder whose pooling concatenates two modes loads in sentence-transformers but
     is outside what the ONNX path reproduces: one notice, sentence-transformers used."""
     from kb.backends.bundled import embedding_model_dir
@@ -185,3 +187,11 @@ def test_unexportable_model_falls_back_with_one_notice(tmp_path: Path) -> None:
     assert isinstance(emb, SentenceTransformerEmbedder)
     assert len(notes) == 1 and "sentence-transformers" in notes[0] and "pooling" in notes[0]
     assert emb.embed_batch(["hello"]).shape == (1, 768)
+    # remembered: the next command gives the same one notice without trying again
+    from kb.backends import onnx_export
+
+    tried: list[str] = []
+    monkeypatch.setattr(onnx_export, "export", lambda *a: tried.append("export"))
+    again = make_embedder(settings, home=tmp_path / "kb", notice=notes.append)
+    assert isinstance(again, SentenceTransformerEmbedder)
+    assert tried == [] and len(notes) == 2 and notes[1] == notes[0]
