@@ -182,6 +182,9 @@ def make_embedder(
         try:
             if why is not None:  # tried before with these very files: do not retry
                 raise onnx_export.NotExportable(why)
+            onnx_export.check_exportable(folder)
+            if purpose == "query":  # ingest shows its own progress
+                say("note: exporting the embedding model to ONNX once, for fast starts later")
             onnx_export.export(st._model, folder, target, model_id)
         except (onnx_export.NotExportable, OSError, ImportError) as e:
             say(f"note: embedding with sentence-transformers: no ONNX export of {model_id} ({e})")

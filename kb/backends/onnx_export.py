@@ -103,6 +103,14 @@ def pooling_of(folder: Path) -> tuple[str, bool]:
     return _POOLING_KEYS[on[0]], len(types) == 3
 
 
+def check_exportable(folder: Path) -> tuple[str, bool]:
+    """:func:`pooling_of`, and a ``tokenizer.json`` must be there; cheap (no model load)."""
+    pooling = pooling_of(folder)
+    if not (folder / "tokenizer.json").is_file():
+        raise NotExportable("no tokenizer.json (a fast tokenizer is needed)")
+    return pooling
+
+
 def manifest_key(folder: Path, model_id: str) -> str:
     """Cache key: model id + every file's relative path, size and mtime (see module docs)."""
     h = hashlib.sha256(f"{EXPORT_VERSION}\0{model_id}\0".encode())
@@ -155,11 +163,9 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
 
 
 def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
+    pooling, normalize = check_exportable(folder)
     import torch
 
-    pooling, normalize = pooling_of(folder)
-    if not (folder / "tokenizer.json").is_file():
-        raise NotExportable("no tokenizer.json (a fast tokenizer is needed)")
     transformer = st_model[0]
     hf_tok = transformer.tokenizer
     sample = hf_tok(["a b", "c"], padding=True, return_tensors="pt")
