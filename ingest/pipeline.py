@@ -97,7 +97,9 @@ class Ingestor:
     def _default_embedder(self) -> Embedder:
         from kb.backends.embedder import make_embedder
 
-        return make_embedder(self.settings.embedding, batch_size=64)
+        return make_embedder(
+            self.settings.embedding, batch_size=64, home=self.store.home, purpose="ingest"
+        )
 
     def _default_transcriber(self) -> Transcriber:
         from kb.backends.transcriber import make_transcriber

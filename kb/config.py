@@ -60,6 +60,8 @@ class ChunkerSettings:
 class EmbeddingSettings:
     model: str = "bundled"
     device: str = "auto"
+    runtime: str = "auto"
+    threads: int = 0
 
 
 @dataclass(frozen=True)

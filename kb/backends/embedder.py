@@ -9,14 +9,15 @@ for the store's "what built these vectors" record: two embedders with the same
 from __future__ import annotations
 
 import os
+import sys
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kb.config import EmbeddingSettings
-from kb.errors import ModelError
+from kb.errors import ConfigError, ModelError
 
 
 class Embedder(ABC):
@@ -57,6 +58,21 @@ def embedding_model_id(settings: EmbeddingSettings) -> str:
     return f"local:{Path(settings.model).expanduser().resolve()}"
 
 
+def model_folder(settings: EmbeddingSettings) -> Path:
+    """The local sentence-transformers folder named by ``[embedding] model``."""
+    if settings.model == "bundled":
+        from kb.backends.bundled import embedding_model_dir
+
+        return embedding_model_dir()
+    folder = Path(settings.model).expanduser()
+    if not folder.is_dir():
+        raise ModelError(
+            f"{folder}: embedding model folder not found; set [embedding] model to a "
+            'local sentence-transformers folder or "bundled"'
+        )
+    return folder
+
+
 def quiet_hf_libraries() -> None:
     """Keep transformers/huggingface progress bars and advisories off the user's terminal."""
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -79,17 +95,7 @@ class SentenceTransformerEmbedder(Embedder):
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         quiet_hf_libraries()
-        if settings.model == "bundled":
-            from kb.backends.bundled import embedding_model_dir
-
-            folder = embedding_model_dir()
-        else:
-            folder = Path(settings.model).expanduser()
-            if not folder.is_dir():
-                raise ModelError(
-                    f"{folder}: embedding model folder not found; set [embedding] model to a "
-                    'local sentence-transformers folder or "bundled"'
-                )
+        folder = model_folder(settings)
         self.model_id = embedding_model_id(settings)
         self.batch_size = batch_size
         device = resolve_device(settings.device)
@@ -127,7 +133,85 @@ class SentenceTransformerEmbedder(Embedder):
 
 
 _REGISTRY: dict[str, type[Embedder]] = {"sentence-transformers": SentenceTransformerEmbedder}
+RUNTIMES = ("auto", "onnx", "sentence-transformers")
 
 
-def make_embedder(settings: EmbeddingSettings, batch_size: int = 64) -> Embedder:
-    return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+def make_embedder(
+    settings: EmbeddingSettings,
+    batch_size: int = 64,
+    *,
+    home: Path | None = None,
+    purpose: str = "query",
+    notice: Callable[[str], None] | None = None,
+) -> Embedder:
+    """The embedder for ``settings``: ONNX Runtime where it applies, else sentence-transformers.
+
+    ``home`` is the KB folder whose model cache holds the export; without it the
+    result is always sentence-transformers. ``purpose`` is ``query`` (search, ask,
+    eval: always on the CPU, where one query takes milliseconds) or ``ingest``.
+
+    ``[embedding] runtime``:
+
+    - ``sentence-transformers``: always it (the reference);
+    - ``onnx``: ONNX Runtime on the CPU, exporting first if needed;
+    - ``auto`` (default): as ``onnx`` for queries, and for ingest when the device is
+      ``cpu`` or ``auto`` resolves to the CPU; sentence-transformers on cuda or mps.
+
+    An ONNX runtime with no export yet loads sentence-transformers, exports
+    (:mod:`kb.backends.onnx_export`) and then uses the export. A model that cannot be
+    exported or run that way falls back to sentence-transformers with a one-line
+    ``notice`` (default: stderr). The model id is the same on both runtimes.
+    """
+    if settings.runtime not in RUNTIMES:
+        raise ConfigError(
+            f"[embedding] runtime = {settings.runtime!r}: use one of {', '.join(RUNTIMES)}"
+        )
+    if home is None or settings.runtime == "sentence-transformers":
+        return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+    if settings.runtime == "auto" and purpose == "ingest" and not _on_cpu(settings):
+        return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+    say = notice or _stderr_notice
+    from kb.backends import onnx_export
+
+    folder = model_folder(settings)
+    model_id = embedding_model_id(settings)
+    target = onnx_export.export_dir(home, folder, model_id)
+    if not onnx_export.is_complete(target):
+        why = onnx_export.known_failure(target)
+        st = SentenceTransformerEmbedder(settings, batch_size=batch_size)
+        try:
+            if why is not None:  # tried before with these very files: do not retry
+                raise onnx_export.NotExportable(why)
+            onnx_export.check_exportable(folder)
+            if purpose == "query":  # ingest shows its own progress
+                say("note: exporting the embedding model to ONNX once, for fast starts later")
+            onnx_export.export(st._model, folder, target, model_id)
+        except (onnx_export.NotExportable, OSError, ImportError) as e:
+            say(f"note: embedding with sentence-transformers: no ONNX export of {model_id} ({e})")
+            return st
+    try:
+        from kb.backends.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder(
+            target,
+            threads=settings.threads,
+            batch_size=batch_size,
+            quick_start=purpose == "query",
+        )
+    except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types
+        say(f"note: embedding with sentence-transformers: cannot run the ONNX export ({e})")
+        return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+
+
+def _on_cpu(settings: EmbeddingSettings) -> bool:
+    """Whether ingest embeds on the CPU; ``auto`` imports torch only where a GPU may exist."""
+    if settings.device != "auto":
+        return settings.device == "cpu"
+    if not (Path("/proc/driver/nvidia").exists() or sys.platform == "darwin"):
+        return True
+    return resolve_device("auto") == "cpu"
+
+
+def _stderr_notice(message: str) -> None:
+    sys.stderr.write(message.rstrip() + "\n")
+    sys.stderr.flush()

@@ -140,7 +140,9 @@ def doctor(
                 from ingest.embedding import embed_pending
                 from kb.backends.embedder import make_embedder
 
-                n = embed_pending(store, make_embedder(settings.embedding))
+                n = embed_pending(
+                    store, make_embedder(settings.embedding, home=store.home, purpose="ingest")
+                )
                 report.repaired.append(f"embedded {n} pending chunks")
             repaired = report.repaired
             report = check(store)
@@ -246,7 +248,7 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
     started = time.perf_counter()
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
-        embedder = make_embedder(settings.embedding)
+        embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")
             c.execute("DELETE FROM vector_tombstones")

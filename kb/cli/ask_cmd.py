@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -152,7 +152,7 @@ def ask(
         },
     )
     _validate(settings)
-    stream = _start(settings, question, path or [], doc_type or [], tag or [])
+    stream = _start(settings, question, path or [], doc_type or [], tag or [], json_out)
     code = _render_json(stream) if json_out else _render_text(stream, settings)
     raise typer.Exit(code)
 
@@ -176,23 +176,33 @@ def _validate(settings: Settings) -> None:
 
 
 def _start(
-    settings: Settings, question: str, paths: list[str], types: list[str], tags: list[str]
+    settings: Settings,
+    question: str,
+    paths: list[str],
+    types: list[str],
+    tags: list[str],
+    json_out: bool = False,
 ) -> AnswerStream:
+    """Retrieve and start generating; on a terminal a transient status line says which."""
     from kb.backends.bundled import model_cache_dir
     from kb.backends.embedder import make_embedder
     from kb.backends.generator import make_generator
+    from kb.cli.status_line import ClearOnFirstEvent, StatusLine, StatusRetriever, status_factory
     from kb.rag import AskPipeline
     from kb.search import Retriever
 
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
+    status = StatusLine(enabled=not json_out)
     with open_kb(settings) as store:
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
-        pipeline = AskPipeline(
-            retriever, lambda: make_generator(settings.llm, cache_dir=cache), settings
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
+        load = status_factory(
+            lambda: make_generator(settings.llm, cache_dir=cache), status, "loading model…"
         )
+        pipeline = AskPipeline(StatusRetriever(retriever, status), load, settings)
         # retrieval runs inside ask(); the worker thread only generates
-        return pipeline.ask(question, opts)
+        stream = pipeline.ask(question, opts)
+    return cast("AnswerStream", ClearOnFirstEvent(stream, status, "writing the answer…"))
 
 
 def _render_json(stream: AnswerStream) -> int:

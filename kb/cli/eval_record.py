@@ -54,7 +54,7 @@ def record(
         from kb.backends.embedder import make_embedder
         from kb.search import Retriever
 
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
         roots = [str(r[0]) for r in store.conn.execute("SELECT path FROM sources")]
         # a new golden set names its corpus: the only source, or the folder holding all
         corpus_dir = gs.corpus_dir if gs is not None else _common_folder(roots)

@@ -77,7 +77,7 @@ def build_runtime(
     from kb.backends.embedder import embedding_model_id, make_embedder
     from kb.search import Retriever
 
-    retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+    retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
     extra: dict[str, Any] = {
         "kb_version": __version__,
         "embedding_configured": embedding_model_id(settings.embedding),

@@ -89,7 +89,7 @@ def tune(
     opts = search_opts(settings, None, path, doc_type, tag)
     grid = Grid()
     with open_kb(settings) as store:
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding))
+        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
         retriever.embedder  # noqa: B018 - load and check the model before the loop
         total = len(gs.queries)
         done = [0]

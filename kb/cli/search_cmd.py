@@ -78,7 +78,7 @@ def search(
             store.check_embedding_model(embedding_model_id(settings.embedding))
         retriever = Retriever(
             store,
-            lambda: make_embedder(settings.embedding),
+            lambda: make_embedder(settings.embedding, home=settings.home),
             vector_cache=settings.search.vector_cache,
         )
         result = retriever.search(query, opts)

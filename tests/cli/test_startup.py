@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
 
 HEAVY = ["torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisper"]
 
@@ -47,3 +53,47 @@ def test_every_command_help_imports_no_heavy_library() -> None:
     data = json.loads(out.strip().splitlines()[-1])
     assert {"ingest", "status", "doctor", "reindex", "config"} <= set(data["names"])
     assert data["heavy"] == []
+
+
+NO_TORCH = ["torch", "transformers", "sentence_transformers"]
+QUERY_PATH_FORBIDDEN = [*NO_TORCH, "lancedb"]
+
+
+@pytest.mark.slow
+def test_search_and_ask_retrieval_import_no_torch(tmp_path: Path) -> None:
+    """After an ingest (which makes the ONNX export), a hybrid `kb search` and the
+    retrieval of `kb ask` run in new processes without torch, transformers,
+    sentence-transformers or lancedb."""
+    from ingest.pipeline import ingest_paths
+    from kb.config import load_settings
+    from kb.store import Store
+
+    home = tmp_path / "kb"
+    settings = load_settings(home)
+    with Store.open(home) as store:
+        ingest_paths(store, settings, [FIXTURES / "demo" / "notes"])
+        assert store.count_chunks("embedded") > 3
+    onnx = list((Path(os.environ["KB_MODEL_CACHE"]) / "onnx").glob("*/model.onnx"))
+    assert onnx, "ingest made no ONNX export"
+    code = (
+        "import sys, json\n"
+        "from kb.cli import app\n"
+        "try:\n"
+        "    app(sys.argv[1:], standalone_mode=False)\n"
+        "finally:\n"
+        f"    print(json.dumps([m for m in {QUERY_PATH_FORBIDDEN!r} if m in sys.modules]))\n"
+    )
+    search = ["search", "sourdough starter feeding", "--kb", str(home), "--json"]
+    # a threshold nothing passes: retrieval runs, the answer model is never loaded
+    ask = ["ask", "sourdough starter feeding", "--kb", str(home), "--min-score", "0.99"]
+    # the first search after an ingest reads LanceDB once and writes the vector cache file
+    for args, forbidden in ((search, NO_TORCH), (search, QUERY_PATH_FORBIDDEN), (ask, NO_TORCH)):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, env=os.environ
+        )
+        lines = proc.stdout.strip().splitlines()
+        assert proc.returncode == 0, proc.stderr
+        assert [m for m in json.loads(lines[-1]) if m in forbidden] == [], args[0]
+        if args[0] == "search":
+            hits = json.loads("\n".join(lines[:-1]))["hits"]
+            assert hits and hits[0]["path"] == "sourdough.md"

@@ -1,0 +1,266 @@
+"""Export a sentence-transformers folder to ONNX once, cached in the KB.
+
+The export is what lets ``kb search`` and ``kb ask`` embed a query without importing
+torch: :mod:`kb.backends.onnx_embedder` runs it with ONNX Runtime and the model's own
+``tokenizer.json`` (the ``tokenizers`` library).
+
+**What is exported.** Only the transformer (``token ids -> token embeddings``); the
+pooling named by the folder's ``modules.json`` and ``1_Pooling/config.json`` is done in
+numpy at run time. A folder whose module list is not exactly ``Transformer``,
+``Pooling`` and optionally ``Normalize``, or whose pooling is not a single one of
+``mean``, ``cls``, ``max`` or ``mean_sqrt_len``, or that has no ``tokenizer.json``, is
+*not exportable* (:class:`NotExportable`); callers then keep sentence-transformers.
+
+**Where.** ``<KB>/cache/models/onnx/<key>/`` (or ``$KB_MODEL_CACHE/onnx/<key>/``,
+shared by every KB, like the joined whisper model) with ``model.onnx`` (graph, optimised by ONNX
+Runtime at its portable level), ``model.data`` (weights), ``tokenizer.json`` and
+``export.json`` (pooling, ``max_seq_length``, input names, pad id, lower-casing). The
+key is ``sha256(EXPORT_VERSION, model id, manifest)[:16]`` where the manifest lists
+every file of the model folder with its size and modification time: replacing the
+model's files gives a new key, so a stale export is never used. (Stat data, not the
+bytes: hashing 90 MB on every query would cost more than the query.)
+
+**Failures are remembered** in ``<key>.not-exportable`` beside the folder (the reason,
+one line), so a model that cannot be exported is not retried by every command; new
+files make a new key and a new try.
+
+**Checked before it is kept.** The export is written to a temporary folder, run on a
+few texts and compared with the loaded sentence-transformers model; it is renamed into
+place only if every cosine is at least :data:`MIN_COSINE`. A crash leaves at most a
+``*.tmp*`` folder, never a half-written export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+EXPORT_VERSION = 1
+MIN_COSINE = 0.9999
+POOLING_MODES = ("mean", "cls", "max", "mean_sqrt_len")
+_CHECK_TEXTS = (
+    "hello",
+    "Which NFL team represented the AFC at Super Bowl 50?",
+    "A longer passage, with punctuation; numbers like 1,024 and 3.5; and UPPER case words "
+    "that make the sequence longer than the others so padding matters. " * 3,
+)
+_POOLING_KEYS = {
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_max_tokens": "max",
+    "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len",
+}
+
+
+class NotExportable(Exception):
+    """The folder's modules or files are outside what the ONNX path reproduces."""
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    """``export.json``: everything the runtime needs besides the graph and tokenizer."""
+
+    model_id: str
+    pooling: str
+    normalize: bool
+    max_seq_length: int
+    input_names: tuple[str, ...]
+    pad_id: int
+    lowercase: bool
+    dim: int
+    version: int = EXPORT_VERSION
+
+    @classmethod
+    def read(cls, path: Path) -> ExportInfo:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        d["input_names"] = tuple(d["input_names"])
+        return cls(**d)
+
+
+def pooling_of(folder: Path) -> tuple[str, bool]:
+    """``(pooling mode, normalize)`` from ``modules.json``; raises :class:`NotExportable`."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise NotExportable(f"no readable modules.json ({e})") from None
+    types = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    if types not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        raise NotExportable(f"modules {types} (only Transformer, Pooling[, Normalize])")
+    pool_dir = folder / str(modules[1].get("path") or "1_Pooling")
+    try:
+        cfg = json.loads((pool_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise NotExportable(f"no readable pooling config ({e})") from None
+    on = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v is True]
+    if len(on) != 1 or on[0] not in _POOLING_KEYS:
+        raise NotExportable(f"pooling {on} (only one of {', '.join(POOLING_MODES)})")
+    return _POOLING_KEYS[on[0]], len(types) == 3
+
+
+def check_exportable(folder: Path) -> tuple[str, bool]:
+    """:func:`pooling_of`, and a ``tokenizer.json`` must be there; cheap (no model load)."""
+    pooling = pooling_of(folder)
+    if not (folder / "tokenizer.json").is_file():
+        raise NotExportable("no tokenizer.json (a fast tokenizer is needed)")
+    return pooling
+
+
+def manifest_key(folder: Path, model_id: str) -> str:
+    """Cache key: model id + every file's relative path, size and mtime (see module docs)."""
+    h = hashlib.sha256(f"{EXPORT_VERSION}\0{model_id}\0".encode())
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            st = p.stat()
+            h.update(f"{p.relative_to(folder)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def export_dir(home: Path, folder: Path, model_id: str) -> Path:
+    """``<model cache>/onnx/<key>``; the model cache is ``$KB_MODEL_CACHE`` or
+    ``<KB>/cache/models`` (:func:`kb.backends.bundled.model_cache_dir`)."""
+    from kb.backends.bundled import model_cache_dir
+
+    return model_cache_dir(home) / "onnx" / manifest_key(folder, model_id)
+
+
+def _failure_file(target: Path) -> Path:
+    return target.with_name(f"{target.name}.not-exportable")
+
+
+def known_failure(target: Path) -> str | None:
+    """Why an earlier export of the same files failed (``None`` if none did)."""
+    try:
+        return _failure_file(target).read_text(encoding="utf-8").strip() or "failed before"
+    except OSError:
+        return None
+
+
+def is_complete(target: Path) -> bool:
+    return all((target / n).is_file() for n in ("model.onnx", "tokenizer.json", "export.json"))
+
+
+def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
+    """Write the export of the loaded SentenceTransformer ``st_model`` to ``target``.
+
+    Raises :class:`NotExportable` (unsupported model, failed check) or ``OSError``
+    (folder not writable). Needs torch and onnx (export time only).
+    """
+    try:
+        return _export(st_model, folder, target, model_id)
+    except NotExportable as e:
+        try:  # remembered, so later commands do not retry the same files
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _failure_file(target).write_text(str(e), encoding="utf-8")
+        except OSError:
+            pass
+        raise
+
+
+def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
+    pooling, normalize = check_exportable(folder)
+    import torch
+
+    transformer = st_model[0]
+    hf_tok = transformer.tokenizer
+    sample = hf_tok(["a b", "c"], padding=True, return_tensors="pt")
+    names = tuple(n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample)
+    info = ExportInfo(
+        model_id=model_id,
+        pooling=pooling,
+        normalize=normalize,
+        max_seq_length=int(st_model.max_seq_length),
+        input_names=names,
+        pad_id=int(hf_tok.pad_token_id or 0),
+        lowercase=bool(getattr(transformer, "do_lower_case", False)),
+        dim=int(transformer.auto_model.config.hidden_size),
+    )
+
+    class _TokenEmbeddings(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *inputs: Any) -> Any:
+            return self.model(**dict(zip(names, inputs, strict=True))).last_hidden_state
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        module = _TokenEmbeddings(transformer.auto_model).eval().to("cpu")
+        axes = {n: {0: "batch", 1: "seq"} for n in (*names, "token_embeddings")}
+        try:
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # tracer and deprecation chatter
+                torch.onnx.export(
+                    module,
+                    tuple(sample[n].to("cpu") for n in names),
+                    str(tmp / "raw.onnx"),
+                    input_names=list(names),
+                    output_names=["token_embeddings"],
+                    dynamic_axes=axes,
+                    opset_version=17,
+                    dynamo=False,
+                )
+        except Exception as e:  # noqa: BLE001 - the exporter raises many types
+            raise NotExportable(f"torch.onnx.export failed: {str(e).splitlines()[0]}") from None
+        finally:
+            transformer.auto_model.to(st_model.device)
+        _optimize(tmp / "raw.onnx", tmp / "model.onnx")
+        shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
+        (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
+        _check(st_model, tmp)
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not is_complete(target):  # another process won the race otherwise
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return info
+
+
+def _optimize(raw: Path, final: Path) -> None:
+    """Save ``raw`` graph-optimised (portable ``EXTENDED`` level) with its weights in a
+    separate ``model.data``: ONNX Runtime loads that 2-3x faster than one protobuf of
+    90 MB, which is most of a cold query's cost. Keeps ``raw`` as is if that fails."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    opts.optimized_model_filepath = str(final)
+    opts.log_severity_level = 3
+    opts.add_session_config_entry(
+        "session.optimized_model_external_initializers_file_name", "model.data"
+    )
+    opts.add_session_config_entry(
+        "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+    )
+    try:
+        ort.InferenceSession(str(raw), opts, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - an unoptimised graph still works
+        final.unlink(missing_ok=True)
+        (final.parent / "model.data").unlink(missing_ok=True)
+        os.replace(raw, final)
+        return
+    raw.unlink()
+
+
+def _check(st_model: Any, folder: Path) -> None:
+    """Raise :class:`NotExportable` unless the export reproduces ``st_model``."""
+    import numpy as np
+
+    from kb.backends.onnx_embedder import OnnxEmbedder
+
+    ref = st_model.encode(list(_CHECK_TEXTS), normalize_embeddings=True, convert_to_numpy=True)
+    got = OnnxEmbedder(folder, threads=1, quick_start=False).embed_batch(list(_CHECK_TEXTS))
+    cos = np.sum(np.asarray(ref, dtype=np.float32) * got, axis=1)
+    if float(cos.min()) < MIN_COSINE:
+        raise NotExportable(f"exported model differs (cosine {float(cos.min()):.6f})")

@@ -1,0 +1,93 @@
+"""A transient one-line status on stderr ("searching…", "loading model…"), terminals only.
+
+The line is drawn with a carriage return and erased with ``ESC [2K`` (erase line), so
+nothing of it stays on the screen or in a pipe: when stderr is not a terminal (or the
+caller disables it, e.g. for ``--json``) every method does nothing.
+
+``during(text)`` shows ``text`` while a block runs and erases it afterwards, also
+when the block raises. :class:`StatusRetriever` and :func:`status_factory` wrap the
+two slow first steps of ``kb ask``; :class:`ClearOnFirstEvent` erases the line when
+the answer stream yields its first event (a token, or the refusal).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any, TypeVar
+
+T = TypeVar("T")
+_ERASE = "\r\x1b[2K"
+
+
+class StatusLine:
+    def __init__(self, stream: IO[str] | None = None, enabled: bool = True) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = enabled and bool(isatty and isatty())
+        self._shown = False
+
+    def show(self, text: str) -> None:
+        if self.enabled:
+            self.stream.write(f"{_ERASE}{text}")
+            self.stream.flush()
+            self._shown = True
+
+    def clear(self) -> None:
+        if self._shown:
+            self.stream.write(_ERASE)
+            self.stream.flush()
+            self._shown = False
+
+    @contextmanager
+    def during(self, text: str) -> Iterator[None]:
+        self.show(text)
+        try:
+            yield
+        finally:
+            self.clear()
+
+
+class StatusRetriever:
+    """A retriever whose ``search`` shows "searching…" (embedder load included)."""
+
+    def __init__(self, inner: Any, status: StatusLine) -> None:
+        self.inner = inner
+        self.status = status
+
+    def search(self, query: str, opts: Any) -> Any:
+        with self.status.during("searching…"):
+            return self.inner.search(query, opts)
+
+
+def status_factory(factory: Callable[[], T], status: StatusLine, text: str) -> Callable[[], T]:
+    """``factory`` that shows ``text`` while it runs."""
+
+    def wrapped() -> T:
+        with status.during(text):
+            return factory()
+
+    return wrapped
+
+
+class ClearOnFirstEvent:
+    """Iterates ``stream`` showing ``text`` until its first event arrives; every other
+    attribute (``result``, ``cancel``) is the stream's own."""
+
+    def __init__(self, stream: Any, status: StatusLine, text: str) -> None:
+        self._stream = stream
+        self._status = status
+        status.show(text)
+
+    def __iter__(self) -> ClearOnFirstEvent:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._stream)
+        finally:
+            self._status.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
