@@ -142,6 +142,7 @@ class MarkdownLoader:
             tags=tags_from(front),
             warnings=warnings,
             meta=meta,
+            text=text,
         )
 
 

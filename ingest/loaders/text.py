@@ -39,5 +39,5 @@ class TextLoader:
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
         text = read_text(abs_path, rel_path)
         return LoadedDocument(
-            path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text))
+            path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text)), text=text
         )
