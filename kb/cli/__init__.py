@@ -16,7 +16,7 @@ import sys
 import typer
 
 from kb import __version__
-from kb.cli import admin_cmd, ingest_cmd
+from kb.cli import admin_cmd, chunkers_cmd, ingest_cmd
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -49,6 +49,7 @@ app.command("reindex")(admin_cmd.reindex)
 app.command("status")(admin_cmd.status)
 app.command("doctor")(admin_cmd.doctor)
 app.add_typer(admin_cmd.config_app, name="config")
+app.add_typer(chunkers_cmd.chunkers_app, name="chunkers")
 
 
 def _register_optional() -> None:

@@ -14,7 +14,12 @@ from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for, s
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
     chunker: Annotated[
-        str | None, typer.Option("--chunker", help="Chunker: structure | window.")
+        str | None,
+        typer.Option(
+            "--chunker",
+            help="Chunker spec: structure | window | an installed plug-in | path.py#function, "
+            "optionally with :key=value,... (see `kb chunkers list`).",
+        ),
     ] = None,
     include: Annotated[
         list[str] | None,
