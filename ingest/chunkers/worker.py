@@ -171,7 +171,10 @@ class PluginProcess:
             if self._conn.poll(self.timeout):
                 return self._conn.recv()  # type: ignore[no-any-return]
         except (EOFError, OSError):
-            code = self._proc.poll()
+            try:
+                code = self._proc.wait(2)
+            except subprocess.TimeoutExpired:
+                code = None
             self.close()
             raise PluginFailure(f"its process died while {doing} (exit code {code})") from None
         self.close()
