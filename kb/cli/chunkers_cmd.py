@@ -64,9 +64,10 @@ def check(
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Chunk PATHS (files; folders are walked) with SPEC and report, per file: chunk count, coverage, overlap,
-    mean/p95 tokens and lint (chunks longer than the embedder reads, crossing a
-    heading, under 32 tokens, with a broken code fence; text no chunk covers).
+    """Chunk PATHS (files; folders are walked) with SPEC and report, per file: chunk
+    count, coverage, overlap, mean/p95 tokens and lint (chunks longer than the embedder
+    reads, crossing a heading, under 32 tokens, with a broken code fence; text no chunk
+    covers).
     Nothing is stored. Exit 1 when a file fails (the chunker raised, hung or returned
     bad spans; one line each), else 0."""
     from ingest.chunkers import make_chunker
