@@ -125,7 +125,12 @@ def test_check_bad_spec_and_bad_plugin(kb_home: Path, tmp_path: Path) -> None:
         f"kb: {fixture}: chunker {bad.resolve()}#chunk: span 0 (0, 212) lies outside "
         "the text of 211 characters"
     ]
-    assert not (kb_home / "kb.sqlite").exists()  # a check stores nothing
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef chunk(text):\n    time.sleep(60)\n", encoding="utf-8")
+    r = kb("chunkers", "check", f"{slow}#chunk", str(fixture), "--timeout", "1", home=kb_home)
+    assert r.returncode == 1
+    assert r.stderr.strip().endswith("timed out after 1 s while chunking; it was stopped")
+    assert not kb_home.exists()  # a check stores nothing, not even a KB folder
 
 
 def test_ingest_with_installed_plugin_then_search(
