@@ -55,6 +55,9 @@ class LoadedDocument:
     tags: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    """The document text the sections' ``char_start``/``char_end`` index; empty when the
+    loader does not keep it (see :func:`ingest.chunkers.spans.document_text`)."""
 
 
 @dataclass(frozen=True)

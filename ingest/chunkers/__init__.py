@@ -1,10 +1,15 @@
 """Chunkers: turn a :class:`~kb.types.LoadedDocument` into :class:`~kb.types.ChunkDraft` s.
 
-Pick one by name with :func:`make_chunker` (registry :data:`CHUNKERS`):
+Pick one by spec with :func:`make_chunker` (spec syntax: :mod:`ingest.chunkers.spec`).
+Built-ins (registry :data:`CHUNKERS`):
 
 - ``structure`` (:mod:`ingest.chunkers.structure`): follows headings, pages and
   transcript segments; every chunk ≤ ``chunkers.structure.max_tokens``.
 - ``window`` (:mod:`ingest.chunkers.window`): fixed token windows with overlap.
+
+A built-in's spec params override its ``chunkers.<name>`` settings
+(``window:size=64``). Any other name is a plug-in (:mod:`ingest.chunkers.plugin`):
+an installed ``kb.chunkers`` entry point or a file ``path.py#function``.
 
 ``info`` (name, version, params) is stored with every chunk; a change of any of them
 means the documents must be re-chunked. Token counts use the embedding model's
@@ -13,6 +18,7 @@ tokenizer (:func:`ingest.tokens.counter_for`), whose name is one of the params.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Protocol
 
@@ -68,15 +74,43 @@ CHUNKERS: dict[str, Callable[[Settings, TokenCounter], Chunker]] = {
 }
 
 
-def make_chunker(name: str, settings: Settings, counter: TokenCounter | None = None) -> Chunker:
-    """The chunker called ``name``, configured from ``settings``; ``counter`` defaults to
-    the embedding model's tokenizer. Unknown names raise :class:`UsageError`."""
-    factory = CHUNKERS.get(name)
+def make_chunker(spec: str, settings: Settings, counter: TokenCounter | None = None) -> Chunker:
+    """The chunker ``spec`` names, configured from ``settings`` and the spec's params;
+    ``counter`` defaults to the embedding model's tokenizer. Unknown names, unknown
+    params of a built-in and plug-ins that fail to load raise :class:`UsageError`."""
+    from ingest.chunkers.plugin import plugin_chunker
+    from ingest.chunkers.spec import parse_spec
+
+    parsed = parse_spec(spec)
+    counter = counter if counter is not None else counter_for(settings.embedding.model)
+    factory = CHUNKERS.get(parsed.name)
     if factory is None:
-        raise UsageError(f"unknown chunker {name!r}; valid chunkers: {', '.join(sorted(CHUNKERS))}")
-    return factory(
-        settings, counter if counter is not None else counter_for(settings.embedding.model)
-    )
+        return plugin_chunker(parsed, counter)
+    if parsed.params:
+        settings = _with_params(settings, parsed.name, parsed.params)
+    return factory(settings, counter)
+
+
+def _with_params(settings: Settings, name: str, params: dict[str, object]) -> Settings:
+    """``settings`` with ``chunkers.<name>`` fields replaced by ``params``. Each value
+    must have the field's type (an int is accepted for a float); unknown keys and wrong
+    types raise :class:`UsageError`."""
+    cfg = getattr(settings.chunkers, name)
+    fields = {f.name: type(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
+    values: dict[str, object] = {}
+    for key, value in params.items():
+        kind = fields.get(key)
+        if kind is None:
+            raise UsageError(
+                f"chunker {name}: unknown param {key!r}; valid: {', '.join(sorted(fields))}"
+            )
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool) != (kind is bool):
+            raise UsageError(f"chunker {name}: {key}={value!r} is not {kind.__name__}")
+        values[key] = value
+    chunkers = dataclasses.replace(settings.chunkers, **{name: dataclasses.replace(cfg, **values)})
+    return dataclasses.replace(settings, chunkers=chunkers)
 
 
 __all__ = ["CHUNKERS", "Chunker", "StructureChunker", "WindowChunker", "make_chunker"]

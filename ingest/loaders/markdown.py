@@ -143,6 +143,7 @@ class MarkdownLoader:
             tags=tags_from(front),
             warnings=warnings,
             meta=meta,
+            text=text,
         )
 
 

@@ -40,5 +40,5 @@ class TextLoader:
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
         text = read_text(abs_path, rel_path, max_bytes_of(ctx.settings.ingest.max_file_mb))
         return LoadedDocument(
-            path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text))
+            path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text)), text=text
         )

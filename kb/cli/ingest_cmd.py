@@ -32,10 +32,11 @@ def ingest(
         str | None,
         typer.Option(
             "--chunker",
-            metavar="NAME",
-            help="Change the KB's chunker, one of: structure, window. It is remembered: "
-            "later ingests use it until changed again. [default: the KB's chunker, else "
-            "config ingest.chunker]",
+            metavar="SPEC",
+            help="Change the KB's chunker: structure, window, an installed plug-in or "
+            "path.py#function, optionally with :key=value,... (see `kb chunkers list`). It is "
+            "remembered: later ingests use it until changed again. [default: the KB's "
+            "chunker, else config ingest.chunker]",
             show_default=False,
         ),
     ] = None,

@@ -1,0 +1,238 @@
+"""``kb chunkers list`` and ``kb chunkers check SPEC FILE...``"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+from kb.cli.help import command_kwargs
+
+chunkers_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+
+
+@chunkers_app.callback()
+def _chunkers(ctx: typer.Context) -> None:
+    """Chunkers: list the built-ins and installed plug-ins; check one on files.
+
+    \b
+    Examples:
+      kb chunkers list
+      kb chunkers check window:size=64 notes/
+    """
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)
+
+
+EMBEDDER_READS = 256  # all-MiniLM-L6-v2's max_seq_length, when the model does not say
+
+
+@chunkers_app.command("list", **command_kwargs("Built-in chunkers and installed plug-ins."))
+def list_chunkers(json_out: JsonOption = False) -> None:
+    """Built-in chunkers and the plug-ins installed under the kb.chunkers entry point
+    (read from package metadata; nothing is imported).
+
+    \b
+    Examples:
+      kb chunkers list
+      kb chunkers list --json
+    """
+    from ingest.chunkers import CHUNKERS
+    from ingest.chunkers.plugin import installed
+    from ingest.chunkers.structure import VERSION as STRUCTURE_VERSION
+    from ingest.chunkers.window import VERSION as WINDOW_VERSION
+
+    versions = {"structure": STRUCTURE_VERSION, "window": WINDOW_VERSION}
+    rows: list[dict[str, str]] = [
+        {"name": n, "source": "built-in", "version": versions.get(n, "?"), "target": ""}
+        for n in sorted(CHUNKERS)
+    ]
+    rows += [
+        {
+            "name": p.name,
+            "source": f"installed ({p.distribution})",
+            "version": p.version,
+            "target": p.target,
+        }
+        for p in installed()
+    ]
+    if json_out:
+        print_json(rows)
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        tail = f"  {r['target']}" if r["target"] else ""
+        typer.echo(f"{r['name']:<{width}}  {r['version']:<8}  {r['source']}{tail}")
+    typer.echo("also: path/to/file.py#function (a local file, run as you)")
+
+
+@chunkers_app.command(
+    "check", **command_kwargs("Chunk files with a spec and report coverage and lint.")
+)
+def check(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+        ),
+    ],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATH...",
+            help="Files or folders to chunk (nothing is stored).",
+            show_default=False,
+        ),
+    ],
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            help="Seconds a plug-in may take per file. [default: 30]",
+            show_default=False,
+        ),
+    ] = None,
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Chunk PATHS (files; folders are walked) with SPEC and report, per file: chunk
+    count, coverage, overlap, mean/p95 tokens and lint (chunks longer than the embedder
+    reads, crossing a heading, under 32 tokens, with a broken code fence; text no chunk
+    covers).
+    Nothing is stored. Exit 1 when a file fails (the chunker raised, hung or returned
+    bad spans; one line each), else 0.
+
+    \b
+    Examples:
+      kb chunkers check structure notes/
+      kb chunkers check my_chunker.py#chunk:size=300 notes/todo.md --json
+    """
+    from ingest.chunkers import make_chunker
+    from ingest.chunkers.check import SHORT_TOKENS, check_chunking
+    from ingest.loaders import SUPPORTED_EXTENSIONS, LoadContext, loader_for
+    from ingest.walk import walk
+    from kb.errors import IngestError, UsageError
+
+    settings = settings_for(kb)
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {timeout:g}")
+    limit = _read_limit(settings.embedding.model)
+    chunker = make_chunker(spec, settings)
+    if timeout is not None and hasattr(chunker, "process"):
+        chunker.process.timeout = timeout
+
+    def transcriber():  # type: ignore[no-untyped-def]
+        from kb.backends.transcriber import make_transcriber
+
+        return make_transcriber(settings.whisper, settings.home)
+
+    ctx = LoadContext(settings, transcriber, settings.home / "cache")
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            files += [c.abs_path for c in walk(p, SUPPORTED_EXTENSIONS) if not c.problem]
+        else:
+            files.append(p)
+    results: list[dict[str, Any]] = []
+    failed = 0
+    try:
+        for f in files:
+            loader = loader_for(f)
+            if loader is None or not f.is_file():
+                why = "not a file" if not f.is_file() else "unsupported file type"
+                err(f"kb: {f}: {why}")
+                failed += 1
+                results.append({"path": str(f), "error": why})
+                continue
+            try:
+                doc = loader.load(f, str(f), ctx)
+                drafts = chunker.chunk(doc)
+            except IngestError as e:
+                err(f"kb: {e}")
+                failed += 1
+                results.append({"path": str(f), "error": e.reason})
+                continue
+            result = check_chunking(doc, drafts, limit, SHORT_TOKENS)
+            results.append(result.to_dict())
+            if not json_out:
+                _print_check(result.to_dict(), drafts, limit)
+    finally:
+        close = getattr(chunker, "close", None)
+        if close is not None:
+            close()
+    info = chunker.info
+    if json_out:
+        print_json(
+            {
+                "chunker": {"name": info.name, "version": info.version, "params": info.params},
+                "read_limit": limit,
+                "files": results,
+            }
+        )
+    else:
+        done = [r for r in results if "error" not in r]
+        lints = {k: sum(len(r["lint"][k]) for r in done) for k in _LINT_TEXT}
+        found = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in lints.items() if n)
+        typer.echo(
+            f"{info.name} {info.version} {json.dumps(info.params, sort_keys=True)}: "
+            f"{len(done)} of {len(files)} file(s) chunked into "
+            f"{sum(r['chunks'] for r in done)} chunks; lint: {found or 'clean'}"
+        )
+    raise typer.Exit(1 if failed else 0)
+
+
+_LINT_TEXT = {
+    "too_long": "over {limit} tokens (the embedder drops the rest)",
+    "crosses_heading": "crossing a heading",
+    "short": "under 32 tokens",
+    "broken_fence": "with a broken code fence",
+}
+
+
+def _print_check(r: dict[str, Any], drafts: list[Any], limit: int) -> None:
+    typer.echo(
+        f"{r['path']}: {r['chunks']} chunks, coverage {r['coverage']:.1%}, "
+        f"overlap {r['overlap']:.1%}, tokens mean {r['mean_tokens']:.0f} p95 {r['p95_tokens']}"
+    )
+    for key, idx in r["lint"].items():
+        if not idx:
+            continue
+        where = ", ".join(_where(k, drafts[k]) for k in idx[:3])
+        more = f" (+{len(idx) - 3} more)" if len(idx) > 3 else ""
+        typer.echo(
+            f"  lint: {len(idx)} chunk(s) {_LINT_TEXT[key].format(limit=limit)}: {where}{more}"
+        )
+    if r["uncovered_chars"]:
+        line = r["first_uncovered_line"]
+        at = f", first at line {line}" if line is not None else ""
+        typer.echo(f"  lint: {r['uncovered_chars']} character(s) of text no chunk covers{at}")
+
+
+def _where(k: int, d: Any) -> str:
+    s = d.span
+    if s.line_start is not None:
+        return f"#{k} lines {s.line_start}–{s.line_end}"
+    if s.page_start is not None:
+        return f"#{k} p. {s.page_start}"
+    return f"#{k} chars {d.char_start}–{d.char_end}"
+
+
+def _read_limit(embedding_model: str) -> int:
+    """Tokens of its own a chunk may have before the embedder drops the rest: the
+    model's ``max_seq_length`` (sentence_bert_config.json; 256 for all-MiniLM-L6-v2)
+    minus 2 for ``[CLS]`` and ``[SEP]``."""
+    from kb.backends.bundled import embedding_model_dir
+
+    folder = embedding_model_dir() if embedding_model == "bundled" else Path(embedding_model)
+    reads = EMBEDDER_READS
+    try:
+        cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        reads = int(cfg.get("max_seq_length", reads))
+    except (OSError, ValueError, TypeError):
+        pass
+    return reads - 2
