@@ -18,7 +18,7 @@ precision and recall of the fitted model at the chosen threshold (the one that
 maximises F1 on the calibration half, reported with its value), and the fitted weights
 to paste into :data:`kb.rag.verify.DEFAULT_MODEL` (a logistic regression with
 non-negative feature weights: more overlap or similarity never lowers support).
-The features are also saved to ``/tmp/kb-verify-features.npz`` for quick refits.
+``--features F.npz`` saves the pair features (or reuses them) for quick refits.
 
 Not built yet: the second set the issue asks for (real model answers labelled by the
 golden answer check); ``kb eval run`` reports ``citation_support_rate`` on real
@@ -30,7 +30,7 @@ trade-off at several ``min_coverage`` values.
 
 Usage::
 
-    python bench/verify.py --kb DIR [--golden GOLDEN.yaml] [--json OUT]
+    python bench/verify.py --kb DIR [--golden GOLDEN.yaml] [--json OUT] [--features F.npz]
 """
 
 from __future__ import annotations
@@ -161,7 +161,10 @@ def build_pairs(
     ).fetchall()
     by_path: dict[str, list[tuple[int, str]]] = {}
     for cid, path, text in rows:
-        by_path.setdefault(path, []).append((int(cid), text))
+        # KB paths are "source-name/relative/path"; golden paths are relative to the
+        # corpus folder (the source), so index both forms
+        for key in {path, path.split("/", 1)[-1]}:
+            by_path.setdefault(key, []).append((int(cid), text))
     out: list[tuple[np.ndarray, int, int]] = []
     opts = SearchOptions(k=5, min_score=-1.0)
     for q in queries:
@@ -175,7 +178,11 @@ def build_pairs(
                 continue
             hits = retriever.search(q["question"], opts).hits
             hold_ids = {cid for cid, _ in holders}
-            negs = [h for h in hits if h.path == path and h.chunk_id not in hold_ids]
+            negs = [
+                h
+                for h in hits
+                if (h.path == path or h.path.endswith("/" + path)) and h.chunk_id not in hold_ids
+            ]
             hold_hit = store.hits_for([holders[0][0]])[holders[0][0]]
             pairs: list[tuple[str, Any, int]] = [(snip, hold_hit, 1)]
             clause = first_clause(snip)
@@ -238,17 +245,27 @@ def main() -> None:
     ap.add_argument("--kb", type=Path, required=True)
     ap.add_argument("--golden", type=Path, default=SQUAD / "golden.yaml")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--features", type=Path, help="save the pair features here, or reuse them if present"
+    )
     args = ap.parse_args()
     settings = load_settings(args.kb)
     store = Store.open(args.kb)
     embedder = make_embedder(settings.embedding)
     retriever = Retriever(store, embedder)
     queries = yaml.safe_load(args.golden.read_text(encoding="utf-8"))["queries"]
-    data = build_pairs(store, retriever, queries, embedder.embed_batch)
-    x = np.array([d[0] for d in data])
-    y = np.array([d[1] for d in data], dtype=float)
-    h = np.array([d[2] for d in data])
-    np.savez(Path("/tmp") / "kb-verify-features.npz", x=x, y=y, h=h)
+    if args.features is not None and args.features.is_file():
+        saved = np.load(args.features)
+        x, y, h = saved["x"], saved["y"], saved["h"]
+    else:
+        data = build_pairs(store, retriever, queries, embedder.embed_batch)
+        if not data:
+            raise SystemExit("no pairs: do the golden paths match the KB's documents?")
+        x = np.array([d[0] for d in data])
+        y = np.array([d[1] for d in data], dtype=float)
+        h = np.array([d[2] for d in data])
+        if args.features is not None:
+            np.savez(args.features, x=x, y=y, h=h)
     w = fit_monotone(x[h == 0], y[h == 0])
     fitted = model_of(w)
     result: dict[str, Any] = {"pairs": len(data), "positives": int(y.sum())}
