@@ -77,7 +77,7 @@ class ScriptedGenerator(Generator):
 def settings(**llm: object) -> Settings:
     """Generate mode without verification: the pipeline as these tests were written for
     (the verifier and quote mode have their own tests in test_rag_verified.py)."""
-    s = replace(Settings(), answer=AnswerSettings(mode="generate", verify=False))
+    s = replace(Settings(), answer=AnswerSettings(mode="generate", verify=False, min_coverage=0.0))
     return replace(s, llm=replace(LlmSettings(), **llm))  # type: ignore[arg-type]
 
 
