@@ -211,26 +211,29 @@ def coverage_table(
     def df(word: str) -> tuple[int, int]:
         return term_doc_freq(store.conn, word)
 
-    cov: dict[str, list[tuple[float, int]]] = {"answerable": [], "unanswerable": []}
+    cov: dict[str, list[tuple[float, int, bool]]] = {"answerable": [], "unanswerable": []}
     for q in queries:
         if q.get("category") not in ("factual", "unanswerable", "pdf"):
             continue
         hits = retriever.search(q["question"], opts).hits
         ps = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
-        c = coverage_check(q["question"], ps, df, 0.0).coverage
+        res = coverage_check(q["question"], ps, df, 0.0)
         key = "answerable" if q.get("answerable", True) else "unanswerable"
-        cov[key].append((c, half(q["id"])))
+        cov[key].append((res.coverage, half(q["id"]), bool(res.absent_keys)))
     table = []
     for t in np.arange(0.5, 1.001, 0.05):
         row = {"min_coverage": round(float(t), 2)}
         for h in (0, 1):
-            a = [c for c, hh in cov["answerable"] if hh == h]
-            u = [c for c, hh in cov["unanswerable"] if hh == h]
-            row[f"over_refusal_h{h}"] = round(float(np.mean([c < t for c in a])), 3)
-            row[f"abstention_h{h}"] = round(float(np.mean([c < t for c in u])), 3)
+            a = [(c, k) for c, hh, k in cov["answerable"] if hh == h]
+            u = [(c, k) for c, hh, k in cov["unanswerable"] if hh == h]
+            row[f"over_refusal_h{h}"] = round(float(np.mean([c < t for c, _ in a])), 3)
+            row[f"abstention_h{h}"] = round(float(np.mean([c < t for c, _ in u])), 3)
+            # with require_key_terms: also refuse when a number or name is in no passage
+            row[f"keys_over_refusal_h{h}"] = round(float(np.mean([c < t or k for c, k in a])), 3)
+            row[f"keys_abstention_h{h}"] = round(float(np.mean([c < t or k for c, k in u])), 3)
         table.append(row)
-    a_all = np.array([c for c, _ in cov["answerable"]])
-    u_all = np.array([c for c, _ in cov["unanswerable"]])
+    a_all = np.array([c for c, _, _ in cov["answerable"]])
+    u_all = np.array([c for c, _, _ in cov["unanswerable"]])
     labels = np.r_[np.ones(len(u_all)), np.zeros(len(a_all))]
     return {
         "auc_unanswerable_vs_answerable": round(auc(-np.r_[u_all, a_all], labels), 4),
@@ -238,6 +241,15 @@ def coverage_table(
         "n_unanswerable": len(u_all),
         "table": table,
     }
+
+
+def coverage_only(kb: Path, golden: Path) -> None:
+    """Only the refusal table (``--coverage-only``): no pairs, no fitting."""
+    settings = load_settings(kb)
+    store = Store.open(kb)
+    retriever = Retriever(store, make_embedder(settings.embedding, home=kb))
+    queries = yaml.safe_load(golden.read_text(encoding="utf-8"))["queries"]
+    print(json.dumps(coverage_table(store, retriever, queries), indent=1))
 
 
 def main() -> None:
@@ -248,7 +260,11 @@ def main() -> None:
     ap.add_argument(
         "--features", type=Path, help="save the pair features here, or reuse them if present"
     )
+    ap.add_argument("--coverage-only", action="store_true", help="only the refusal table")
     args = ap.parse_args()
+    if args.coverage_only:
+        coverage_only(args.kb, args.golden)
+        return
     settings = load_settings(args.kb)
     store = Store.open(args.kb)
     embedder = make_embedder(settings.embedding)

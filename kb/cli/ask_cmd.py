@@ -266,6 +266,14 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
         )
     elif record.refused and record.refusal_reason == "no_support":
         a = record.answerability or {}
+        absent = a.get("absent_keys") or []
+        if absent and a.get("coverage", 0) >= a.get("threshold", 0):
+            echo(
+                "refused: the question names "
+                + ", ".join(repr(w) for w in absent[:5])
+                + ", which no retrieved passage contains; the model was not run"
+            )
+            return
         missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
         echo(
             "refused: no retrieved passage holds the question's words together"

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.rag.lexical import content_stems, tokens
+from kb.rag.lexical import content_stems, key_tokens, tokens
 from kb.rag.verify import PassageSentences
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -72,6 +72,8 @@ class Answerability:
     answerable: bool
     threshold: float
     missing: list[str] = field(default_factory=list)
+    #: the question's numbers and names that no passage contains at all
+    absent_keys: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +81,7 @@ class Answerability:
             "answerable": self.answerable,
             "threshold": self.threshold,
             "missing": list(self.missing),
+            "absent_keys": list(self.absent_keys),
         }
 
 
@@ -107,13 +110,42 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
     return out
 
 
+def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str]:
+    """The question's numbers and names (:func:`kb.rag.lexical.key_tokens`, single
+    words only) that appear in no passage: "the first *American*" when every passage
+    says "European". Numbers are compared normalised, names as stems."""
+    seen: set[str] = set()
+    for p in passages:
+        for st in p.stems:
+            seen |= st
+    keys = [k for k in key_tokens(question) if " " not in k]
+    return sorted(k for k in keys if k not in seen)
+
+
 def check(
     question: str,
     passages: Sequence[PassageSentences],
     doc_freq: DocFreq | None,
     min_coverage: float,
+    *,
+    require_keys: bool = False,
 ) -> Answerability:
-    """Coverage of the question's terms by the best window (module docstring)."""
+    """Coverage of the question's terms by the best window (module docstring); with
+    ``require_keys`` a question whose number or name is in no passage is not
+    answerable either."""
+    result = _coverage(question, passages, doc_freq, min_coverage)
+    result.absent_keys = absent_keys(question, passages)
+    if require_keys and result.absent_keys:
+        result.answerable = False
+    return result
+
+
+def _coverage(
+    question: str,
+    passages: Sequence[PassageSentences],
+    doc_freq: DocFreq | None,
+    min_coverage: float,
+) -> Answerability:
     terms = question_terms(question, doc_freq)
     if not passages:
         return Answerability(0.0, False, min_coverage, [w for w, _ in terms.values()])

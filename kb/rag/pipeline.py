@@ -178,7 +178,9 @@ class AskPipeline:
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
         # always measured (cheap: no model), recorded, and enforced when min_coverage > 0
         passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
-        checked = check_answerability(q, passages, self.doc_freq, a.min_coverage)
+        checked = check_answerability(
+            q, passages, self.doc_freq, a.min_coverage, require_keys=a.require_key_terms
+        )
         if not checked.answerable:
             return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
         t_load = time.perf_counter()

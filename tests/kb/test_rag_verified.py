@@ -4,6 +4,7 @@ quote mode and truncation (unit tests with fakes; the real model is in test_rag_
 from __future__ import annotations
 
 import json
+import zlib
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -57,7 +58,7 @@ def bow_embed(texts: Sequence[str]) -> np.ndarray:
     out = np.zeros((len(texts), 256), dtype=np.float32)
     for i, t in enumerate(texts):
         for s in content_stems(t):
-            out[i, hash(s) % 256] += 1.0
+            out[i, zlib.crc32(s.encode()) % 256] += 1.0  # stable across processes
         norm = np.linalg.norm(out[i])
         if norm:
             out[i] /= norm
@@ -308,3 +309,14 @@ def test_no_support_refusal_names_the_missing_word_and_never_loads_the_model() -
     assert rec.refused and rec.refusal_reason == "no_support" and loads == []
     assert rec.answerability is not None and "pizza" in rec.answerability["missing"]
     assert re.search(r"oven", " ".join(rec.answerability["missing"]))
+
+
+def test_a_name_or_number_in_no_passage_is_reported_and_can_refuse() -> None:
+    ps = [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)]
+    q = "How long did Gordon proof the dough in the refrigerator in 1999?"
+    loose = check(q, ps, None, 0.3)
+    assert loose.absent_keys == ["1999", "gordon"] and loose.answerable
+    strict = check(q, ps, None, 0.3, require_keys=True)
+    assert not strict.answerable and strict.to_dict()["absent_keys"] == ["1999", "gordon"]
+    # a question whose numbers and names are all in the passages passes
+    assert check("Does the bread take 24 hours?", ps, None, 0.3, require_keys=True).answerable
