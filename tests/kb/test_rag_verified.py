@@ -4,8 +4,8 @@ quote mode and truncation (unit tests with fakes; the real model is in test_rag_
 from __future__ import annotations
 
 import json
-import zlib
 import re
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
