@@ -77,7 +77,7 @@ def test_rare_word_is_rank_1_in_the_default_mode(kb: Any, word: str, note: str) 
     # the case of the issue: nothing is close in meaning ...
     assert res.best_cosine is not None and res.best_cosine < opts.min_score
     # ... yet the one note containing the word comes first
-    assert res.hits[0].path == f"notes/{note}"
+    assert res.hits[0].path.endswith(f"/notes/{note}")  # "<source>/notes/..."
     assert res.hits[0].ranks["keyword"] == 1
     # ranking and refusal are separate: kb ask would still refuse on meaning alone
     assert not res.has_evidence(opts.min_score)
@@ -88,7 +88,7 @@ def test_a_word_far_down_the_vector_leg_is_rank_1(kb: Any) -> None:
     # first by bm25; its true vector rank still counts, so it beats the vector leg's 1st
     _, r, settings = kb
     res = r.search("dentist", SearchOptions.from_settings(settings.search))
-    assert res.hits[0].path == "notes/todo.txt"
+    assert res.hits[0].path.endswith("/notes/todo.txt")
     assert set(res.hits[0].ranks) == {"vector", "keyword"}
 
 
@@ -96,5 +96,5 @@ def test_a_real_question_still_passes_the_refusal_check(kb: Any) -> None:
     _, r, settings = kb
     opts = SearchOptions.from_settings(settings.search)
     res = r.search("When does the chimney sweep come?", opts)
-    assert res.hits[0].path == "notes/house.md"
+    assert res.hits[0].path.endswith("/notes/house.md")
     assert res.has_evidence(opts.min_score)
