@@ -11,7 +11,9 @@ For the question's content stems ``T`` (:func:`kb.rag.lexical.content_stems`, le
 words that frame a question, :data:`QUESTION_FRAME`) with
 weights ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` (``N`` chunks in the KB,
 ``n_t`` of them containing ``t``; the BM25 weight, always positive, so rare words, names
-and numbers count most), and each window ``W`` (a passage sentence with its neighbours):
+and numbers count most), and each window ``W`` (a passage sentence with its neighbours,
+plus the words of the chunk's heading path: a note's title names what its sentences are
+about):
 
     coverage(W) = Σ_{t ∈ T ∩ W} idf(t) / Σ_{t ∈ T} idf(t)
 
@@ -116,6 +118,7 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     says "European". Numbers are compared normalised, names as stems."""
     seen: set[str] = set()
     for p in passages:
+        seen |= p.heading_stems
         for st in p.stems:
             seen |= st
     keys = [k for k in key_tokens(question) if " " not in k]
@@ -154,7 +157,8 @@ def _coverage(
         return Answerability(1.0, True, min_coverage)
     best, best_missing = -1.0, list(terms)
     for p in passages:
-        for window in p.window_stems:
+        for sentences in p.window_stems:
+            window = sentences | p.heading_stems  # the chunk's headings belong to it
             got = sum(w for s, (_, w) in terms.items() if s in window)
             cov = got / total
             if cov > best:

@@ -79,6 +79,8 @@ class PassageSentences:
     window_stems: list[set[str]]
     window_keys: list[set[str]]
     vectors: np.ndarray | None = None
+    #: content stems of the chunk's heading path (its title and sections)
+    heading_stems: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, n: int, hit: Hit) -> PassageSentences:
@@ -87,7 +89,8 @@ class PassageSentences:
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
-        return cls(n, hit, spans, stems, window, wkeys)
+        heading = content_stems(" ".join(hit.locator.heading_path))
+        return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading)
 
     def sentence(self, j: int) -> str:
         s, e = self.spans[j]

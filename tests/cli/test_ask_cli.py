@@ -79,7 +79,10 @@ def test_errors_carry_their_exit_codes(kb_home: Path, tmp_path: Path) -> None:
 
 def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
     question = "sourdough " * 2500
-    r = runner.invoke(app, ["ask", question, "--kb", str(demo_kb), "--mode", "keyword"])
+    r = runner.invoke(
+        app,
+        ["ask", question, "--kb", str(demo_kb), "--mode", "keyword", "--answer-mode", "generate"],
+    )
     assert isinstance(r.exception, ContextOverflowError) and r.exception.exit_code == 5
     assert "2048-token window" in str(r.exception)
 
@@ -165,7 +168,9 @@ def test_ctrl_c_mid_stream(
     demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = _fake_model(monkeypatch, [f"word{i} " for i in range(400)], interrupt_at=3)
-    r = runner.invoke(app, ["ask", "Tell me about sourdough", "--kb", str(demo_kb)])
+    r = runner.invoke(
+        app, ["ask", "Tell me about sourdough", "--kb", str(demo_kb), "--answer-mode", "generate"]
+    )
     assert r.exit_code == 130
     assert r.stdout.startswith("word0 word1 word2 ")
     assert "interrupted" in r.output and "Sources" not in r.stdout

@@ -36,13 +36,13 @@ def test_names_with_control_characters_are_escaped_on_the_terminal(
     r = kb("ingest", str(corpus), home=kb_home)
     assert r.returncode == 1
     assert r.stderr.splitlines()[0] == (
-        'kb: failed: "bad\\nname.md": binary content (NUL character at text offset 11); '
+        'kb: failed: "c/bad\\nname.md": binary content (NUL character at text offset 11); '
         "not a text file"
     )
     assert len(r.stderr.splitlines()) == 2  # the failure, then the summary line
     j = kb("ingest", str(corpus), "--json", home=kb_home)
     files = json.loads(j.stdout)["files"]
-    assert [f["path"] for f in files] == ["bad\nname.md"]  # exact in JSON
+    assert [f["path"] for f in files] == ["c/bad\nname.md"]  # exact in JSON ("c" is the source)
 
 
 def test_search_quotes_a_path_with_a_newline(kb_home: Path) -> None:
@@ -102,7 +102,8 @@ def test_float_options_refuse_nan_and_inf(kb_home: Path, value: str) -> None:
     r = kb("search", "x", "--mode", "keyword", f"--min-score={value}", home=kb_home)
     assert r.returncode == 2
     assert r.stderr.splitlines() == [
-        f"kb search: error: invalid value for --min-score: {float(value)}: must be a finite number"
+        f"kb search: error: invalid value for --min-score: {float(value)}: must be a finite "
+        "number (see `kb search -h`)"
     ]
 
 
