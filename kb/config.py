@@ -130,7 +130,7 @@ class AnswerSettings:
     support_threshold: float = 0.5
     suggest_margin: float = 0.15
     min_coverage: float = 0.5
-    require_key_terms: bool = False
+    require_key_terms: bool = True
     quote_candidates: int = 8
     quote_max_sentences: int = 1
 

@@ -218,10 +218,14 @@ class AskPipeline:
         return AnswerStream.start(produce)
 
     # -- building blocks ------------------------------------------------------------------
-    def _verifier(self, contexts: Sequence[Hit]) -> Verifier:
+    def _verifier(self, contexts: Sequence[Hit], vectors: bool | None = None) -> Verifier:
         a = self.settings.answer
         return Verifier(
-            contexts, self.embed, threshold=a.support_threshold, margin=a.suggest_margin
+            contexts,
+            self.embed,
+            threshold=a.support_threshold,
+            margin=a.suggest_margin,
+            vectors=vectors,
         )
 
     def _refuse(
@@ -253,7 +257,7 @@ class AskPipeline:
         """Candidates that fit the window, the quote grammar, and the verifier that
         already holds the embedded passage sentences."""
         a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
-        verifier = self._verifier(hits)
+        verifier = self._verifier(hits, vectors=True)
         cands = rank_candidates(q, verifier.passages, self.embed, a.quote_candidates)
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
@@ -399,7 +403,11 @@ class AskPipeline:
             sentences=[] if refused else verdicts,
             answerability=None if run.checked is None else run.checked.to_dict(),
             mode=run.mode,
-            verifier=None if not verified else ("embedding+lexical" if self.embed else "lexical"),
+            verifier=(
+                None
+                if not verified or run.verifier is None
+                else ("embedding+lexical" if run.verifier.embed else "lexical")
+            ),
         )
 
 

@@ -137,7 +137,7 @@ def test_wrong_citation_is_unsupported_and_the_right_passage_suggested() -> None
 
 def test_supported_sentence_has_evidence_with_its_exact_line() -> None:
     v = Verifier(HITS, bow_embed)
-    verdict = v.verify(0, "The dough proofs in the refrigerator overnight [#1].")
+    verdict = v.verify(0, "It is proofed in the refrigerator overnight, 12 to 16 hours [#1].")
     assert verdict.verdict == "supported" and verdict.suggested is None
     ev = verdict.evidence
     assert ev is not None and ev.n == 1 and ev.chunk_id == 11
@@ -152,7 +152,7 @@ def test_supported_sentence_has_evidence_with_its_exact_line() -> None:
 
 def test_uncited_sentence_and_lexical_only_verifier() -> None:
     v = Verifier(HITS, None)  # no embedder: the lexical signals alone
-    verdict = v.verify(0, "The dough proofs in the refrigerator overnight.")
+    verdict = v.verify(0, "It is proofed in the refrigerator overnight, 12 to 16 hours.")
     assert verdict.verdict == "uncited" and verdict.citations == []
     assert verdict.suggested is not None and verdict.suggested.n == 1
 
