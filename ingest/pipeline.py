@@ -402,18 +402,32 @@ def remembered_chunker(
     from dataclasses import asdict
 
     from ingest.chunkers import CHUNKERS
+    from ingest.chunkers.spec import parse_spec
     from kb.config import override
 
     raw = store.meta_get("chunker")
     if requested is None and raw is not None:
         rec = json.loads(raw)
+        if "spec" in rec:  # a plug-in: its spec (name and params) is its identity
+            return override(settings, **{"ingest.chunker": rec["spec"]}), None
         flags = {f"chunkers.{rec['name']}.{k}": v for k, v in rec["params"].items()}
         return override(settings, **{"ingest.chunker": rec["name"], **flags}), None
-    name = requested or settings.ingest.chunker
-    if name not in CHUNKERS:
-        raise UsageError(f"--chunker {name!r}: expected one of {', '.join(sorted(CHUNKERS))}")
-    settings = override(settings, **{"ingest.chunker": name})
-    new = {"name": name, "params": asdict(getattr(settings.chunkers, name))}
+    spec = requested or settings.ingest.chunker
+    parsed = parse_spec(spec)
+    new: dict[str, Any]
+    if parsed.name in CHUNKERS:
+        flags = {f"chunkers.{parsed.name}.{k}": v for k, v in parsed.params.items()}
+        try:
+            settings = override(settings, **{"ingest.chunker": parsed.name, **flags})
+        except Exception as e:  # noqa: BLE001 - a bad param of a built-in is a usage error
+            raise UsageError(f"--chunker {spec!r}: {e}") from None
+        new = {"name": parsed.name, "params": asdict(getattr(settings.chunkers, parsed.name))}
+    else:  # a plug-in (installed entry point or path.py#function); loading it checks it
+        from ingest.chunkers import make_chunker
+
+        make_chunker(spec, settings)
+        settings = override(settings, **{"ingest.chunker": spec})
+        new = {"name": parsed.name, "params": dict(parsed.params), "spec": spec}
     note = None
     if raw is not None and json.loads(raw) != new:
         old = json.loads(raw)

@@ -8,6 +8,7 @@ line at the end; ``--quiet`` silences them.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -22,9 +23,17 @@ from kb.types import mmss
 
 class LineRate:
     """Decides when a plain progress line is due: a new 10% step and ``interval`` seconds
-    since the last line. ``clock`` is injectable for tests."""
+    since the last line (default 5, or ``$KB_PROGRESS_INTERVAL``). ``clock`` is
+    injectable for tests."""
 
-    def __init__(self, interval: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, interval: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if interval is None:
+            try:
+                interval = float(os.environ.get("KB_PROGRESS_INTERVAL", "5"))
+            except ValueError:
+                interval = 5.0
         self.interval = interval
         self.clock = clock
         self.started = clock()

@@ -154,7 +154,7 @@ def test_ingest_with_installed_plugin_then_search(
     s = kb("search", query, "--json", home=kb_home, site=site)
     assert s.returncode == 0, s.stderr
     hits = json.loads(s.stdout)["hits"]
-    assert hits[0]["path"] == files[1].name and hits[0]["text"] == body
+    assert hits[0]["path"].endswith("/" + files[1].name) and hits[0]["text"] == body
     assert hits[0]["locator"]["lines"] == [3, 3]
     again = json.loads(
         kb(

@@ -68,7 +68,10 @@ def test_groups_without_a_command_print_help(capsys: Cap, group: list[str]) -> N
         (["search", "x", "-k", "abc"], "invalid value for -k/--k: not a whole number"),
         (["search", "x", "--min-score", "abc"], "invalid value for --min-score: not a number"),
         (["search", "two", "words"], "quote text with spaces"),
-        (["ingest", "--chunker", "nope", "."], "--chunker 'nope': expected one of"),
+        (
+            ["ingest", "--chunker", "nope", "."],
+            "unknown chunker 'nope'; valid chunkers: structure, window",
+        ),
         (["ingest"], "no sources yet; run `kb ingest PATH`"),
         (["ingest", "/definitely/not/here"], "/definitely/not/here: no such file or folder"),
     ],

@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:unsafe cast f
 
 
 def kb(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    # a progress line at every 10% step, so the test can stop the run part-way
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "KB_PROGRESS_INTERVAL": "0"}
     return subprocess.run(
         [sys.executable, "-m", "kb", *args], env=env, capture_output=True, text=True, timeout=300
     )
@@ -38,7 +39,8 @@ def _metrics(home: Path, name: str) -> dict[str, float]:
 
 def test_sigkill_then_resume_equals_an_uninterrupted_run(demo_kb: Path) -> None:
     home = str(demo_kb)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    # a progress line at every 10% step, so the test can stop the run part-way
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "KB_PROGRESS_INTERVAL": "0"}
     p = subprocess.Popen(
         [
             sys.executable,

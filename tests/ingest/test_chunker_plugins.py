@@ -128,14 +128,14 @@ def test_ingest_records_the_failing_file_and_goes_on(
         report = ingest_paths(store, settings, [corpus], embedder=real_embedder)
         failed = {f.path: f.error for f in report.files if f.outcome == "failed"}
         assert failed == {
-            "b.md": f"chunker {bad.resolve()}#chunk: raised ValueError: cannot split this"
+            "corpus/b.md": f"chunker {bad.resolve()}#chunk: raised ValueError: cannot split this"
         }
         assert report.exit_code == 1 and report.count("added") == 2
         hits = (
             Retriever(store, real_embedder).search("where do herons nest", SearchOptions(k=3)).hits
         )
         top = hits[0]
-        assert top.path == "a.md" and top.text == "# Herons\n\nHerons nest in tall trees.\n"
+        assert top.path == "corpus/a.md" and top.text == "# Herons\n\nHerons nest in tall trees.\n"
         assert (top.locator.span.line_start, top.locator.span.line_end) == (1, 3)
         assert top.locator.heading_path == ("Herons",)
         assert "b.md" not in {h.path for h in hits}
