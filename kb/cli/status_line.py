@@ -60,6 +60,11 @@ class StatusRetriever:
         with self.status.during("searching…"):
             return self.inner.search(query, opts)
 
+    def __getattr__(self, name: str) -> Any:
+        # everything else (``embedder``, ``store``: the ask pipeline's verifier and evidence
+        # check use them) is the wrapped retriever's own
+        return getattr(self.inner, name)
+
 
 def status_factory(factory: Callable[[], T], status: StatusLine, text: str) -> Callable[[], T]:
     """``factory`` that shows ``text`` while it runs."""

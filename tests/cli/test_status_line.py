@@ -116,3 +116,19 @@ def test_kb_ask_on_a_terminal_shows_and_erases_searching(tmp_path: Path) -> None
     assert (ERASE + "searching…" + ERASE).replace("\n", "") in err.replace("\r\n", "\n")
     assert "loading model" not in err  # refused before the model is loaded
     assert stdout.startswith("refused")
+
+
+def test_status_retriever_passes_embedder_and_store_through() -> None:
+    """kb ask wraps its retriever for the status line; the verifier and the evidence check
+    reach the embedder and the store through it (a wrapper that hid them made kb ask rank
+    quote candidates and judge answers without the embedder, unlike kb eval)."""
+    from kb.cli.status_line import StatusLine, StatusRetriever
+    from kb.rag.pipeline import _doc_freq_from, _embed_from
+
+    class Inner:
+        embedder = object()
+        store = object()
+
+    wrapped = StatusRetriever(Inner(), StatusLine(enabled=False))
+    assert wrapped.embedder is Inner.embedder and wrapped.store is Inner.store
+    assert _embed_from(wrapped) is not None and _doc_freq_from(wrapped) is not None
