@@ -37,7 +37,7 @@ from kb.rag.verify import PassageSentences
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 
 #: words that frame a question rather than name what it is about ("how *long*", "what
-#: *year*", "what is it *called*"): the answer sentence rarely repeats them
+#: *year*", "what is it *called*", "*tell* me about"): the answer rarely repeats them
 QUESTION_FRAME = frozenset(
     [
         "long",
@@ -62,6 +62,12 @@ QUESTION_FRAME = frozenset(
         "refer",
         "refers",
         "term",
+        "tell",
+        "explain",
+        "describe",
+        "list",
+        "give",
+        "show",
     ]
 )
 
