@@ -265,6 +265,17 @@ class Ingestor:
         info = self.chunker.info
         params = _params_json(info.params)
         same_chunker = (info.name, info.version, params)
+
+        def relabel(doc_id: int) -> None:
+            """Point a stored document at this file (renamed source or moved file)."""
+            self.store.move_document(
+                doc_id,
+                source_id=src.id,
+                root=src.path,
+                path=display,
+                abs_path=abs_path,
+                mtime=st.st_mtime,
+            )
         if (
             existing is not None
             and existing.status == "indexed"
@@ -273,27 +284,13 @@ class Ingestor:
             == same_chunker
         ):
             if existing.path != display:  # the source was renamed: only the label changes
-                self.store.move_document(
-                    existing.id,
-                    source_id=src.id,
-                    root=src.path,
-                    path=display,
-                    abs_path=abs_path,
-                    mtime=st.st_mtime,
-                )
+                relabel(existing.id)
             return FileOutcome(display, src.path, "unchanged")
         if existing is None and digest in by_hash:
             moved = by_hash.pop(digest)
             vanished.pop(moved.abs_path or "", None)
             if (moved.chunker, moved.chunker_version, moved.chunker_params) == same_chunker:
-                self.store.move_document(
-                    moved.id,
-                    source_id=src.id,
-                    root=src.path,
-                    path=display,
-                    abs_path=abs_path,
-                    mtime=st.st_mtime,
-                )
+                relabel(moved.id)
                 return FileOutcome(display, src.path, "moved", moved_from=moved.path)
             self.store.delete_documents([moved.id])
         try:

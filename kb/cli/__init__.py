@@ -18,7 +18,7 @@ import typer
 
 from kb import __version__
 from kb.cli import admin_cmd, chunkers_cmd, ingest_cmd
-from kb.cli.help import command_kwargs
+from kb.cli.help import command_kwargs, show_help_without_command
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -61,13 +61,6 @@ def _root(
     interrupted; 141 output pipe closed (e.g. `| head`).
     """
     show_help_without_command(ctx)
-
-
-def show_help_without_command(ctx: typer.Context) -> None:
-    """A group called without a command prints its help and exits 0 (as git does)."""
-    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        typer.echo(ctx.get_help())
-        raise typer.Exit(0)
 
 
 app.command("ingest", **command_kwargs("Index files and folders; re-scan the known sources."))(

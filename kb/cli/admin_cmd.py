@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
-from kb.cli.help import command_kwargs
+from kb.cli.help import command_kwargs, show_help_without_command
 
 config_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 
@@ -22,9 +22,7 @@ def _config(ctx: typer.Context) -> None:
       kb config show
       kb config path
     """
-    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        typer.echo(ctx.get_help())
-        raise typer.Exit(0)
+    show_help_without_command(ctx)
 
 
 def status(kb: KbOption = None, json_out: JsonOption = False) -> None:

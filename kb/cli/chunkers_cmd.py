@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
-from kb.cli.help import command_kwargs
+from kb.cli.help import command_kwargs, show_help_without_command
 
 chunkers_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 
@@ -23,9 +23,7 @@ def _chunkers(ctx: typer.Context) -> None:
       kb chunkers list
       kb chunkers check window:size=64 notes/
     """
-    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        typer.echo(ctx.get_help())
-        raise typer.Exit(0)
+    show_help_without_command(ctx)
 
 
 EMBEDDER_READS = 256  # all-MiniLM-L6-v2's max_seq_length, when the model does not say

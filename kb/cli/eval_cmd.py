@@ -18,7 +18,7 @@ from __future__ import annotations
 import typer
 
 from kb.cli import eval_compare, eval_record, eval_run, eval_tune, eval_view
-from kb.cli.help import command_kwargs
+from kb.cli.help import command_kwargs, show_help_without_command
 
 eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 
@@ -32,9 +32,7 @@ def _eval(ctx: typer.Context) -> None:
       kb eval run golden.yaml --no-answer --name base
       kb eval compare base tuned
     """
-    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        typer.echo(ctx.get_help())
-        raise typer.Exit(0)
+    show_help_without_command(ctx)
 
 
 eval_app.command(

@@ -58,3 +58,12 @@ def command_kwargs(short_help: str) -> dict[str, Any]:
     """Keyword arguments for ``app.command(...)``: the plain-help class and a short help
     line that the command list prints whole (never cut with an ellipsis)."""
     return {"cls": KbCommand, "short_help": short_help}
+
+
+def show_help_without_command(ctx: Any) -> None:
+    """A group called without a command prints its help and exits 0 (as git does)."""
+    import typer
+
+    if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0)

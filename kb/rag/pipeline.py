@@ -42,6 +42,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kb.backends.generator import Generator
@@ -190,7 +191,7 @@ class AskPipeline:
         verifier: Verifier | None = None
         gbnf: str | None
         if mode == "quote":
-            built, gbnf, verifier = self._quote_prompt(gen, q, hits)
+            built, gbnf, verifier = self._quote_prompt(gen, q, hits, passages)
         else:
             built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
             if not built.contexts:
@@ -218,7 +219,12 @@ class AskPipeline:
         return AnswerStream.start(produce)
 
     # -- building blocks ------------------------------------------------------------------
-    def _verifier(self, contexts: Sequence[Hit], vectors: bool | None = None) -> Verifier:
+    def _verifier(
+        self,
+        contexts: Sequence[Hit],
+        vectors: bool | None = None,
+        passages: Sequence[PassageSentences] | None = None,
+    ) -> Verifier:
         a = self.settings.answer
         return Verifier(
             contexts,
@@ -226,6 +232,7 @@ class AskPipeline:
             threshold=a.support_threshold,
             margin=a.suggest_margin,
             vectors=vectors,
+            passages=passages,
         )
 
     def _refuse(
@@ -252,12 +259,12 @@ class AskPipeline:
         )
 
     def _quote_prompt(
-        self, gen: Generator, q: str, hits: list[Hit]
+        self, gen: Generator, q: str, hits: list[Hit], passages: list[PassageSentences]
     ) -> tuple[BuiltPrompt, str, Verifier]:
         """Candidates that fit the window, the quote grammar, and the verifier that
         already holds the embedded passage sentences."""
         a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
-        verifier = self._verifier(hits, vectors=True)
+        verifier = self._verifier(hits, vectors=True, passages=passages)
         cands = rank_candidates(q, verifier.passages, self.embed, a.quote_candidates)
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
@@ -277,12 +284,9 @@ class AskPipeline:
                 "question; raise --ctx or lower --max-tokens"
             )
         msgs = messages(kept)
-        dropped = [h.chunk_id for i, h in enumerate(hits, 1) if all(c.n != i for c in kept)]
         built = BuiltPrompt(
-            msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote"
+            msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
         )
-        built.quote_dropped = dropped  # type: ignore[attr-defined]
-        built.quote_cands = kept  # type: ignore[attr-defined]
         gbnf = quote_grammar(kept, p.refusal_phrase, a.quote_max_sentences)
         return built, gbnf, verifier
 
@@ -297,7 +301,7 @@ class AskPipeline:
         error: str | None = None
         interrupted = False
         max_tokens = self.settings.llm.max_tokens
-        cands = getattr(run.built, "quote_cands", None)
+        cands = run.built.quote_candidates
         expander = LabelExpander(cands) if cands is not None else None
         if expander is not None:
             max_tokens = min(max_tokens, QUOTE_MAX_TOKENS)
@@ -382,9 +386,8 @@ class AskPipeline:
         verified = run.verifier is not None
         all_supported = bool(verdicts) and all(v.verdict == "supported" for v in verdicts)
         cut = built.truncation.to_dict() if built.truncation else None
-        dropped = getattr(built, "quote_dropped", None)
-        if dropped:
-            cut = {"quote_uncandidated_chunk_ids": dropped}
+        if built.quote_candidates is not None and built.uncandidated():
+            cut = {"quote_uncandidated_chunk_ids": built.uncandidated()}
         return AnswerRecord(
             question=run.question,
             text=text,
@@ -411,28 +414,18 @@ class AskPipeline:
         )
 
 
+@dataclass
 class _Run:
     """What one ask carries from the caller's thread into the worker."""
 
-    def __init__(
-        self,
-        question: str,
-        built: BuiltPrompt,
-        gbnf: str | None,
-        mode: str,
-        verifier: Verifier | None,
-        checked: Answerability | None,
-        t0: float,
-        timings: dict[str, float | None],
-    ) -> None:
-        self.question = question
-        self.built = built
-        self.gbnf = gbnf
-        self.mode = mode
-        self.verifier = verifier
-        self.checked = checked
-        self.t0 = t0
-        self.timings = timings
+    question: str
+    built: BuiltPrompt
+    gbnf: str | None
+    mode: str
+    verifier: Verifier | None
+    checked: Answerability | None
+    t0: float
+    timings: dict[str, float | None]
 
 
 class _VerifierThread:

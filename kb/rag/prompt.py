@@ -69,13 +69,22 @@ class Truncation:
 
 @dataclass
 class BuiltPrompt:
-    """The messages to send, the hits they number 1..k, and what was cut."""
+    """The messages to send, the hits they number 1..k, and what was cut.
+
+    ``quote_candidates`` (quote mode only): the numbered sentences the prompt offers, in
+    the order the model numbers them (:class:`kb.rag.quote.Candidate`)."""
 
     messages: list[Message]
     contexts: list[Hit]
     truncation: Truncation
     prompt_tokens: int
     version: str
+    quote_candidates: list[Any] | None = None
+
+    def uncandidated(self) -> list[int]:
+        """Quote mode: chunk ids of the contexts none of whose sentences is offered."""
+        offered = {c.n for c in self.quote_candidates or ()}
+        return [h.chunk_id for i, h in enumerate(self.contexts, 1) if i not in offered]
 
 
 def render_block(settings: PromptSettings, n: int, hit: Hit, text: str | None = None) -> str:

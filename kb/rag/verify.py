@@ -201,7 +201,10 @@ class Verifier:
         threshold: float = DEFAULT_THRESHOLD,
         margin: float = DEFAULT_MARGIN,
         vectors: bool | None = None,
+        passages: Sequence[PassageSentences] | None = None,
     ) -> None:
+        """``passages``: the contexts already cut into sentences (by the caller's
+        evidence check), reused instead of splitting them again."""
         self.contexts = list(contexts)
         # embed passage sentences only when the support model uses the cosine, or when
         # the caller needs the vectors (quote mode ranks candidates with them)
@@ -211,13 +214,16 @@ class Verifier:
         self.threshold = threshold
         self.margin = margin
         self._passages: list[PassageSentences] | None = None
+        self._split = list(passages) if passages is not None else None
         self._lock = threading.Lock()
 
     @property
     def passages(self) -> list[PassageSentences]:
         with self._lock:
             if self._passages is None:
-                ps = [PassageSentences.of(i, h) for i, h in enumerate(self.contexts, 1)]
+                ps = self._split or [
+                    PassageSentences.of(i, h) for i, h in enumerate(self.contexts, 1)
+                ]
                 if self.embed is not None and ps:
                     texts = [p.sentence(j) for p in ps for j in range(len(p.spans))]
                     vecs = np.asarray(self.embed(texts), dtype=np.float32)

@@ -46,10 +46,18 @@ class FakeRetriever:
 
 
 class ScriptedGenerator(Generator):
-    """Yields ``pieces``; one token per whitespace-separated word; optional pause per piece."""
+    """Yields ``pieces``; one token per whitespace-separated word; optional pause per piece;
+    ``finish`` is the stop reason it reports afterwards (``"length"``: max_tokens hit)."""
 
-    def __init__(self, pieces: Sequence[str], n_ctx: int = 2048, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        pieces: Sequence[str],
+        n_ctx: int = 2048,
+        delay: float = 0.0,
+        finish: str | None = None,
+    ) -> None:
         self.pieces, self.n_ctx, self.delay = list(pieces), n_ctx, delay
+        self.finish = finish  # becomes last_finish_reason once the pieces are out
         self.model_path = Path("/models/fake.gguf")
         self._hash = "f" * 64
         self.calls: list[dict[str, object]] = []
@@ -72,6 +80,7 @@ class ScriptedGenerator(Generator):
                 time.sleep(self.delay)
             self.yielded += 1
             yield p
+        self.last_finish_reason = self.finish
 
 
 def settings(**llm: object) -> Settings:

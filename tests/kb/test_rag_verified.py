@@ -6,16 +6,15 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.backends.generator import Generator, Prompt
+from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
@@ -27,7 +26,7 @@ from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.verify import PassageSentences, Verifier, evidence_locator
 from kb.search.options import SearchOptions
 from kb.types import Hit, Locator, Span
-from tests.kb.test_rag_pipeline import FakeRetriever
+from tests.kb.test_rag_pipeline import FakeRetriever, ScriptedGenerator
 
 PROOF = (
     "Shape the dough into a tight boule.\n"
@@ -184,26 +183,8 @@ def test_missing_rare_question_word_is_found() -> None:
 
 
 # -- pipeline: verdicts, grounded, quote mode, truncation, refusal -------------------------
-class Scripted(Generator):
-    def __init__(self, pieces: Sequence[str], finish: str | None = None) -> None:
-        self.pieces, self.finish = list(pieces), finish
-        self.n_ctx, self.model_path, self._hash = 4096, Path("/m/fake.gguf"), "0" * 64
-        self.calls: list[dict[str, object]] = []
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def stream(
-        self,
-        prompt: Prompt,
-        *,
-        max_tokens: int,
-        grammar: str | None = None,
-        stop: Sequence[str] = (),
-    ) -> Iterator[str]:
-        self.calls.append({"prompt": prompt, "grammar": grammar})
-        yield from self.pieces
-        self.last_finish_reason = self.finish
+def Scripted(pieces: Sequence[str], finish: str | None = None) -> ScriptedGenerator:  # noqa: N802
+    return ScriptedGenerator(pieces, n_ctx=4096, finish=finish)
 
 
 def cfg(**answer: object) -> Settings:
