@@ -276,6 +276,7 @@ class Ingestor:
                 abs_path=abs_path,
                 mtime=st.st_mtime,
             )
+
         if (
             existing is not None
             and existing.status == "indexed"
