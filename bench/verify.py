@@ -20,17 +20,28 @@ to paste into :data:`kb.rag.verify.DEFAULT_MODEL` (a logistic regression with
 non-negative feature weights: more overlap or similarity never lowers support).
 ``--features F.npz`` saves the pair features (or reuses them) for quick refits.
 
-Not built yet: the second set the issue asks for (real model answers labelled by the
-golden answer check); ``kb eval run`` reports ``citation_support_rate`` on real
-answers in the meantime.
+A second set (``--answers RUN ...``): real model answers stored by ``kb eval run`` in
+the same KB. Every cited answer sentence is scored by the current verifier against
+its cited contexts (as stored with the run) and labelled by the golden answer check:
+1 when its question is answerable and the sentence passes the check (holds one of the
+golden answers) and a cited context holds its golden snippet, 0 when it fails the
+check or its question is unanswerable (a correct sentence citing a context without
+the snippet is left out: neither label is sure). The
+script prints ROC AUC and precision / recall at the threshold, per answer mode.
+Support is not correctness (a supported sentence can answer another question), so
+this AUC is a lower bound on how well the verifier separates supported claims.
 
-It also prints, for ``kb ask``'s refusal check (:mod:`kb.rag.answerability`), the
-coverage of answerable vs unanswerable questions and the abstention / over-refusal
-trade-off at several ``min_coverage`` values.
+It also fits, for ``kb ask``'s refusal check (:mod:`kb.rag.answerability`), the
+logistic model ``p(answerable) = sigmoid(b + w_cov·coverage + w_cos·cosine)`` of
+answerable vs SQuAD 2.0's unanswerable questions over their top-5 hits (calibration
+half by question id), prints its ROC AUC on both halves, and the abstention /
+over-refusal trade-off on the held-back half at several ``min_answerable`` values,
+with and without ``require_key_terms``.
 
 Usage::
 
     python bench/verify.py --kb DIR [--golden GOLDEN.yaml] [--json OUT] [--features F.npz]
+    python bench/verify.py --kb DIR --answerability-only
 """
 
 from __future__ import annotations
@@ -50,18 +61,26 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from eval.matching import heading_parts  # noqa: E402
+from eval.metrics.answers import check_answer  # noqa: E402
+from eval.store import EvalStore  # noqa: E402
 from kb.backends.embedder import make_embedder  # noqa: E402
 from kb.config import load_settings  # noqa: E402
-from kb.rag.answerability import check as coverage_check  # noqa: E402
+from kb.rag.answerability import DEFAULT_MODEL as ANSWERABILITY_MODEL  # noqa: E402
+from kb.rag.answerability import AnswerabilityModel  # noqa: E402
+from kb.rag.answerability import check as answerability_check  # noqa: E402
 from kb.rag.docfreq import term_doc_freq  # noqa: E402
 from kb.rag.verify import (  # noqa: E402
     DEFAULT_MODEL,
+    DEFAULT_THRESHOLD,  # noqa: E402
     PassageSentences,
     SupportModel,
     Verifier,
+    embed_passages,
 )
 from kb.search import Retriever, SearchOptions  # noqa: E402
 from kb.store import Store  # noqa: E402
+from kb.types import Hit, Locator, Span  # noqa: E402
 
 SQUAD = ROOT.parent / "shared" / "datasets" / "squad-dev"
 FEATURES = ("lex", "lexw", "key", "cos")
@@ -202,54 +221,154 @@ def build_pairs(
     return out
 
 
-def coverage_table(
-    store: Store, retriever: Retriever, queries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Coverage of answerable vs unanswerable SQuAD questions over their top-5 hits."""
+def answerability_features(
+    store: Store, retriever: Retriever, queries: list[dict[str, Any]], embed: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per SQuAD question (factual, pdf, unanswerable) over its top-5 hits, as
+    ``kb ask`` sees them: ``x = (coverage, cosine, chunk cosine)``, ``y`` = 1 when answerable,
+    the half, and whether a number or name of the question is in no passage."""
     opts = SearchOptions(k=5)
 
     def df(word: str) -> tuple[int, int]:
         return term_doc_freq(store.conn, word)
 
-    cov: dict[str, list[tuple[float, int, bool]]] = {"answerable": [], "unanswerable": []}
+    x, y, h, keys = [], [], [], []
     for q in queries:
         if q.get("category") not in ("factual", "unanswerable", "pdf"):
             continue
         hits = retriever.search(q["question"], opts).hits
-        ps = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
-        res = coverage_check(q["question"], ps, df, 0.0)
-        key = "answerable" if q.get("answerable", True) else "unanswerable"
-        cov[key].append((res.coverage, half(q["id"]), bool(res.absent_keys)))
-    table = []
-    for t in np.arange(0.5, 1.001, 0.05):
-        row = {"min_coverage": round(float(t), 2)}
-        for h in (0, 1):
-            a = [(c, k) for c, hh, k in cov["answerable"] if hh == h]
-            u = [(c, k) for c, hh, k in cov["unanswerable"] if hh == h]
-            row[f"over_refusal_h{h}"] = round(float(np.mean([c < t for c, _ in a])), 3)
-            row[f"abstention_h{h}"] = round(float(np.mean([c < t for c, _ in u])), 3)
-            # with require_key_terms: also refuse when a number or name is in no passage
-            row[f"keys_over_refusal_h{h}"] = round(float(np.mean([c < t or k for c, k in a])), 3)
-            row[f"keys_abstention_h{h}"] = round(float(np.mean([c < t or k for c, k in u])), 3)
-        table.append(row)
-    a_all = np.array([c for c, _, _ in cov["answerable"]])
-    u_all = np.array([c for c, _, _ in cov["unanswerable"]])
-    labels = np.r_[np.ones(len(u_all)), np.zeros(len(a_all))]
-    return {
-        "auc_unanswerable_vs_answerable": round(auc(-np.r_[u_all, a_all], labels), 4),
-        "n_answerable": len(a_all),
-        "n_unanswerable": len(u_all),
-        "table": table,
+        ps = [PassageSentences.of(i, hit) for i, hit in enumerate(hits, 1)]
+        embed_passages(ps, embed)
+        qvec = np.asarray(embed([q["question"]]), dtype=np.float32)[0]
+        res = answerability_check(q["question"], ps, df, 0.0, qvec=qvec)
+        cos = res.cosine or 0.0
+        x.append((res.coverage, cos, cos if res.chunk_cosine is None else res.chunk_cosine))
+        y.append(1.0 if q.get("answerable", True) else 0.0)
+        h.append(half(q["id"]))
+        keys.append(bool(res.absent_keys))
+    return np.array(x), np.array(y), np.array(h), np.array(keys)
+
+
+def answerability_table(
+    x: np.ndarray, y: np.ndarray, h: np.ndarray, keys: np.ndarray
+) -> dict[str, Any]:
+    """Fit ``p(answerable)`` on the calibration half (with and without the cosine),
+    score both halves, and print abstention / over-refusal on the held-back half."""
+    out: dict[str, Any] = {"n_answerable": int(y.sum()), "n_unanswerable": int((1 - y).sum())}
+    fits = {
+        "with_cosine": fit_logistic(x[h == 0], y[h == 0]),
+        "sentence_cosine": fit_logistic(x[h == 0][:, :2], y[h == 0]),
+        "coverage_only": fit_logistic(x[h == 0][:, :1], y[h == 0]),
     }
 
+    def rounded(w: np.ndarray) -> list[float]:
+        return [round(float(v), 3) for v in w]
 
-def coverage_only(kb: Path, golden: Path) -> None:
-    """Only the refusal table (``--coverage-only``): no pairs, no fitting."""
+    models = {
+        "current": ANSWERABILITY_MODEL,
+        "fitted": AnswerabilityModel(*rounded(fits["with_cosine"])),
+        "fitted_sentence_cosine_only": AnswerabilityModel(*rounded(fits["sentence_cosine"]), 0.0),
+        "fitted_coverage_only": AnswerabilityModel(*rounded(fits["coverage_only"]), 0.0, 0.0),
+    }
+    for name, m in models.items():
+        p = np.array([m.score(c, cos, ch) for c, cos, ch in x])
+        row: dict[str, Any] = {"weights": m.__dict__.copy()}
+        for half_ in (0, 1):
+            sel = h == half_
+            row[f"auc_h{half_}"] = round(auc(p[sel], y[sel]), 4)
+        table = []
+        sel = h == 1
+        for t in np.arange(0.25, 0.651, 0.05):
+            refused = p < t
+            a, u = sel & (y == 1), sel & (y == 0)
+            table.append(
+                {
+                    "min_answerable": round(float(t), 2),
+                    "over_refusal": round(float(refused[a].mean()), 3),
+                    "abstention": round(float(refused[u].mean()), 3),
+                    "keys_over_refusal": round(float((refused | keys)[a].mean()), 3),
+                    "keys_abstention": round(float((refused | keys)[u].mean()), 3),
+                }
+            )
+        row["heldback_table"] = table
+        out[name] = row
+    return out
+
+
+def answerability_only(kb: Path, golden: Path, features: Path | None) -> None:
+    """Only the refusal table (``--answerability-only``): no pairs, no verifier fit."""
     settings = load_settings(kb)
     store = Store.open(kb)
-    retriever = Retriever(store, make_embedder(settings.embedding, home=kb))
+    embedder = make_embedder(settings.embedding, home=kb)
+    retriever = Retriever(store, embedder)
     queries = yaml.safe_load(golden.read_text(encoding="utf-8"))["queries"]
-    print(json.dumps(coverage_table(store, retriever, queries), indent=1))
+    feats = answerability_features(store, retriever, queries, embedder.embed_batch)
+    if features is not None:
+        np.savez(features, x=feats[0], y=feats[1], h=feats[2], keys=feats[3])
+    print(json.dumps(answerability_table(*feats), indent=1))
+
+
+def stored_hit_as_hit(h: Any) -> Hit:
+    """An eval run's stored context as the :class:`Hit` the verifier reads."""
+    span = Span(
+        line_start=h.lines[0] if h.lines else None,
+        line_end=h.lines[1] if h.lines else None,
+        page_start=h.pages[0] if h.pages else None,
+        page_end=h.pages[1] if h.pages else None,
+        seconds_start=h.seconds[0] if h.seconds else None,
+        seconds_end=h.seconds[1] if h.seconds else None,
+    )
+    loc = Locator(h.path, h.doc_type, heading_parts(h.heading), span)
+    return Hit(h.chunk_id, h.text, loc, h.score)
+
+
+def answer_pairs(store: Store, runs: list[str]) -> dict[str, Any]:
+    """The second set (module docstring): verifier scores of real answer sentences
+    against the golden answer check, per answer mode."""
+    es = EvalStore(store)
+    by_mode: dict[str, list[tuple[float, int]]] = {}
+    for ref in runs:
+        run = es.find_run(ref)
+        for res in es.results(run.id):
+            a, q = res.answer, res.query
+            if a is None or a.refused or not a.sentences:
+                continue
+            verifier = Verifier([stored_hit_as_hit(h) for h in a.contexts], None)
+            for i, sent in enumerate(a.sentence_views()):
+                if not sent.citations:
+                    continue
+                if q.answerable:
+                    ok = check_answer(sent.claim, q.answer)
+                    if ok is None:
+                        continue
+                    cited = [a.contexts[n - 1].text for n in sent.citations]
+                    holds = any(
+                        fold(sup.snippet) in fold(t)
+                        for sup in q.supports
+                        if sup.snippet
+                        for t in cited
+                    )
+                    if ok and not holds:
+                        continue  # right words, wrong passage: neither label is sure
+                    label = int(ok)
+                else:
+                    label = 0
+                score = verifier.verify(i, sent.text).score or 0.0
+                by_mode.setdefault(a.mode or "generate", []).append((score, label))
+    out: dict[str, Any] = {}
+    for mode, rows in sorted(by_mode.items()):
+        sc = np.array([r[0] for r in rows])
+        lab = np.array([r[1] for r in rows])
+        pred = sc >= DEFAULT_THRESHOLD
+        tp = float((pred & (lab == 1)).sum())
+        out[mode] = {
+            "sentences": len(rows),
+            "correct": int(lab.sum()),
+            "auc": round(auc(sc, lab), 4),
+            f"precision@{DEFAULT_THRESHOLD:g}": round(tp / max(1, pred.sum()), 4),
+            f"recall@{DEFAULT_THRESHOLD:g}": round(tp / max(1, (lab == 1).sum()), 4),
+        }
+    return out
 
 
 def main() -> None:
@@ -260,10 +379,21 @@ def main() -> None:
     ap.add_argument(
         "--features", type=Path, help="save the pair features here, or reuse them if present"
     )
-    ap.add_argument("--coverage-only", action="store_true", help="only the refusal table")
+    ap.add_argument(
+        "--answerability-only", action="store_true", help="only the refusal check's fit"
+    )
+    ap.add_argument(
+        "--answers",
+        nargs="+",
+        metavar="RUN",
+        help="only the second set: score the answers of these stored eval runs",
+    )
     args = ap.parse_args()
-    if args.coverage_only:
-        coverage_only(args.kb, args.golden)
+    if args.answers:
+        print(json.dumps(answer_pairs(Store.open(args.kb), args.answers), indent=1))
+        return
+    if args.answerability_only:
+        answerability_only(args.kb, args.golden, args.features)
         return
     settings = load_settings(args.kb)
     store = Store.open(args.kb)
@@ -311,7 +441,9 @@ def main() -> None:
                 "precision": round(tp / max(1, pred.sum()), 4),
                 "recall": round(tp / max(1, (y[h == 1] == 1).sum()), 4),
             }
-    result["coverage"] = coverage_table(store, retriever, queries)
+    result["answerability"] = answerability_table(
+        *answerability_features(store, retriever, queries, embedder.embed_batch)
+    )
     print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")

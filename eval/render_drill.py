@@ -55,9 +55,16 @@ def answer_head(a: dict[str, Any]) -> str:
     ab = a.get("answerability")
     if ab:
         missing = ", ".join(map(str, ab.get("missing") or []))
+        if ab.get("score") is None:  # runs stored before p(answerable): coverage only
+            head = f"answerability coverage {num(ab.get('coverage'))}"
+        else:
+            head = (
+                f"answerability {num(ab.get('score'))} (coverage {num(ab.get('coverage'))}, "
+                f"cosine {num(ab.get('cosine'))})"
+            )
         parts.append(
-            f"answerability coverage {num(ab.get('coverage'))} vs threshold "
-            f"{num(ab.get('threshold'))}" + (f", missing: {missing}" if missing else "")
+            f"{head} vs threshold {num(ab.get('threshold'))}"
+            + (f", missing: {missing}" if missing else "")
         )
     return "answer (" + " · ".join(parts) + ")"
 

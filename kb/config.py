@@ -129,7 +129,7 @@ class AnswerSettings:
     verify: bool = True
     support_threshold: float = 0.5
     suggest_margin: float = 0.15
-    min_coverage: float = 0.5
+    min_answerable: float = 0.4
     require_key_terms: bool = True
     quote_candidates: int = 8
     quote_max_sentences: int = 1

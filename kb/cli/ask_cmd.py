@@ -12,7 +12,7 @@ from kb.cli.common import (
     AnswerModeOption,
     JsonOption,
     KbOption,
-    MinCoverageOption,
+    MinAnswerableOption,
     MinScoreOption,
     ModeOption,
     PathOption,
@@ -97,7 +97,7 @@ def ask(
         ),
     ] = False,
     answer_mode: AnswerModeOption = None,
-    min_coverage: MinCoverageOption = None,
+    min_answerable: MinAnswerableOption = None,
     no_verify: Annotated[
         bool,
         typer.Option("--no-verify", help="Do not check each cited sentence against its passages."),
@@ -148,7 +148,7 @@ def ask(
             "llm.grammar": False if no_grammar else None,
             "answer.mode": answer_mode,
             "answer.verify": False if no_verify else None,
-            "answer.min_coverage": min_coverage,
+            "answer.min_answerable": min_answerable,
         },
     )
     _validate(settings)
@@ -267,7 +267,7 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
     elif record.refused and record.refusal_reason == "no_support":
         a = record.answerability or {}
         absent = a.get("absent_keys") or []
-        if absent and a.get("coverage", 0) >= a.get("threshold", 0):
+        if absent and a.get("score", 0) >= a.get("threshold", 0):
             echo(
                 "refused: the question names "
                 + ", ".join(repr(w) for w in absent[:5])
@@ -276,9 +276,9 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             return
         missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
         echo(
-            "refused: no retrieved passage holds the question's words together"
-            + (f" (missing: {missing})" if missing else "")
-            + f"; coverage {a.get('coverage', 0):.2f} < {a.get('threshold', 0):g}"
+            "refused: no retrieved passage says what the question asks about"
+            + (f" (closest sentence lacks: {missing})" if missing else "")
+            + f"; p(answerable) {a.get('score', 0):.2f} < {a.get('threshold', 0):g}"
             + "; the model was not run"
         )
     elif record.refused:

@@ -98,23 +98,24 @@ AnswerModeOption = Annotated[
 ]
 
 
-def coverage_fraction(value: float | None) -> float | None:
-    """Option callback: a finite share in [0, 1]."""
+def unit_fraction(value: float | None) -> float | None:
+    """Option callback: a finite value in [0, 1]."""
     value = finite(value)
     if value is not None and not 0.0 <= value <= 1.0:
         raise typer.BadParameter(f"{value}: must be between 0 and 1")
     return value
 
 
-MinCoverageOption = Annotated[
+MinAnswerableOption = Annotated[
     float | None,
     typer.Option(
-        "--min-coverage",
-        metavar="SHARE",
-        callback=coverage_fraction,
-        help="Refuse without running the model when no place in the passages holds this "
-        "share of the question's words (idf-weighted; 0 = off). "
-        f"{config_default('answer.min_coverage')}",
+        "--min-answerable",
+        metavar="P",
+        callback=unit_fraction,
+        help="Refuse without running the model when the evidence check's p(answerable) "
+        "(the best passage sentence's share of the question's words and its similarity "
+        "to the question) is below P; 0 = off. "
+        f"{config_default('answer.min_answerable')}",
         show_default=False,
     ),
 ]

@@ -11,7 +11,7 @@ from kb.cli.common import (
     AnswerModeOption,
     JsonOption,
     KbOption,
-    MinCoverageOption,
+    MinAnswerableOption,
     QuietOption,
     at_least_one,
     config_default,
@@ -114,7 +114,7 @@ def run(
         ),
     ] = None,
     answer_mode: AnswerModeOption = None,
-    min_coverage: MinCoverageOption = None,
+    min_answerable: MinAnswerableOption = None,
     gate: Annotated[
         list[str] | None,
         typer.Option(
@@ -196,7 +196,7 @@ def run(
             "search.min_score": min_score,
             "llm.model": str(model) if model else None,
             "answer.mode": answer_mode,
-            "answer.min_coverage": min_coverage,
+            "answer.min_answerable": min_answerable,
         },
     )
     if settings.answer.mode not in ("quote", "generate"):

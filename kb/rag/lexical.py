@@ -3,7 +3,9 @@
 Tokens are runs of letters/digits (``\\w+`` without ``_``), lower-cased, with a light
 suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing``, ``-ed``, ``-ly``
 stripped when at least three letters remain), so ``proofs``/``proofing``/``proofed``
-meet. Numbers are normalised (``1,000`` -> ``1000``; ``3.50`` stays ``3.50``).
+meet. A possessive ``'s`` is dropped first (``Warsaw's`` -> ``warsaw``), and the
+contractions of stop words (``it's``, ``couldn't``, ``they're``) are stop words.
+Numbers are normalised (``1,000`` -> ``1000``; ``3.50`` stays ``3.50``).
 
 *Content tokens* are the stems of non-stop words. *Key tokens* are what must never
 slip between a claim and its evidence (the strong signal of the TRUE-benchmark
@@ -34,9 +36,34 @@ _STOPWORDS_TEXT = """
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
+def _base(word: str) -> str:
+    """``word`` lower-cased, with a possessive ``'s`` (or a trailing ``'``) removed."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        return w[:-2]
+    return w.rstrip("'")
+
+
+def is_stopword(word: str) -> bool:
+    """A stop word, or a contraction of stop words (``it's``, ``don't``, ``we'll``)."""
+    w = word.lower().replace("’", "'")
+    if w in STOPWORDS:
+        return True
+    if "'" not in w:
+        return False
+    head, _, tail = w.partition("'")
+    if tail == "t" and head.endswith("n"):  # couldn't, isn't, won't, can't
+        return True
+    return tail in _CONTRACTED and (head in STOPWORDS or head in _PRONOUNS)
+
+
+_CONTRACTED = frozenset(["s", "re", "ve", "ll", "d", "m"])
+_PRONOUNS = frozenset(["i", "you", "he", "she", "it", "we", "they", "that", "there", "what"])
+
+
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged."""
-    w = word.lower()
+    w = _base(word)
     if not w.isalpha() or len(w) <= 3:
         return w
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("ly", "")):
@@ -64,7 +91,7 @@ def content_stems(text: str) -> set[str]:
     for t in tokens(text):
         if t[0].isdigit():
             out.add(_number(t))
-        elif t.lower() not in STOPWORDS:
+        elif not is_stopword(t):
             out.add(stem(t))
     return out
 
@@ -89,9 +116,9 @@ def key_tokens(text: str, *, names: bool = True) -> set[str]:
             if i + 1 < len(toks):
                 nxt = toks[i + 1].group(0)
                 gap = text[m.end() : toks[i + 1].start()]
-                if not nxt[0].isdigit() and nxt.lower() not in STOPWORDS and len(gap) <= 2:
+                if not nxt[0].isdigit() and not is_stopword(nxt) and len(gap) <= 2:
                     out.add(f"{num} {stem(nxt)}")
-        elif names and t[0].isupper() and not first and t.lower() not in STOPWORDS:
+        elif names and t[0].isupper() and not first and not is_stopword(t):
             out.add(stem(t))
         # the next token starts a sentence when a sentence end sits between them
         tail = text[m.end() : m.end() + 3]
@@ -105,3 +132,96 @@ def recall(claim: Iterable[str], passage: set[str]) -> float:
     if not c:
         return 1.0
     return len(c & passage) / len(c)
+
+
+def near(a: str, b: str) -> bool:
+    """``a`` and ``b`` are the same word up to a typo or a derivation: both alphabetic
+    stems of at least 5 letters, and either
+
+    - a shared prefix of at least 5 letters covering >= 3/4 of the shorter word
+      (``buddhist``/``buddhism``, ``victorian``/``victoria``), or
+    - an edit distance (Damerau-Levenshtein, optimal string alignment: insert, delete,
+      substitute, swap two neighbours) of at most 1 when both have 6+ letters, at most
+      2 when both have 9+: ``pacakge``/``package``, ``astronaught``/``astronaut``
+      (short words are left alone: ``march``/``match``).
+
+    Words that differ in meaning but share little (``american``/``european``,
+    ``lowest``/``highest``) never meet; numbers never do (``1999`` != ``1998``).
+    """
+    if a == b:
+        return True
+    if len(a) < 5 or len(b) < 5 or not a.isalpha() or not b.isalpha():
+        return False
+    p = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        p += 1
+    if p >= 5 and p >= 0.75 * min(len(a), len(b)):
+        return True
+    shorter = min(len(a), len(b))
+    return shorter >= 6 and _within(a, b, 1 if shorter < 9 else 2)
+
+
+def _within(a: str, b: str, d: int) -> bool:
+    """Optimal-string-alignment distance of ``a`` and ``b`` <= ``d``."""
+    if abs(len(a) - len(b)) > d:
+        return False
+    before: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], before[j - 2] + 1)
+        if min(cur) > d:
+            return False
+        before, prev = prev, cur
+    return prev[-1] <= d
+
+
+def found(word: str, stems: set[str]) -> bool:
+    """``word`` (a stem) is in ``stems`` exactly or :func:`near` one of them."""
+    return word in stems or (len(word) >= 5 and any(near(word, s) for s in stems))
+
+
+#: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
+#: "375 g" one about *grams* or *weight* (stems of the words a question would use)
+_UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(rf"\d\s*(?:{units})(?![^\W\d_])", re.IGNORECASE), frozenset(words))
+    for units, words in (
+        (r"°\s*[cf]|°|degrees?|celsius|fahrenheit", ["temperature", "degree", "hot", "warm"]),
+        (
+            r"mg|g|grams?|kg|kilograms?|lbs?|pounds?|oz|ounces?|tonnes?|tons?",
+            ["gram", "weight", "heavy", "mass"],
+        ),
+        (
+            r"mm|cm|m|km|metres?|meters?|kilomet(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?",
+            ["distance", "length", "far", "tall", "height", "wide", "width"],
+        ),
+        (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter"]),
+        (
+            r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?",
+            ["time", "duration", "long"],
+        ),
+        (r"%|percent|per\s*cent", ["percentage", "percent", "share", "proportion"]),
+    )
+) + (
+    (
+        re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
+        frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
+    ),
+)
+
+
+def unit_words(text: str) -> set[str]:
+    """Stems of the quantity words that ``text``'s numbers with units answer
+    (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
+    price, ...). A question's "What temperature ..." is then found in a sentence that
+    says "at about 30 °C" without the word."""
+    out: set[str] = set()
+    for pattern, words in _UNIT_WORDS:
+        if pattern.search(text):
+            out |= {stem(w) for w in words}
+    return out

@@ -11,9 +11,11 @@ feeds an :class:`AnswerStream`.
 Refusals without running the model (the generator factory is not even called):
 
 - ``no_hits``: no hit passed the retrieval threshold;
-- ``no_support``: ``[answer] min_coverage > 0`` and no place in the passages holds
-  enough of the question's words (:mod:`kb.rag.answerability`); the record's
-  ``answerability`` names the missing words.
+- ``no_support``: the evidence check (:mod:`kb.rag.answerability`) finds no passage
+  sentence that says what the question asks about: ``p(answerable)`` below
+  ``[answer] min_answerable``, or (``[answer] require_key_terms``) a number or name of
+  the question in no passage. The record's ``answerability`` has the score and names
+  the missing words.
 
 Answer modes (``[answer] mode``): ``generate`` numbers the passages ``[#1]..[#k]``
 (text only: no file names or locators, so the model cannot copy one) and constrains
@@ -23,8 +25,9 @@ only candidate passage sentences, each with its citation (:mod:`kb.rag.quote`).
 Verification (``[answer] verify``): as each answer sentence completes on the stream
 (:class:`kb.rag.sentences.AnswerSplitter`), a verifier thread scores it against its
 cited passages (:mod:`kb.rag.verify`) and emits a ``VerdictEvent``; the token path
-never waits for it. Passage sentences are embedded by that thread while the model
-reads its prompt.
+never waits for it. Passage sentences are embedded once, before the evidence check
+(which uses their cosine to the question), and reused by quote ranking and the
+verifier.
 
 When generation stops at ``max_tokens`` the answer is trimmed to its last complete
 sentence and ``truncated="max_tokens"``.
@@ -44,6 +47,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+import numpy as np
 
 from kb.backends.generator import Generator
 from kb.config import Settings
@@ -65,7 +70,7 @@ from kb.rag.record import (
 )
 from kb.rag.sentences import AnswerSentence, AnswerSplitter
 from kb.rag.stream import AnswerStream
-from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier
+from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier, embed_passages
 from kb.search.options import SearchOptions
 from kb.types import Hit
 
@@ -177,10 +182,19 @@ class AskPipeline:
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
         if not hits or not _has_evidence(result, opts.min_score):
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
-        # always measured (cheap: no model), recorded, and enforced when min_coverage > 0
+        # always measured (no model), recorded, and enforced when min_answerable > 0
         passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
+        qvec = None
+        if self.embed is not None:
+            embed_passages(passages, self.embed)
+            qvec = np.asarray(self.embed([q]), dtype=np.float32)[0]
         checked = check_answerability(
-            q, passages, self.doc_freq, a.min_coverage, require_keys=a.require_key_terms
+            q,
+            passages,
+            self.doc_freq,
+            a.min_answerable,
+            qvec=qvec,
+            require_keys=a.require_key_terms,
         )
         if not checked.answerable:
             return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)

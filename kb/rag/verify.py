@@ -84,7 +84,9 @@ class PassageSentences:
     window_stems: list[set[str]]
     window_keys: list[set[str]]
     vectors: np.ndarray | None = None
-    #: content stems of the chunk's heading path (its title and sections)
+    #: content stems of the chunk's heading path (its title and sections) and of its
+    #: file's name (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): both name
+    #: what the chunk's sentences are about
     heading_stems: set[str] = field(default_factory=set)
 
     @classmethod
@@ -94,7 +96,8 @@ class PassageSentences:
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
-        heading = content_stems(" ".join(hit.locator.heading_path))
+        name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        heading = content_stems(" ".join(hit.locator.heading_path) + " " + _words(name))
         return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading)
 
     def sentence(self, j: int) -> str:
@@ -154,6 +157,24 @@ class SentenceVerdict:
             "evidence": None if self.evidence is None else self.evidence.to_dict(),
             "suggested": None if self.suggested is None else self.suggested.to_dict(),
         }
+
+
+def _words(name: str) -> str:
+    """A file name's words: ``weekly_sync-notes`` -> ``weekly sync notes``."""
+    return name.replace("_", " ").replace("-", " ")
+
+
+def embed_passages(passages: Sequence[PassageSentences], embed: EmbedFn) -> None:
+    """Set ``vectors`` of every passage that has none, in one ``embed`` batch."""
+    todo = [p for p in passages if p.vectors is None]
+    texts = [p.sentence(j) for p in todo for j in range(len(p.spans))]
+    if not texts:
+        return
+    vecs = np.asarray(embed(texts), dtype=np.float32)
+    at = 0
+    for p in todo:
+        p.vectors = vecs[at : at + len(p.spans)]
+        at += len(p.spans)
 
 
 def evidence_locator(hit: Hit, start: int, end: int) -> Locator:
@@ -224,13 +245,8 @@ class Verifier:
                 ps = self._split or [
                     PassageSentences.of(i, h) for i, h in enumerate(self.contexts, 1)
                 ]
-                if self.embed is not None and ps:
-                    texts = [p.sentence(j) for p in ps for j in range(len(p.spans))]
-                    vecs = np.asarray(self.embed(texts), dtype=np.float32)
-                    at = 0
-                    for p in ps:
-                        p.vectors = vecs[at : at + len(p.spans)]
-                        at += len(p.spans)
+                if self.embed is not None:
+                    embed_passages(ps, self.embed)
                 self._passages = ps
             return self._passages
 

@@ -22,6 +22,7 @@ from eval.gates import parse_gates
 from eval.metrics import compute_table
 from eval.metrics.answers import AnswerView, citation_support_rate
 from eval.names import default_names
+from eval.render_drill import answer_head
 from eval.render_html import compare_html, run_html
 from eval.render_markdown import compare_markdown, run_markdown
 from eval.render_terminal import render_compare, render_queries, render_run
@@ -200,7 +201,10 @@ def test_drilldown_renderings_escape_and_mark_unsupported() -> None:
     assert "✗ UNSUPPORTED 0.12 The Normans came from Denmark. [#2]" in text
     assert 'suggested [#1] (0.88) wiki/Normans.md › History · lines 3–3: "The Normans' in text
     assert "matching: exact" in text and 'forbidden "Rome" absent ✓' in text
-    assert "answerability coverage 0.75 vs threshold 0.50, missing: x" in text
+    assert "answerability coverage 0.75 vs threshold 0.50, missing: x" in text  # an old run
+    a = dict(rep["queries"][0]["answer"])
+    a["answerability"] = {"score": 0.3, "coverage": 0.75, "cosine": 0.5, "threshold": 0.4}
+    assert "answerability 0.30 (coverage 0.75, cosine 0.50) vs threshold 0.40" in answer_head(a)
     # the passage's markup is printed literally, not interpreted
     assert "<script>alert(1)</script>" in text
     md = run_markdown(rep)

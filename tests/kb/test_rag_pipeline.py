@@ -86,7 +86,8 @@ class ScriptedGenerator(Generator):
 def settings(**llm: object) -> Settings:
     """Generate mode without verification: the pipeline as these tests were written for
     (the verifier and quote mode have their own tests in test_rag_verified.py)."""
-    s = replace(Settings(), answer=AnswerSettings(mode="generate", verify=False, min_coverage=0.0))
+    a = AnswerSettings(mode="generate", verify=False, min_answerable=0.0)
+    s = replace(Settings(), answer=a)
     return replace(s, llm=replace(LlmSettings(), **llm))  # type: ignore[arg-type]
 
 

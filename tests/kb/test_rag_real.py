@@ -77,7 +77,7 @@ def test_answer_with_valid_citations_and_sources(pipeline: AskPipeline) -> None:
 def test_no_grammar_answer_is_still_parsed_strictly(pipeline: AskPipeline) -> None:
     # the evidence check off: this test is about parsing what the model writes
     a = pipeline.settings.answer
-    pipeline.settings = replace(pipeline.settings, answer=replace(a, min_coverage=0.0))
+    pipeline.settings = replace(pipeline.settings, answer=replace(a, min_answerable=0.0))
     rec = pipeline.ask(
         "What flour goes into the loaf?", SearchOptions(k=3), grammar=False, mode="generate"
     ).result()
