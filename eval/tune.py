@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from kb.search.candidates import Candidates, fuse
 from kb.search.evidence import passes
 from kb.search.options import SearchOptions
 from kb.store import Store
+
+if TYPE_CHECKING:
+    from eval.tune_answerable import AnswerableTune
 
 SEED = 20240601
 K = 10
@@ -137,6 +140,8 @@ class TuneReport:
     refusal_paired: PairedResult | None  # per-query "decision right" on test
     grid_size: int
     warnings: list[str] = field(default_factory=list)
+    #: ``[answer] min_answerable``, tuned by :mod:`eval.tune_answerable` when asked
+    answerable: AnswerableTune | None = None
 
     def changes(self) -> dict[str, Any]:
         """``[search]`` keys whose best value differs from the current one."""
@@ -195,6 +200,7 @@ class TuneReport:
                 else vars(self.refusal_paired),
             },
             "to_apply": self.to_apply(),
+            "answer": None if self.answerable is None else self.answerable.to_json(),
             "warnings": self.warnings,
         }
 

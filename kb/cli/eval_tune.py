@@ -37,6 +37,17 @@ def tune(
             max=1.0,
         ),
     ] = 0.05,
+    answer_over_refusal: Annotated[
+        float,
+        typer.Option(
+            "--answer-over-refusal",
+            metavar="SHARE",
+            help="[answer] min_answerable may refuse at most this share of answerable "
+            "train queries.",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = 0.15,
     apply: Annotated[
         bool,
         typer.Option(
@@ -60,13 +71,16 @@ def tune(
     (vector_weight 1). The best mrr@10 on train
     wins. min_score is chosen on train for the refusal decision (kb ask refuses
     when no chunk's cosine reaches it): the most unanswerable queries refused while
-    at most --max-over-refusal of the answerable ones are. The report compares
+    at most --max-over-refusal of the answerable ones are. [answer] min_answerable
+    (kb ask's evidence check, computed over the passages the best fusion retrieves;
+    no model runs) is chosen the same way within --answer-over-refusal. The report compares
     current and best on the test queries only, with the paired randomization test
     (p) and a bootstrap 95% CI.
 
     Nothing is written unless --apply is given; then the fusion keys are written if
-    test mrr@10 did not drop, min_score if the test balanced accuracy of refusals
-    did not drop, into the KB's own config.toml (other keys and comments are kept).
+    test mrr@10 did not drop, min_score and min_answerable if the test balanced
+    accuracy of their refusals did not drop, into the KB's own config.toml (other
+    keys and comments are kept).
 
     \b
     Examples:
@@ -78,8 +92,10 @@ def tune(
     from eval.golden import load_golden
     from eval.tune import Grid, gather
     from eval.tune import tune as run_tune
+    from eval.tune_answerable import attach
     from kb.backends.embedder import make_embedder
     from kb.errors import UsageError
+    from kb.rag.docfreq import term_doc_freq
     from kb.search import Retriever
 
     if not 0 < test_fraction < 1:
@@ -104,19 +120,34 @@ def tune(
         report = run_tune(
             store, gathered, opts, grid, test_fraction, max_over_refusal=max_over_refusal
         )
+        err("tune: checking the evidence for answers (no model runs)")
+        attach(
+            report,
+            store,
+            gathered,
+            retriever.embedder.embed_batch,
+            lambda word: term_doc_freq(store.conn, word),
+            settings.answer.min_answerable,
+            settings.answer.require_key_terms,
+            test_fraction,
+            answer_over_refusal,
+        )
     report.warnings[:0] = warnings
     written: Path | None = None
-    if apply and report.to_apply():
-        written = write_search_settings(settings.home / "config.toml", report.to_apply())
+    answer = {} if report.answerable is None else report.answerable.to_apply()
+    if apply and (report.to_apply() or answer):
+        written = write_settings(
+            settings.home / "config.toml", {"search": report.to_apply(), "answer": answer}
+        )
     if json_out:
         print_json({**report.to_json(), "applied": str(written) if written else None})
     else:
         render(report, apply, written)
 
 
-def write_search_settings(path: Path, values: dict[str, Any]) -> Path:
-    """Set ``[search]`` keys in the TOML file at ``path`` (created if missing), keeping
-    every other key and comment; written atomically."""
+def write_settings(path: Path, values: dict[str, dict[str, Any]]) -> Path:
+    """Set ``{section: {key: value}}`` in the TOML file at ``path`` (created if
+    missing), keeping every other key and comment; written atomically."""
     import os
 
     import tomlkit
@@ -128,12 +159,15 @@ def write_search_settings(path: Path, values: dict[str, Any]) -> Path:
         doc = tomlkit.parse(text)
     except (OSError, tomlkit.exceptions.TOMLKitError) as e:
         raise ConfigError(f"{path}: cannot update: {e}") from None
-    section = doc.get("search")
-    if section is None:
-        section = tomlkit.table()
-        doc["search"] = section
-    for key, value in values.items():
-        section[key] = value
+    for name, keys in values.items():
+        if not keys:
+            continue
+        section = doc.get(name)
+        if section is None:
+            section = tomlkit.table()
+            doc[name] = section
+        for key, value in keys.items():
+            section[key] = value
     tmp = path.with_name(path.name + ".tmp")
     try:
         tmp.write_text(tomlkit.dumps(doc), encoding="utf-8")
@@ -172,6 +206,10 @@ def render(report: TuneReport, apply: bool, written: Path | None) -> None:
         a, b = getattr(report.current, key), getattr(report.best, key)
         t.add_row(key, _val(a), _val(b) + (" *" if a != b else ""))
     t.add_row("train mrr@10", _fmt(report.train_mrr[0]), _fmt(report.train_mrr[1]))
+    an = report.answerable
+    if an is not None:
+        star = " *" if an.best != an.current else ""
+        t.add_row("[answer] min_answerable", _val(an.current), _val(an.best) + star)
     out.print(t)
     m = Table(title="held-out test queries (paired randomization test, bootstrap 95% CI)")
     for col in ("metric", "n", "current", "best", "delta", "p", "95% CI"):
@@ -195,10 +233,31 @@ def render(report: TuneReport, apply: bool, written: Path | None) -> None:
                 _fmt(rp.p_value),
                 ci,
             )
+    if an is not None:
+        cur, best = an.test
+        m.add_row("abstention (min_answerable)", "", _fmt(cur.abstention), _fmt(best.abstention))
+        m.add_row(
+            "over_refusal (min_answerable)", "", _fmt(cur.over_refusal), _fmt(best.over_refusal)
+        )
+        rp = an.paired
+        if rp is not None:
+            ci = "—" if rp.ci_low is None else f"[{rp.ci_low:+.3f}, {rp.ci_high:+.3f}]"
+            m.add_row(
+                "answer refusal bal. acc.",
+                str(rp.n),
+                _fmt(rp.a),
+                _fmt(rp.b),
+                _fmt(rp.delta, True),
+                _fmt(rp.p_value),
+                ci,
+            )
     out.print(m)
     for w in report.warnings[:10]:
         err(f"kb: warning: {w}")
-    changes, keep = report.changes(), report.to_apply()
+    changes, keep = dict(report.changes()), dict(report.to_apply())
+    if an is not None and an.best != an.current:
+        changes["min_answerable"] = an.best
+        keep.update(an.to_apply())
     held = [k for k in changes if k not in keep]
     if not changes:
         out.print("the current settings are already the best on train; nothing to change")

@@ -36,6 +36,13 @@ def test_tune_reports_on_held_out_queries_and_writes_only_with_apply(
     assert mrr["p_value"] is not None and mrr["ci_low"] <= mrr["delta"] <= mrr["ci_high"]
     assert rep["applied"] is None
     assert cfg.read_text(encoding="utf-8") == start  # dry run: untouched
+    # the evidence check's threshold, tuned on the same split without running a model
+    ans = rep["answer"]
+    assert ans["current"] == 0.4 and 0 <= ans["best"] <= 0.8
+    for side in ("current", "best"):
+        o = ans["test"][side]
+        assert 0 <= o["abstention"] <= 1 and 0 <= o["over_refusal"] <= 1
+    assert ans["train"]["best"]["over_refusal"] <= 0.15 or ans["best"] == ans["current"]
 
     code, out, err = invoke("eval", "tune", str(GOLDEN), "--kb", str(demo_kb), "--json", "--apply")
     assert code == 0, err
@@ -50,6 +57,10 @@ def test_tune_reports_on_held_out_queries_and_writes_only_with_apply(
     s = load_settings(demo_kb).search
     for key, value in rep["to_apply"].items():
         assert getattr(s, key) == value
+    answer = rep["answer"]["to_apply"]
+    if answer:
+        assert tomllib.loads(text)["answer"] == answer
+        assert load_settings(demo_kb).answer.min_answerable == answer["min_answerable"]
 
 
 def test_tune_rejects_a_bad_split(demo_kb: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -128,3 +129,37 @@ def test_in_memory_fusion_ranks_exactly_like_search(tmp_path: Path) -> None:
         js = rep.to_json()
         assert js["split"] == {"train": rep.n_train, "test": rep.n_test, "seed": 20240601}
         assert np.isfinite(js["test"]["mrr@10"]["a"])
+
+
+def test_min_answerable_is_chosen_on_train_within_the_over_refusal_budget() -> None:
+    from types import SimpleNamespace
+
+    from eval.tune_answerable import Evidence, tune_min_answerable
+
+    def g(answerable: bool) -> Any:
+        return SimpleNamespace(query=SimpleNamespace(answerable=answerable))
+
+    # train 0-5: answerable scores 0.9, 0.7, 0.35 / unanswerable 0.1, 0.3, 0.5
+    # test 6-9: answerable 0.8, 0.32 / unanswerable 0.2, 0.6
+    scores = [0.9, 0.7, 0.35, 0.1, 0.3, 0.5, 0.8, 0.32, 0.2, 0.6]
+    kinds = [True, True, True, False, False, False, True, True, False, False]
+    ev = [Evidence(sc, False) for sc in scores]
+    gathered = [g(k) for k in kinds]
+    train, test = list(range(6)), list(range(6, 10))
+    # budget 0: refuse no answerable train query -> highest t <= 0.35 refusing the most
+    # unanswerable (0.1 and 0.3): t = 0.35 (ties take the lowest: 0.35 beats 0.35 only)
+    t = tune_min_answerable(ev, gathered, train, test, 0.0, False, max_over_refusal=0.0)
+    assert t is not None and t.best == 0.35
+    assert (t.train[1].abstention, t.train[1].over_refusal) == (2 / 3, 0.0)
+    # test at 0.35: refuses answerable 0.32 (1 of 2) and unanswerable 0.2 (1 of 2)
+    assert (t.test[1].abstention, t.test[1].over_refusal) == (0.5, 0.5)
+    assert t.test[0].abstention == 0.0  # current 0.0 never refuses
+    # a budget of 1/3 lets 0.55 refuse all three unanswerable train queries
+    t2 = tune_min_answerable(ev, gathered, train, test, 0.0, False, max_over_refusal=0.34)
+    assert t2 is not None and t2.best == 0.55 and t2.train[1].abstention == 1.0
+    # an absent key refuses whatever the score, when required
+    ev_keys = [Evidence(0.9, True)] + ev[1:]
+    t3 = tune_min_answerable(ev_keys, gathered, train, test, 0.0, True, max_over_refusal=0.0)
+    assert t3 is not None and t3.train[0].over_refusal == 1 / 3
+    # no unanswerable train query: nothing to choose
+    assert tune_min_answerable(ev, gathered, [0, 1, 2], test, 0.0, False) is None
