@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -286,6 +286,20 @@ def _finish(
     enforce(gates, out.metrics["overall"]["metrics"])
 
 
+_LLM_PLACEMENT = frozenset(["model", "model_path", "n_gpu_layers", "threads", "n_threads"])
+
+
+def _restored(current: Any, cls: Any, stored: Any, skip: frozenset[str] = frozenset()) -> Any:
+    """``current`` with the fields of ``cls`` that ``stored`` (a run's config snapshot)
+    holds, except ``skip``; unknown keys (a snapshot from another version) are ignored."""
+    from dataclasses import fields, replace
+
+    if not isinstance(stored, dict):
+        return current
+    known = {f.name for f in fields(cls)} - skip
+    return replace(current, **{k: v for k, v in stored.items() if k in known})
+
+
 def _resume(
     golden: Path,
     name: str,
@@ -299,14 +313,14 @@ def _resume(
     json_out: bool,
 ) -> None:
     """``--resume NAME``: the run's stored search settings and options, the rest as now."""
-    from dataclasses import fields, replace
+    from dataclasses import replace
 
     from eval.gates import parse_gates
     from eval.golden import load_golden
     from eval.run import resume_eval
     from eval.store import EvalStore
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
-    from kb.config import SearchSettings
+    from kb.config import AnswerSettings, LlmSettings, SearchSettings
 
     settings = settings_for(kb, **{"llm.model": str(model) if model else None})
     gs = load_golden(golden)
@@ -318,10 +332,15 @@ def _resume(
             raise UsageError(f"eval run {row.name!r} ran with answers; drop --no-answer")
         if judge is not None and not answers:
             raise UsageError("--judge scores answers; this run has none")
-        stored = row.config.get("search_settings") or {}
-        known = {f.name for f in fields(SearchSettings)}
-        search = replace(settings.search, **{k: v for k, v in stored.items() if k in known})
-        settings = replace(settings, search=search)
+        # what decides the results comes from the run's snapshot, so the resumed queries
+        # are answered as the first ones were; where the model runs (path, threads,
+        # GPU layers) stays as configured now
+        settings = replace(
+            settings,
+            search=_restored(settings.search, SearchSettings, row.config.get("search_settings")),
+            answer=_restored(settings.answer, AnswerSettings, row.config.get("answer")),
+            llm=_restored(settings.llm, LlmSettings, row.config.get("llm"), skip=_LLM_PLACEMENT),
+        )
         gates = parse_gates(gate or [], row.k, answers)
         retriever, pipeline, extra = build_runtime(settings, store, answers)
         if row.options.get("search", {}).get("mode") != "keyword" and store.count_chunks() > 0:
