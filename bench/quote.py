@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from kb.backends.embedder import make_embedder  # noqa: E402
 from kb.config import load_settings  # noqa: E402
+from kb.rag.docfreq import term_doc_freq  # noqa: E402
 from kb.rag.quote import rank_candidates  # noqa: E402
 from kb.rag.verify import Verifier  # noqa: E402
 from kb.search import Retriever, SearchOptions  # noqa: E402
@@ -59,8 +60,14 @@ def main() -> None:
             continue
         half = hashlib.sha256(q["id"].encode()).digest()[0] % 2
         hits = retriever.search(q["question"], SearchOptions(k=args.k)).hits
-        v = Verifier(hits, embedder.embed_batch)
-        cands = rank_candidates(q["question"], v.passages, embedder.embed_batch, args.candidates)
+        v = Verifier(hits, embedder.embed_batch, vectors=True)
+        cands = rank_candidates(
+            q["question"],
+            v.passages,
+            embedder.embed_batch,
+            args.candidates,
+            doc_freq=lambda w: term_doc_freq(store.conn, w),
+        )
         n[half] += 1
         for t in tops:
             text = " ".join(c.text for c in cands[:t]).lower()

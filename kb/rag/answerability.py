@@ -176,14 +176,16 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
 def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str]:
     """The question's numbers and names (:func:`kb.rag.lexical.key_tokens`, single
     words only) that appear in no passage: "the first *American*" when every passage
-    says "European". Numbers are compared normalised, names as stems."""
+    says "European". Numbers are compared normalised and exactly, names as stems that
+    forgive a typo or a derivation (:func:`kb.rag.lexical.found`: "Goverment",
+    "Buddhist" for "Buddhism")."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
         for st in p.stems:
             seen |= st
     keys = [k for k in key_tokens(question) if " " not in k]
-    return sorted(k for k in keys if k not in seen)
+    return sorted(k for k in keys if not found(k, seen))
 
 
 def check(
@@ -227,16 +229,33 @@ def coverage(
         return 1.0, []
     best, best_missing = -1.0, list(terms)
     for p in passages:
-        for j, sentence in enumerate(p.stems):
-            # the chunk's headings belong to it; "30 °C" says "temperature"
-            here = sentence | p.heading_stems | unit_words(p.sentence(j))
-            got = [s for s in terms if found(s, here)]
+        for j in range(len(p.stems)):
+            got = found_terms(terms, p, j)
             cov = sum(terms[s][1] for s in got) / total
             if cov > best:
                 best = cov
                 best_missing = [s for s in terms if s not in got]
     best_missing.sort(key=lambda s: -terms[s][1])
     return max(best, 0.0), [terms[s][0] for s in best_missing]
+
+
+def found_terms(
+    terms: dict[str, tuple[str, float]], p: PassageSentences, j: int, *, window: bool = False
+) -> list[str]:
+    """The stems of ``terms`` found in sentence ``j`` of ``p`` (or its window: the
+    sentence and its neighbours), with the chunk's headings and file name, and the
+    quantities its numbers with units name ("30 °C" says "temperature")."""
+    here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
+    lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
+    for k in range(lo, hi):
+        here = here | unit_words(p.sentence(k))
+    return [s for s in terms if found(s, here)]
+
+
+def weighted_share(terms: dict[str, tuple[str, float]], stems: Sequence[str]) -> float:
+    """``Σ idf`` of ``stems`` over ``Σ idf`` of ``terms``; 1.0 without terms."""
+    total = sum(w for _, w in terms.values())
+    return 1.0 if total <= 0 else sum(terms[s][1] for s in stems) / total
 
 
 def best_cosine(qvec: np.ndarray | None, passages: Sequence[PassageSentences]) -> float | None:

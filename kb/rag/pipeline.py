@@ -279,7 +279,9 @@ class AskPipeline:
         already holds the embedded passage sentences."""
         a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
         verifier = self._verifier(hits, vectors=True, passages=passages)
-        cands = rank_candidates(q, verifier.passages, self.embed, a.quote_candidates)
+        cands = rank_candidates(
+            q, verifier.passages, self.embed, a.quote_candidates, doc_freq=self.doc_freq
+        )
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
 

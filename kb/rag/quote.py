@@ -17,11 +17,16 @@ makes after reading every candidate.
 Candidates: the sentences of the context passages (:func:`split_sentences`), ranked by
 relevance to the question,
 
-    rel(s) = (cos(q, s) + coverage(q, window(s))) / 2
+    rel(s) = (cos(q, s) + (coverage(q, s) + coverage(q, window(s))) / 2) / 2
 
-with ``cos`` the embedder's cosine (0 without an embedder) and ``coverage`` the share
-of the question's content stems in the sentence and its neighbours; the best
-``candidates`` sentences (ties: passage order) are offered. The prompt lists exactly
+with ``cos`` the embedder's cosine (0 without an embedder) and ``coverage`` the
+idf-weighted share of the question's words found in the sentence, or in the sentence
+and its neighbours, as the evidence check counts them
+(:func:`kb.rag.answerability.found_terms`: headings and file name included, typos and
+units forgiven); the best ``candidates`` sentences (ties: passage order) are offered.
+Measured on squad-dev's 234 answerable SQuAD questions (top-5 passages), the first
+candidate holds the golden answer for 80% (the plain window share of stems: 74%), and
+one of the 8 offered for 97%. The prompt lists exactly
 these sentences, so the model reads what the grammar lets it write (a GBNF grammar
 restricts tokens but does not guide the model; llama.cpp issue 5599).
 
@@ -37,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kb.rag.answerability import DocFreq, found_terms, question_terms, weighted_share
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.lexical import content_stems, recall
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
@@ -59,10 +64,16 @@ def rank_candidates(
     passages: Sequence[PassageSentences],
     embed: EmbedFn | None,
     limit: int,
+    *,
+    doc_freq: DocFreq | None = None,
+    qvec: np.ndarray | None = None,
 ) -> list[Candidate]:
-    """The ``limit`` most relevant passage sentences (module docstring), best first."""
-    q_stems = content_stems(question)
-    qvec = None if embed is None else np.asarray(embed([question]), dtype=np.float32)[0]
+    """The ``limit`` most relevant passage sentences (module docstring), best first.
+    ``doc_freq`` weights the question's words (all 1 without it); ``qvec`` is the
+    question's vector when the caller has it already."""
+    terms = question_terms(question, doc_freq)
+    if qvec is None and embed is not None:
+        qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
     for p in passages:
         cos = (
@@ -74,7 +85,9 @@ def rank_candidates(
             text = " ".join(p.sentence(j).split())
             if len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
-            rel = (float(cos[j]) + recall(q_stems, p.window_stems[j])) / 2
+            one = weighted_share(terms, found_terms(terms, p, j))
+            around = weighted_share(terms, found_terms(terms, p, j, window=True))
+            rel = (float(cos[j]) + (one + around) / 2) / 2
             cands.append(Candidate(p.n, j, text, rel))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
     return cands[:limit]

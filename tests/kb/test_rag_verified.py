@@ -331,6 +331,9 @@ def test_a_name_or_number_in_no_passage_is_reported_and_can_refuse() -> None:
     assert not strict.answerable and strict.to_dict()["absent_keys"] == ["1999", "gordon"]
     # a question whose numbers and names are all in the passages passes
     assert check("Does the bread take 24 hours?", ps, None, 0.0, require_keys=True).answerable
+    # a misspelt name is not an absent one; a different number is
+    assert check("Is it kept in the Refridgerator?", ps, None, 0.0).absent_keys == []
+    assert check("Does the bread take 25 hours?", ps, None, 0.0).absent_keys == ["25"]
 
 
 def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
