@@ -116,9 +116,10 @@ def compare_html(c: dict[str, Any]) -> str:
                 f'<span class="{cls}">{fmt_delta(r["delta"])}</span>',
                 "—" if ci[0] is None else f"[{ci[0]:+.4f}, {ci[1]:+.4f}]",
                 fmt(r["p_value"]),
+                fmt(r.get("mdd")),
             ]
         )
-    body.append(_table(["metric", "n", "A", "B", "Δ", "95% CI", "p"], rows))
+    body.append(_table(["metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"], rows))
     notes = own_notes(c["metrics"] + c["judge"])
     if notes:
         body.append("<ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in notes) + "</ul>")

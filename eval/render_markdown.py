@@ -97,6 +97,8 @@ def compare_markdown(c: dict[str, Any]) -> str:
         f"matching: **{c['matching']}**; k = {c['k']}",
         f"- {c['test']['kind']}: {c['test']['permutations']} permutations, "
         f"{c['test']['bootstrap']} resamples, seed {c['test']['seed']}",
+        "- MDD: the smallest Δ the set can detect at alpha 0.05 and power 0.8 "
+        "((z_0.975 + z_0.8) · SD(B − A) / sqrt(n))",
         "",
     ]
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
@@ -104,7 +106,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
             continue
         lines += [f"## {title} (matching: {c['matching']})", ""]
         lines += _table(
-            ["metric", "n", "A", "B", "Δ", "95% CI", "p"],
+            ["metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"],
             [
                 [
                     r["metric"],
@@ -114,6 +116,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
                     fmt_delta(r["delta"]),
                     "—" if r["ci95"][0] is None else f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]",
                     fmt(r["p_value"]),
+                    fmt(r.get("mdd")),
                 ]
                 for r in rows
             ],

@@ -22,6 +22,7 @@ CHANGE_TITLES = (
 )
 GROUP_TITLES = {
     "retrieval": "Retrieval",
+    "chunk": "Retrieval, chunk level (evidence tokens, embedder's tokenizer; Chroma)",
     "answer": "Answers",
     "ops": "Operations",
     "judge": "LLM judge (not gated)",
@@ -183,13 +184,14 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
     console.print(
         f"k={c['k']} · chunker_version_match: {c['chunker_version_match']} · "
         f"matching: {c['matching']} · "
-        f"{c['test']['permutations']} permutations, seed {c['test']['seed']}"
+        f"{c['test']['permutations']} permutations, seed {c['test']['seed']} · "
+        "MDD: smallest Δ detectable at alpha 0.05, power 0.8"
     )
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
         if not rows:
             continue
         t = Table(title=f"{title} · matching: {c['matching']}", title_justify="left")
-        for col in ("metric", "n", "A", "B", "Δ", "95% CI", "p"):
+        for col in ("metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"):
             t.add_column(col, justify="left" if col == "metric" else "right")
         for r in rows:
             style = "green" if r["improved"] is True else ("red" if r["improved"] is False else "")
@@ -203,6 +205,7 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
                 f"[{style}]{fmt_delta(r['delta'])}[/{style}]" if style else fmt_delta(r["delta"]),
                 ci_text,
                 fmt(r["p_value"]),
+                fmt(r.get("mdd")),
             )
         console.print(t)
     for note in own_notes(c["metrics"] + c["judge"]):

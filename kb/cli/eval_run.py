@@ -167,6 +167,7 @@ def run(
     from eval.gates import parse_gates
     from eval.golden import load_golden
     from eval.run import RunOptions, run_eval
+    from ingest.tokens import counter_for
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
 
     if resume is not None:
@@ -242,6 +243,7 @@ def run(
                 RunProgress(quiet=quiet),
                 judge_fn,
                 [g.spec.name for g in gates],
+                counter_for(settings.embedding.model),
             )
         except KeyboardInterrupt:
             _interrupted(store)
@@ -305,6 +307,7 @@ def _resume(
     from eval.golden import load_golden
     from eval.run import resume_eval
     from eval.store import EvalStore
+    from ingest.tokens import counter_for
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
     from kb.config import SearchSettings
 
@@ -340,6 +343,7 @@ def _resume(
                 RunProgress(),
                 judge_fn,
                 [g.spec.name for g in gates],
+                counter_for(settings.embedding.model),
             )
         except KeyboardInterrupt:
             _interrupted(store)
