@@ -73,9 +73,9 @@ def show(
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Show where the chunks of one stored document start and end: boundaries
-    (⟦n … n⟧), overlaps, gaps (text no chunk holds) and, with --golden, the golden
-    evidence spans (‹En … En›), column A beside column B.
+    """Show where the chunks of one stored document start and end: boundaries (chunk
+    n runs from ⟦n to n⟧), overlaps, gaps (text no chunk holds) and, with --golden,
+    the golden evidence spans (from ‹En to En›), column A beside column B.
 
     A is the stored chunking unless --chunker names another spec; --chunker and --vs
     run that chunker on the document's loaded text (plug-ins in their own process);

@@ -88,6 +88,14 @@ def test_chunk_metrics_api_is_fast_and_needs_no_embedder(demo_kb: Path) -> None:
     assert b["precision_omega"] < s["precision_omega"]
     assert b["split_spans"] == 0 and b["evidence_split_rate"] == 0.0
     assert big.to_dict()["tokenizer"] == "bundled:all-MiniLM-L6-v2"
+    # retrieving each query's evidence documents whole recalls every evidence token
+    retrieved = {
+        qid: [(p, whole[p][0]) for p in dict.fromkeys(r.kb_path for r in res) if p in whole]
+        for qid, res in ev.resolved.items()
+    }
+    got = chunk_metrics(ev, space.with_chunking(whole), retrieved, k=5).summary()
+    assert got["token_recall@5"] == 1.0 and got["budget_recall@512"] is not None
+    assert 0 < got["token_precision@5"] <= got["precision_omega"]
 
 
 def test_chunks_show_stored_beside_window_with_golden(demo_kb: Path, tmp_path: Path) -> None:
