@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from eval import render_drill
-from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
+from eval.render_terminal import (
+    CHANGE_TITLES,
+    change_text,
+    fmt,
+    fmt_delta,
+    own_notes,
+    split_text,
+    when,
+)
 from eval.report import breakdown_columns, matching_of
 
 
@@ -46,6 +54,8 @@ def run_markdown(rep: dict[str, Any]) -> str:
         [[n, fmt(v), str(o["n"][n]), desc.get(n, "")] for n, v in o["metrics"].items()],
         right_from=1,
     )
+    if m.get("split_evidence") is not None:
+        lines += [f"- {split_text(m['split_evidence'], shown=50)}", ""]
     if m.get("judge"):
         j = m["judge"]
         lines += [f"## LLM judge (reported apart, never gated; {match})", ""]

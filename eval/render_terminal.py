@@ -70,6 +70,8 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
         for name in names:
             t.add_row(name, fmt(block["metrics"][name]), str(block["n"][name]))
         console.print(t)
+        if g == "chunk" and m.get("split_evidence") is not None:
+            console.print(split_text(m["split_evidence"]), highlight=False)
     cols = breakdown_columns(list(overall["metrics"]), int(m.get("k", 10)))
     for dim, groups in m.get("by", {}).items():
         if len(groups) < 2 and dim != "answerable":
@@ -92,6 +94,15 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
             f"p95 {fmt(tok.get('p95'))} max {fmt(tok.get('max'))}",
             highlight=False,
         )
+
+
+def split_text(split: list[dict[str, Any]], shown: int = 5) -> str:
+    """One line naming the evidence spans the run's chunking splits (the first few)."""
+    if not split:
+        return "evidence split across chunks: none"
+    names = ", ".join(f"{x['query_id']}#{x['support']}" for x in split[:shown])
+    more = f" (+{len(split) - shown} more)" if len(split) > shown else ""
+    return f"evidence split across chunks: {len(split)} span(s): {names}{more}"
 
 
 def render_queries(details: list[dict[str, Any]], matching: str, console: Console) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from eval.judgements import QueryJudgement, build_arrays, judge
 from eval.metrics import answers, ops, retrieval
 from eval.metrics import judge as judge_metrics
-from eval.metrics.token_views import chunk_values, has_tokens
+from eval.metrics.token_views import chunk_values, has_tokens, split_evidence
 from eval.names import CHUNK, JUDGE_NAMES, MetricSpec, default_names, parse_metric
 from eval.result import QueryResult
 from kb.errors import UsageError
@@ -117,6 +117,8 @@ class MetricTable:
         }
         if judged:
             out["judge"] = self.summary(judged)
+        if has_tokens(self.results):
+            out["split_evidence"] = split_evidence(self.results)
         return out
 
 

@@ -55,6 +55,19 @@ def chunk_values(spec: MetricSpec, results: list[QueryResult]) -> np.ndarray:
     return out
 
 
+def split_evidence(results: list[QueryResult]) -> list[dict[str, object]]:
+    """Every evidence span of an answerable query that no single chunk contains, as
+    ``{"query_id", "support", "path"}`` (``support``: index into the query's supports)."""
+    out: list[dict[str, object]] = []
+    for r in results:
+        if not r.query.answerable:
+            continue
+        for i, e in indexed_spans(r.resolved or []):
+            if cm.is_split(e):
+                out.append({"query_id": r.query_id, "support": i, "path": e.span[0]})
+    return out
+
+
 def evidence_spans(resolved: Sequence[ResolvedSupport]) -> list[cm.EvidenceSpan]:
     """The located supports of one query as :class:`~eval.metrics.chunks.EvidenceSpan`
     (empty and unlocated ones left out)."""

@@ -158,6 +158,8 @@ def test_table_reads_token_spans_from_stored_rows() -> None:
     assert t.aggregate("evidence_resolved_rate") == (0.75, 2)
     assert t.aggregate("evidence_split_rate") == (0.5, 2)
     assert token_view(r2).supports == 2
+    # the split span is listed by query and support index
+    assert t.to_json()["split_evidence"] == [{"query_id": "q1", "support": 0, "path": "d"}]
     # token_precision@2: q1 10 / (15 + 15), q2 0 / 10
     np.testing.assert_allclose(t.values["token_precision@2"][:2], [10 / 30, 0.0])
 

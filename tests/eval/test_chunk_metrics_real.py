@@ -42,6 +42,7 @@ def test_eval_run_show_compare_report_chunk_metrics(
     assert m["token_precision@5"] <= m["precision_omega"] + 1e-9
     code, out, _ = invoke("eval", "show", "a", "--kb", str(demo_kb))
     assert code == 0 and "chunk level" in out and "precision_omega" in out
+    assert "evidence split across chunks:" in out
     md = tmp_path / "r.md"
     code, _, _ = invoke("eval", "show", "a", "--kb", str(demo_kb), "--md", str(md))
     assert code == 0 and "token_iou@5" in md.read_text(encoding="utf-8")
