@@ -2,8 +2,8 @@
 
 Usage::
 
-    .venv/bin/python bench/chunk_metrics.py [--kb /work/kbs/squad-base]
-        [--golden datasets/squad-dev/golden.yaml] [--chunkers structure window ...]
+    .venv/bin/python bench/chunk_metrics.py --kb KB_DIR --golden GOLDEN.yaml
+        [--chunkers structure window ...] [--repeat 3]
 
 Every document of the KB is loaded again from its file (audio from the KB's cached
 transcripts) and chunked by each spec; then, per chunking, :func:`eval.chunk_metrics.
@@ -36,10 +36,6 @@ from ingest.loaders import LoadContext, loader_for  # noqa: E402
 from ingest.tokens import counter_for  # noqa: E402
 from kb.config import load_settings  # noqa: E402
 
-DEFAULT_KB = Path("/work/kbs/squad-base")
-DEFAULT_GOLDEN = Path(__file__).resolve().parents[2] / "shared/datasets/squad-dev/golden.yaml"
-
-
 def best(fn, repeat: int):  # type: ignore[no-untyped-def]
     times, out = [], None
     for _ in range(repeat):
@@ -51,8 +47,8 @@ def best(fn, repeat: int):  # type: ignore[no-untyped-def]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kb", type=Path, default=DEFAULT_KB)
-    ap.add_argument("--golden", type=Path, default=DEFAULT_GOLDEN)
+    ap.add_argument("--kb", type=Path, required=True, help="a KB folder (read only)")
+    ap.add_argument("--golden", type=Path, required=True, help="the golden set")
     ap.add_argument("--chunkers", nargs="+", default=["structure", "window"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
