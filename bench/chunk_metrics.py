@@ -36,6 +36,7 @@ from ingest.loaders import LoadContext, loader_for  # noqa: E402
 from ingest.tokens import counter_for  # noqa: E402
 from kb.config import load_settings  # noqa: E402
 
+
 def best(fn, repeat: int):  # type: ignore[no-untyped-def]
     times, out = [], None
     for _ in range(repeat):
