@@ -78,11 +78,11 @@ class ChunkMetrics:
     queries: list[QueryChunkMetrics] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        names = list(self.queries[0].values) if self.queries else []
+        names = dict.fromkeys(n for q in self.queries for n in q.values)
         out: dict[str, Any] = {}
         for n in names:
-            vals = [q.values[n] for q in self.queries if q.values[n] is not None]
-            out[n] = round(sum(vals) / len(vals), 4) if vals else None  # type: ignore[arg-type]
+            vals: list[float] = [v for q in self.queries if (v := q.values.get(n)) is not None]
+            out[n] = round(sum(vals) / len(vals), 4) if vals else None
         supports = sum(q.supports for q in self.queries)
         located = sum(q.located for q in self.queries)
         out["supports"] = supports

@@ -5,9 +5,9 @@ in :func:`ingest.tokens.counter_for`, the bundled all-MiniLM-L6-v2 ``tokenizer.j
 read with the ``tokenizers`` library, no torch). Each document is tokenised once.
 
 Document text: the caller's (``texts``, e.g. the loader's text a sweep chunked), else
-rebuilt from the KB's stored chunks: each chunk's text placed at its ``char_start``
-(the span contract slices chunks from the document text, so overlapping windows agree),
-characters no stored chunk covers left as spaces, which hold no token. Offsets stay
+rebuilt from the KB's stored chunks (:func:`rebuild_text`: chunks sliced from the
+document text are placed at their ``char_start``, so overlapping windows agree;
+characters no stored chunk shows are left as spaces, which hold no token). Offsets stay
 those of the document, so spans from any chunking of it map onto the same tokens.
 
 Mapping: token ``t`` starts at character ``s_t``; a character span ``[a, b)`` is the
@@ -122,22 +122,46 @@ class TokenSpace:
         return hit if toks is None else replace(hit, tokens=toks)
 
 
-def rebuild_text(rows: Sequence[tuple[int, int, str]]) -> str:
-    """Chunk texts placed at their start offsets, uncovered characters as spaces.
+def rebuild_text(rows: Sequence[tuple[int, int, str]], joiner: str = "\n\n") -> str:
+    """The document text as far as stored chunks show it; unknown characters are spaces.
+
+    A chunk whose text is as long as its span is an exact slice and is placed whole. A
+    chunk that joined several sections (a window across a Markdown heading: the heading
+    line is in its span but not in its text, the pieces joined by ``joiner``) is shorter;
+    its text up to the first ``joiner`` is placed at its start and its text after the
+    last ``joiner`` so that it ends at its end (both are exact slices); the pieces
+    between follow the first one (exact when the heading lies at the last join,
+    otherwise shifted by the heading's length, so their tokens are still counted). A
+    joined chunk only fills characters no exact chunk placed.
 
     Example: ``[(0, 5, "Hello"), (3, 9, "lo you"), (12, 14, "ok")]`` ->
-    ``"Hello you   ok"``.
+    ``"Hello you   ok"``; ``[(0, 15, "ab\n\nxy\n\ncd")]`` (a 5-character heading
+    before ``cd``) -> ``"ab\n\nxy\n\n   cd"``.
     """
-    parts: list[str] = []
-    covered = 0
-    for start, _end, text in sorted(rows, key=lambda r: r[0]):
-        stop = start + len(text)
-        if stop <= covered:
+    if not rows:
+        return ""
+    size = max(max(e, s + len(t)) for s, e, t in rows)
+    chars = [" "] * size
+    known = [False] * size
+
+    def put(start: int, text: str, only_unknown: bool) -> None:
+        for i, ch in enumerate(text):
+            p = start + i
+            if not (only_unknown and known[p]):
+                chars[p], known[p] = ch, True
+
+    exact = [(s, t) for s, e, t in rows if len(t) == e - s]
+    for start, text in exact:
+        put(start, text, False)
+    for start, end, text in rows:
+        if len(text) == end - start:
             continue
-        if start > covered:
-            parts.append(" " * (start - covered))
-            parts.append(text)
-        else:
-            parts.append(text[covered - start :])
-        covered = stop
-    return "".join(parts)
+        head = text.partition(joiner)[0]
+        put(start, head, True)
+        if joiner in text:
+            tail = text.rpartition(joiner)[2]
+            put(end - len(tail), tail, True)
+            middle = text[len(head) : len(text) - len(tail)]  # joiners included
+            room = max(0, (end - len(tail)) - (start + len(head)))
+            put(start + len(head), middle[:room], True)
+    return "".join(chars)
