@@ -145,9 +145,8 @@ def run(
     recall_all@k, precision@k, map@k, ndcg@k, empty_result_rate, scope_miss_rate;
     chunk level, in the embedder's tokens: token_recall@k, token_precision@k,
     token_iou@k, budget_recall@B (B tokens), precision_omega, evidence_split_rate,
-    evidence_resolved_rate; with answers citation_validity, attribution_hit_rate, citation_precision,
-    citation_support_rate,
-    answer_correct, answered_precision, abstention_accuracy,
+    evidence_resolved_rate; with answers citation_validity, attribution_hit_rate,
+    citation_precision, citation_support_rate, answer_correct, answered_precision, abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
     error_rate, empty_answer_rate, and latency_retrieval, latency_first_token and
     latency_total (each _p50 and _p95).
