@@ -146,7 +146,8 @@ def run(
     chunk level, in the embedder's tokens: token_recall@k, token_precision@k,
     token_iou@k, budget_recall@B (B tokens), precision_omega, evidence_split_rate,
     evidence_resolved_rate; with answers citation_validity, attribution_hit_rate,
-    citation_precision, citation_support_rate, answer_correct, answered_precision, abstention_accuracy,
+    citation_precision, citation_support_rate, answer_correct, answered_precision,
+    abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
     error_rate, empty_answer_rate, and latency_retrieval, latency_first_token and
     latency_total (each _p50 and _p95).
