@@ -10,8 +10,9 @@ The API a chunker sweep calls::
 ``spans_by_path`` maps each document's KB path (as ``kb docs`` prints it) to its chunk
 character spans, in the offsets of the document text (the span contract,
 :mod:`ingest.chunkers.spans`); without it the KB's stored chunks are the chunking.
-``retrieved`` (optional: query id -> ranked ``(path, (char_start, char_end))``) adds the
-retrieval metrics at ``k`` and the token budget. Formulas: :mod:`eval.metrics.chunks`;
+:func:`evaluate_chunking` does all three in one call. ``retrieved`` (optional: query
+id -> ranked ``(path, (char_start, char_end))``) adds the retrieval metrics at ``k``
+and the token budget. Formulas: :mod:`eval.metrics.chunks`;
 tokens: the embedder's tokenizer (:mod:`eval.token_space`).
 
 Evidence: golden supports located as character spans by :class:`eval.resolve.Resolver`
@@ -34,7 +35,7 @@ from eval.metrics import chunks as cm
 from eval.metrics.intervals import Interval
 from eval.metrics.token_views import evidence_spans, indexed_spans
 from eval.resolve import Resolver
-from eval.token_space import TokenSpace
+from eval.token_space import Tokenizer, TokenSpace
 
 Retrieved = Mapping[str, Sequence[tuple[str, tuple[int, int] | None]]]
 
@@ -132,6 +133,23 @@ def chunk_metrics(
         split = [i for i, e in indexed_spans(annotated) if cm.is_split(e)]
         out.queries.append(QueryChunkMetrics(qid, len(resolved), len(view.spans), split, values))
     return out
+
+
+def evaluate_chunking(
+    conn: sqlite3.Connection,
+    golden: GoldenSet,
+    tokenizer: Tokenizer,
+    chunking: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    texts: Mapping[str, str] | None = None,
+    retrieved: Retrieved | None = None,
+    k: int = 5,
+    budget: int = 512,
+) -> ChunkMetrics:
+    """One call: locate the evidence, tokenise, score ``chunking`` (default: the stored
+    chunks). A sweep scoring many chunkings should keep the :class:`Evidence` and the
+    :class:`TokenSpace` and call :func:`chunk_metrics` per chunking instead."""
+    space = TokenSpace(conn, tokenizer, texts, chunking)
+    return chunk_metrics(locate_evidence(conn, golden), space, retrieved, k, budget)
 
 
 def _hit(space: TokenSpace, path: str, chars: tuple[int, int] | None) -> Interval | None:

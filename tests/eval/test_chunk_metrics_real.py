@@ -63,7 +63,7 @@ def test_eval_run_show_compare_report_chunk_metrics(
 
 
 def test_chunk_metrics_api_is_fast_and_needs_no_embedder(demo_kb: Path) -> None:
-    from eval.chunk_metrics import chunk_metrics, locate_evidence
+    from eval.chunk_metrics import chunk_metrics, evaluate_chunking, locate_evidence
     from eval.golden import load_golden
     from eval.token_space import TokenSpace
     from ingest.tokens import counter_for
@@ -97,6 +97,9 @@ def test_chunk_metrics_api_is_fast_and_needs_no_embedder(demo_kb: Path) -> None:
     got = chunk_metrics(ev, space.with_chunking(whole), retrieved, k=5).summary()
     assert got["token_recall@5"] == 1.0 and got["budget_recall@512"] is not None
     assert 0 < got["token_precision@5"] <= got["precision_omega"]
+    with Store.open(demo_kb) as store:  # the one-call form agrees with the two-step one
+        one = evaluate_chunking(store.conn, load_golden(GOLDEN), counter_for("bundled"), whole)
+    assert one.summary() == b
 
 
 def test_chunks_show_stored_beside_window_with_golden(demo_kb: Path, tmp_path: Path) -> None:
