@@ -11,8 +11,12 @@ a snippet cut by one chunker then still counts, so neither chunker is penalised 
 where it cuts. ``strict_chunker_version=True`` refuses to compare such runs.
 
 Per metric (B − A): the values of both runs over the paired queries where the metric
-is defined in both, the delta, a paired randomization test's two-sided p and a
-bootstrap 95% CI of the delta (:mod:`eval.stats`).
+is defined in both, the delta, a paired randomization test's two-sided p, a
+bootstrap 95% CI of the delta (:mod:`eval.stats`) and, for averaged metrics, the
+minimum detectable difference at alpha 0.05 and power 0.8 from n and the SD of the
+paired differences (:mod:`eval.power`); fewer than 200 paired queries add a note.
+The chunk-level metrics (:mod:`eval.metrics.chunks`) are compared when both runs
+recorded token spans.
 
 Per query with supports, on the rank of the first chunk matching a support within K
 (``None`` = no match):
@@ -43,9 +47,10 @@ from typing import Any
 
 import numpy as np
 
-from eval import stats
+from eval import power, stats
 from eval.metrics import MetricTable, compute_table
 from eval.metrics.table import matching_name
+from eval.metrics.token_views import has_tokens
 from eval.names import ANSWER, JUDGE_NAMES, MetricSpec, default_names
 from eval.result import QueryResult
 from eval.store import EvalStore, RunRow
@@ -60,6 +65,7 @@ class MetricDelta:
     result: stats.PairedResult
     own_a: tuple[float | None, int] = (None, 0)
     own_b: tuple[float | None, int] = (None, 0)
+    mdd: float | None = None  # minimum detectable difference (eval.power); means only
 
     @property
     def improved(self) -> bool | None:
@@ -201,7 +207,7 @@ def compare_loaded(
     sel_b = [pb[q] for q in common]
     K = min(a.k, b.k)
     answers = any(r.answer is not None for r in sel_a) and any(r.answer is not None for r in sel_b)
-    names = default_names(K, answers)
+    names = default_names(K, answers, has_tokens(sel_a) and has_tokens(sel_b))
     judged = [n for n in JUDGE_NAMES if _judged(sel_a) and _judged(sel_b)]
     ta = compute_table(sel_a, K, mode, names + judged, scoped=bool(a.options.get("scoped")))
     tb = compute_table(sel_b, K, mode, names + judged, scoped=bool(b.options.get("scoped")))
@@ -218,6 +224,9 @@ def compare_loaded(
             QueryOutcome(r.query_id, r.query.category or "(none)", rank_a, rank_b, out, reg)
         )
     changes = query_changes(ta, tb, outcomes)
+    small = power.small_set_warning(len(common))
+    if small is not None:
+        notes.insert(0, small)
     return Comparison(
         a,
         b,
@@ -275,11 +284,13 @@ def _delta(
     va, vb = ta.values[name], tb.values[name]
     both = np.isfinite(va) & np.isfinite(vb)
     spec = ta.specs[name]
+    mdd = power.min_detectable_difference(vb[both] - va[both]) if spec.aggregate == "mean" else None
     return MetricDelta(
         spec,
         stats.paired(va[both], vb[both], spec.aggregate, n_perm, n_boot, seed),
         ta.aggregate(name),
         tb.aggregate(name),
+        mdd,
     )
 
 

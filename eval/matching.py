@@ -75,9 +75,10 @@ class StoredHit:
     text_hash: str = ""
     chunker: str | None = None
     chunker_version: str | None = None
+    tokens: tuple[int, int] | None = None  # token interval in the document (eval.token_space)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "chunk_id": self.chunk_id,
             "path": self.path,
             "heading": self.heading,
@@ -92,6 +93,9 @@ class StoredHit:
             "chunker_version": self.chunker_version,
             "text": self.text,
         }
+        if self.tokens is not None:
+            out["tokens"] = list(self.tokens)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StoredHit:
@@ -113,6 +117,7 @@ class StoredHit:
             text_hash=str(d.get("text_hash") or ""),
             chunker=d.get("chunker"),
             chunker_version=d.get("chunker_version"),
+            tokens=pair("tokens", int),
         )
 
     def locator_text(self) -> str:
@@ -140,7 +145,9 @@ class ResolvedSupport:
 
     ``kb_path``: the support path as the KB stores it. ``exists``: an indexed document
     has that path. ``doc_span``: the snippet's ``[start, end)`` character offsets in
-    the document text (``None``: no snippet, or not found). ``snippet_found``:
+    the document text (``None``: no snippet, or not found); ``doc_tokens``: the same
+    span as token indexes and ``chunk_tokens``: the token intervals of the chunks
+    overlapping it (both set by :mod:`eval.token_space`; ``None`` otherwise). ``snippet_found``:
     ``"chunk"`` (inside one chunk), ``"span"`` (only across a chunk boundary),
     ``"missing"`` or ``None`` (no snippet). ``in_scope``: the document passes the
     run's path/type/tag filters (``None`` when the run was not scoped).
@@ -151,25 +158,36 @@ class ResolvedSupport:
     doc_span: tuple[int, int] | None = None
     snippet_found: str | None = None
     in_scope: bool | None = None
+    doc_tokens: tuple[int, int] | None = None
+    chunk_tokens: tuple[tuple[int, int], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kb_path": self.kb_path,
             "exists": self.exists,
             "doc_span": list(self.doc_span) if self.doc_span else None,
             "snippet_found": self.snippet_found,
             "in_scope": self.in_scope,
         }
+        if self.doc_tokens is not None:
+            out["doc_tokens"] = list(self.doc_tokens)
+        if self.chunk_tokens is not None:
+            out["chunk_tokens"] = [list(c) for c in self.chunk_tokens]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ResolvedSupport:
         span = d.get("doc_span")
+        toks = d.get("doc_tokens")
+        chunks = d.get("chunk_tokens")
         return cls(
             str(d["kb_path"]),
             bool(d.get("exists", True)),
             (int(span[0]), int(span[1])) if span else None,
             d.get("snippet_found"),
             d.get("in_scope"),
+            (int(toks[0]), int(toks[1])) if toks else None,
+            None if chunks is None else tuple((int(c[0]), int(c[1])) for c in chunks),
         )
 
 

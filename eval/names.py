@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from kb.errors import UsageError
 
 RETRIEVAL, ANSWER, OPS, JUDGE = "retrieval", "answer", "ops", "judge"
+CHUNK = "chunk"  # retrieval, chunk level: evidence tokens (eval.metrics.chunks)
 
 _SUP = "over queries with supports whose retrieval ran"
 AT_K: dict[str, str] = {
@@ -31,6 +32,19 @@ AT_K: dict[str, str] = {
     "ndcg": "DCG@k / ideal DCG@k, gain = credited support grade, discount log2(r + 1); " + _SUP,
 }
 ALIASES = {"recall_any": "hit"}
+
+_TOK = "in the embedder's word pieces over located evidence spans; over queries with them"
+CHUNK_AT_K: dict[str, str] = {
+    "token_recall": "evidence tokens inside the top k chunks / evidence tokens; " + _TOK,
+    "token_precision": "evidence tokens inside the top k chunks / tokens of the top k "
+    "chunks (overlaps counted twice); " + _TOK,
+    "token_iou": "evidence tokens inside the top k chunks / (tokens of the top k chunks + "
+    "evidence tokens outside them); " + _TOK,
+}
+CHUNK_BUDGET: dict[str, str] = {
+    "budget_recall": "token recall of the first B retrieved tokens (chunks in rank order, "
+    "the last one cut), B = the number after @; " + _TOK,
+}
 
 
 @dataclass(frozen=True)
@@ -111,6 +125,26 @@ SCALARS: dict[str, Scalar] = {
         "mean",
         "answers satisfying the query's conflict_rule / queries with a conflict_rule",
     ),
+    "precision_omega": Scalar(
+        CHUNK,
+        True,
+        "mean",
+        "Precision_Ω: evidence tokens / tokens of the chunks overlapping evidence (plus "
+        "evidence no chunk covers); the best precision the chunking allows; " + _TOK,
+    ),
+    "evidence_split_rate": Scalar(
+        CHUNK,
+        False,
+        "mean",
+        "evidence spans no single chunk contains / evidence spans; over queries with them",
+    ),
+    "evidence_resolved_rate": Scalar(
+        CHUNK,
+        True,
+        "mean",
+        "supports whose snippet was located as a span / supports; over queries with "
+        "supports (runs that recorded token spans)",
+    ),
     "error_rate": Scalar(OPS, False, "mean", "queries that failed / queries run"),
     "empty_answer_rate": Scalar(
         OPS, False, "mean", "non-refused answers with empty text / answers"
@@ -161,6 +195,7 @@ class MetricSpec:
     higher_is_better: bool
     aggregate: str
     description: str
+    budget: int | None = None  # budget_recall@B: B tokens
 
     @property
     def gateable(self) -> bool:
@@ -182,6 +217,14 @@ def parse_metric(name: str) -> MetricSpec:
         return MetricSpec(
             f"{family}@{int(k)}", family, int(k), RETRIEVAL, True, "mean", AT_K[family]
         )
+    if family in CHUNK_AT_K or family in CHUNK_BUDGET:
+        if k is None or int(k) < 1:
+            raise UsageError(f"metric {name!r} needs a positive cutoff, e.g. {family}@5")
+        if family in CHUNK_BUDGET:
+            desc = CHUNK_BUDGET[family]
+            return MetricSpec(f"{family}@{int(k)}", family, None, CHUNK, True, "mean", desc, int(k))
+        desc = CHUNK_AT_K[family]
+        return MetricSpec(f"{family}@{int(k)}", family, int(k), CHUNK, True, "mean", desc)
     if family in SCALARS and k is None:
         s = SCALARS[family]
         return MetricSpec(
@@ -191,7 +234,13 @@ def parse_metric(name: str) -> MetricSpec:
 
 
 def known_families() -> list[str]:
-    return [f"{f}@k" for f in AT_K] + [f"{a}@k" for a in ALIASES] + list(SCALARS)
+    return (
+        [f"{f}@k" for f in AT_K]
+        + [f"{a}@k" for a in ALIASES]
+        + [f"{f}@k" for f in CHUNK_AT_K]
+        + [f"{f}@B" for f in CHUNK_BUDGET]
+        + list(SCALARS)
+    )
 
 
 def retrieval_names(K: int) -> list[str]:
@@ -219,9 +268,27 @@ def retrieval_names(K: int) -> list[str]:
     return out + ["empty_result_rate", "scope_miss_rate"]
 
 
-def default_names(K: int, answers: bool) -> list[str]:
-    """Every non-judge metric reported for a run (answer metrics only with answers)."""
-    names = retrieval_names(K)
+BUDGET_TOKENS = 512  # budget_recall's default budget: about two 256-token chunks
+
+
+def chunk_names(K: int) -> list[str]:
+    """The chunk-level metrics reported for a run that recorded token spans."""
+    k = min(5, K)
+    return [
+        f"token_recall@{k}",
+        f"token_precision@{k}",
+        f"token_iou@{k}",
+        f"budget_recall@{BUDGET_TOKENS}",
+        "precision_omega",
+        "evidence_split_rate",
+        "evidence_resolved_rate",
+    ]
+
+
+def default_names(K: int, answers: bool, chunks: bool = False) -> list[str]:
+    """Every non-judge metric reported for a run (answer metrics only with answers,
+    chunk-level ones only when the run recorded token spans)."""
+    names = retrieval_names(K) + (chunk_names(K) if chunks else [])
     if answers:
         names += [n for n, s in SCALARS.items() if s.group == ANSWER]
     names += ["error_rate", "latency_retrieval_p50", "latency_retrieval_p95"]

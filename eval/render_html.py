@@ -7,7 +7,15 @@ from html import escape
 from typing import Any
 
 from eval import render_drill, render_drill_html, svg
-from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
+from eval.render_terminal import (
+    CHANGE_TITLES,
+    change_text,
+    fmt,
+    fmt_delta,
+    own_notes,
+    split_text,
+    when,
+)
 from eval.report import breakdown_columns, matching_of
 
 CSS = """
@@ -116,9 +124,10 @@ def compare_html(c: dict[str, Any]) -> str:
                 f'<span class="{cls}">{fmt_delta(r["delta"])}</span>',
                 "—" if ci[0] is None else f"[{ci[0]:+.4f}, {ci[1]:+.4f}]",
                 fmt(r["p_value"]),
+                fmt(r.get("mdd")),
             ]
         )
-    body.append(_table(["metric", "n", "A", "B", "Δ", "95% CI", "p"], rows))
+    body.append(_table(["metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"], rows))
     notes = own_notes(c["metrics"] + c["judge"])
     if notes:
         body.append("<ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in notes) + "</ul>")
@@ -175,6 +184,8 @@ def run_html(rep: dict[str, Any]) -> str:
             ],
         )
     )
+    if m.get("split_evidence") is not None:
+        body.append(f'<p class="note">{escape(split_text(m["split_evidence"], shown=50))}</p>')
     cols = breakdown_columns(list(o["metrics"]), int(m.get("k", 10)))
     for dim, groups in m.get("by", {}).items():
         body.append(f"<h2>By {escape(dim)}{_match(match)}</h2>")

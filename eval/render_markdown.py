@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from eval import render_drill
-from eval.render_terminal import CHANGE_TITLES, change_text, fmt, fmt_delta, own_notes, when
+from eval.render_terminal import (
+    CHANGE_TITLES,
+    change_text,
+    fmt,
+    fmt_delta,
+    own_notes,
+    split_text,
+    when,
+)
 from eval.report import breakdown_columns, matching_of
 
 
@@ -46,6 +54,8 @@ def run_markdown(rep: dict[str, Any]) -> str:
         [[n, fmt(v), str(o["n"][n]), desc.get(n, "")] for n, v in o["metrics"].items()],
         right_from=1,
     )
+    if m.get("split_evidence") is not None:
+        lines += [f"- {split_text(m['split_evidence'], shown=50)}", ""]
     if m.get("judge"):
         j = m["judge"]
         lines += [f"## LLM judge (reported apart, never gated; {match})", ""]
@@ -97,6 +107,8 @@ def compare_markdown(c: dict[str, Any]) -> str:
         f"matching: **{c['matching']}**; k = {c['k']}",
         f"- {c['test']['kind']}: {c['test']['permutations']} permutations, "
         f"{c['test']['bootstrap']} resamples, seed {c['test']['seed']}",
+        "- MDD: the smallest Δ the set can detect at alpha 0.05 and power 0.8 "
+        "((z_0.975 + z_0.8) · SD(B − A) / sqrt(n))",
         "",
     ]
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
@@ -104,7 +116,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
             continue
         lines += [f"## {title} (matching: {c['matching']})", ""]
         lines += _table(
-            ["metric", "n", "A", "B", "Δ", "95% CI", "p"],
+            ["metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"],
             [
                 [
                     r["metric"],
@@ -114,6 +126,7 @@ def compare_markdown(c: dict[str, Any]) -> str:
                     fmt_delta(r["delta"]),
                     "—" if r["ci95"][0] is None else f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}]",
                     fmt(r["p_value"]),
+                    fmt(r.get("mdd")),
                 ]
                 for r in rows
             ],

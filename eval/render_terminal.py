@@ -22,6 +22,7 @@ CHANGE_TITLES = (
 )
 GROUP_TITLES = {
     "retrieval": "Retrieval",
+    "chunk": "Retrieval, chunk level (evidence tokens, embedder's tokenizer; Chroma)",
     "answer": "Answers",
     "ops": "Operations",
     "judge": "LLM judge (not gated)",
@@ -69,6 +70,8 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
         for name in names:
             t.add_row(name, fmt(block["metrics"][name]), str(block["n"][name]))
         console.print(t)
+        if g == "chunk" and m.get("split_evidence") is not None:
+            console.print(split_text(m["split_evidence"]), highlight=False)
     cols = breakdown_columns(list(overall["metrics"]), int(m.get("k", 10)))
     for dim, groups in m.get("by", {}).items():
         if len(groups) < 2 and dim != "answerable":
@@ -91,6 +94,15 @@ def render_run(rep: dict[str, Any], console: Console) -> None:
             f"p95 {fmt(tok.get('p95'))} max {fmt(tok.get('max'))}",
             highlight=False,
         )
+
+
+def split_text(split: list[dict[str, Any]], shown: int = 5) -> str:
+    """One line naming the evidence spans the run's chunking splits (the first few)."""
+    if not split:
+        return "evidence split across chunks: none"
+    names = ", ".join(f"{x['query_id']}#{x['support']}" for x in split[:shown])
+    more = f" (+{len(split) - shown} more)" if len(split) > shown else ""
+    return f"evidence split across chunks: {len(split)} span(s): {names}{more}"
 
 
 def render_queries(details: list[dict[str, Any]], matching: str, console: Console) -> None:
@@ -183,13 +195,14 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
     console.print(
         f"k={c['k']} · chunker_version_match: {c['chunker_version_match']} · "
         f"matching: {c['matching']} · "
-        f"{c['test']['permutations']} permutations, seed {c['test']['seed']}"
+        f"{c['test']['permutations']} permutations, seed {c['test']['seed']} · "
+        "MDD: smallest Δ detectable at alpha 0.05, power 0.8"
     )
     for title, rows in (("Metrics (B − A)", c["metrics"]), ("LLM judge (not gated)", c["judge"])):
         if not rows:
             continue
         t = Table(title=f"{title} · matching: {c['matching']}", title_justify="left")
-        for col in ("metric", "n", "A", "B", "Δ", "95% CI", "p"):
+        for col in ("metric", "n", "A", "B", "Δ", "95% CI", "p", "MDD"):
             t.add_column(col, justify="left" if col == "metric" else "right")
         for r in rows:
             style = "green" if r["improved"] is True else ("red" if r["improved"] is False else "")
@@ -203,6 +216,7 @@ def render_compare(c: dict[str, Any], console: Console) -> None:
                 f"[{style}]{fmt_delta(r['delta'])}[/{style}]" if style else fmt_delta(r["delta"]),
                 ci_text,
                 fmt(r["p_value"]),
+                fmt(r.get("mdd")),
             )
         console.print(t)
     for note in own_notes(c["metrics"] + c["judge"]):

@@ -97,6 +97,7 @@ def delta_json(d: MetricDelta) -> dict[str, Any]:
         "delta": r.delta,
         "p_value": r.p_value,
         "ci95": [r.ci_low, r.ci_high],
+        "mdd": d.mdd,
         "higher_is_better": d.spec.higher_is_better,
         "improved": d.improved,
         "own_a": {"value": d.own_a[0], "n": d.own_a[1]},
@@ -135,6 +136,8 @@ def comparison_json(c: Comparison, details: bool = True) -> dict[str, Any]:
             "permutations": c.n_permutations,
             "bootstrap": c.n_bootstrap,
             "seed": c.seed,
+            "mdd": "minimum detectable difference: (z_0.975 + z_0.8) · SD(B − A) / sqrt(n), "
+            "alpha 0.05, power 0.8",
         },
         "metrics": [delta_json(d) for d in c.metrics],
         "judge": [delta_json(d) for d in c.judge],

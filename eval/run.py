@@ -36,6 +36,7 @@ from eval.metrics import MetricTable, compute_table
 from eval.resolve import Resolver, stored_hits
 from eval.result import AnswerResult, QueryResult
 from eval.store import EvalStore, RunRow
+from eval.token_space import Tokenizer, TokenSpace
 from kb.errors import (
     ConfigError,
     EmbeddingMismatchError,
@@ -161,14 +162,17 @@ def run_eval(
     progress: Progress | None = None,
     judge: Callable[[QueryResult], dict[str, Any] | None] | None = None,
     extra_metrics: list[str] | None = None,
+    tokenizer: Tokenizer | None = None,
 ) -> RunOutcome:
     """Run, store and score; see the module docs. ``judge`` (optional) scores each
     answered query and its result lands in ``answer.judge``. ``extra_metrics`` (e.g.
-    the metrics named by gates) are computed besides the defaults. Without
+    the metrics named by gates) are computed besides the defaults. ``tokenizer`` (the
+    embedder's) records evidence and hits as token spans for the chunk-level metrics
+    (:mod:`eval.token_space`); without it they are not reported. Without
     ``options.name`` the run is named after the golden file (``-2``, ``-3``... when
     that name is taken)."""
     es = EvalStore(store)
-    plan = _plan(store, golden, options, pipeline, extra_config)
+    plan = _plan(store, golden, options, pipeline, extra_config, tokenizer)
     run_opts = {**options.to_json(), "answers": plan.answers}
     name = options.name or es.free_name(golden.path.stem)
     run_id = es.create_run(
@@ -189,6 +193,7 @@ def resume_eval(
     progress: Progress | None = None,
     judge: Callable[[QueryResult], dict[str, Any] | None] | None = None,
     extra_metrics: list[str] | None = None,
+    tokenizer: Tokenizer | None = None,
 ) -> RunOutcome:
     """Continue the stopped ``run`` with the queries it has not stored (module docs)."""
     es = EvalStore(store)
@@ -205,7 +210,7 @@ def resume_eval(
             "start a new run instead of resuming"
         )
     options = RunOptions.from_json(run.options, run.name)
-    plan = _plan(store, golden, options, pipeline, extra_config)
+    plan = _plan(store, golden, options, pipeline, extra_config, tokenizer)
     if plan.answers != bool(run.options.get("answers")):
         on = "with" if run.options.get("answers") else "without"
         raise UsageError(f"eval run {run.name!r} ran {on} answers; resume it the same way")
@@ -258,6 +263,7 @@ class _Plan:
     resolved: dict[str, list[Any]]
     warnings: list[str]
     config: dict[str, Any]
+    tokens: TokenSpace | None = None
 
 
 def _plan(
@@ -266,6 +272,7 @@ def _plan(
     options: RunOptions,
     pipeline: PipelineLike | None,
     extra_config: dict[str, Any] | None,
+    tokenizer: Tokenizer | None = None,
 ) -> _Plan:
     queries = select_queries(golden, options.categories, options.limit)
     opts = replace(options.search, k=options.k)
@@ -273,6 +280,9 @@ def _plan(
     answers = options.answers and pipeline is not None
     resolver = Resolver(store.conn, golden.corpus_dir, opts)
     resolved = {q.id: resolver.resolve_query(q) for q in queries}
+    tokens = None if tokenizer is None else TokenSpace(store.conn, tokenizer)
+    if tokens is not None:
+        resolved = {k: [tokens.annotate_support(s) for s in v] for k, v in resolved.items()}
     warnings = drift_warnings(queries, resolved)
     if resolver.mapping == "assumed" and golden.corpus_dir is not None:
         warnings.insert(
@@ -286,7 +296,7 @@ def _plan(
         "path_prefix": resolver.prefix,
         **(extra_config or {}),
     }
-    return _Plan(queries, opts, answer_opts, answers, resolved, warnings, config)
+    return _Plan(queries, opts, answer_opts, answers, resolved, warnings, config, tokens)
 
 
 def _execute(
@@ -322,6 +332,8 @@ def _execute(
                 continue
             r = _run_one(store, retriever, pipeline if answers else None, q, pos, opts, answer_opts)
             r.resolved = plan.resolved[q.id]
+            if plan.tokens is not None:
+                r.hits = [plan.tokens.annotate_hit(h) for h in r.hits]
             if judge is not None and r.answer_ok:
                 assert r.answer is not None
                 r.answer.judge = judge(r)

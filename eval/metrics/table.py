@@ -26,7 +26,8 @@ import numpy as np
 from eval.judgements import QueryJudgement, build_arrays, judge
 from eval.metrics import answers, ops, retrieval
 from eval.metrics import judge as judge_metrics
-from eval.names import JUDGE_NAMES, MetricSpec, default_names, parse_metric
+from eval.metrics.token_views import chunk_values, has_tokens, split_evidence
+from eval.names import CHUNK, JUDGE_NAMES, MetricSpec, default_names, parse_metric
 from eval.result import QueryResult
 from kb.errors import UsageError
 
@@ -116,6 +117,8 @@ class MetricTable:
         }
         if judged:
             out["judge"] = self.summary(judged)
+        if has_tokens(self.results):
+            out["split_evidence"] = split_evidence(self.results)
         return out
 
 
@@ -131,7 +134,7 @@ def compute_table(
     plus ``extra``."""
     has_answers = any(r.answer is not None for r in results)
     if names is None:
-        names = default_names(K, has_answers)
+        names = default_names(K, has_answers, has_tokens(results))
         if any(r.answer is not None and r.answer.judge for r in results):
             names = names + JUDGE_NAMES
     names = names + [n for n in extra or [] if parse_metric(n).name not in names]
@@ -149,7 +152,9 @@ def compute_table(
     views = [answers.AnswerView.of(r, mode) for r in results]
     values: dict[str, np.ndarray] = {}
     for name, spec in specs.items():
-        if spec.k is not None:
+        if spec.group == CHUNK:
+            values[name] = chunk_values(spec, results)
+        elif spec.k is not None:
             values[name] = retrieval.AT_K_FUNCS[spec.family](arrays, spec.k)
         elif name in retrieval.SCALAR_FUNCS:
             values[name] = retrieval.SCALAR_FUNCS[name](arrays)

@@ -54,6 +54,7 @@ class ChunkingCheck:
     p95_tokens: int
     lint: dict[str, list[int]] = field(default_factory=dict)
     first_uncovered_line: int | None = None
+    content: int = 0  # non-whitespace characters in sections (coverage's denominator)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,6 +114,7 @@ def check_chunking(
         p95_tokens=p95,
         lint=lint,
         first_uncovered_line=_line_at(doc, text, first_missed),
+        content=content,
     )
 
 

@@ -96,6 +96,11 @@ def _register_optional() -> None:
         short_help="List, add, remove or move the KB's sources.",
     )
     app.add_typer(sources_cmd.docs_app, name="docs", short_help="List or remove documents.")
+    from kb.cli import chunks_cmd
+
+    app.add_typer(
+        chunks_cmd.chunks_app, name="chunks", short_help="See one document's chunks, A beside B."
+    )
     app.command("ask", **command_kwargs("A cited answer from the local model, streamed."))(
         ask_cmd.ask
     )

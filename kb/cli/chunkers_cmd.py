@@ -26,9 +26,6 @@ def _chunkers(ctx: typer.Context) -> None:
     show_help_without_command(ctx)
 
 
-EMBEDDER_READS = 256  # all-MiniLM-L6-v2's max_seq_length, when the model does not say
-
-
 @chunkers_app.command("list", **command_kwargs("Built-in chunkers and installed plug-ins."))
 def list_chunkers(json_out: JsonOption = False) -> None:
     """Built-in chunkers and the plug-ins installed under the kb.chunkers entry point
@@ -111,7 +108,8 @@ def check(
       kb chunkers check my_chunker.py#chunk:size=300 notes/todo.md --json
     """
     from ingest.chunkers import make_chunker
-    from ingest.chunkers.check import SHORT_TOKENS, check_chunking
+    from ingest.chunkers.check import SHORT_TOKENS
+    from ingest.chunkers.lint import LintReport, read_limit
     from ingest.loaders import SUPPORTED_EXTENSIONS, LoadContext, loader_for
     from ingest.walk import walk
     from kb.errors import IngestError, UsageError
@@ -119,7 +117,7 @@ def check(
     settings = settings_for(kb)
     if timeout is not None and timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {timeout:g}")
-    limit = _read_limit(settings.embedding.model)
+    limit = read_limit(settings.embedding.model)
     chunker = make_chunker(spec, settings)
     if timeout is not None and hasattr(chunker, "process"):
         chunker.process.timeout = timeout
@@ -137,6 +135,7 @@ def check(
         else:
             files.append(p)
     results: list[dict[str, Any]] = []
+    lint = LintReport(limit)
     failed = 0
     try:
         for f in files:
@@ -155,7 +154,7 @@ def check(
                 failed += 1
                 results.append({"path": str(f), "error": e.reason})
                 continue
-            result = check_chunking(doc, drafts, limit, SHORT_TOKENS)
+            result = lint.add(doc, drafts, SHORT_TOKENS)
             results.append(result.to_dict())
             if not json_out:
                 _print_check(result.to_dict(), drafts, limit)
@@ -169,17 +168,18 @@ def check(
             {
                 "chunker": {"name": info.name, "version": info.version, "params": info.params},
                 "read_limit": limit,
+                "lint": lint.to_dict(),
                 "files": results,
             }
         )
     else:
-        done = [r for r in results if "error" not in r]
-        lints = {k: sum(len(r["lint"][k]) for r in done) for k in _LINT_TEXT}
-        found = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in lints.items() if n)
+        found = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in lint.counts.items() if n)
+        if lint.uncovered:
+            found += (", " if found else "") + f"{lint.uncovered} uncovered characters"
         typer.echo(
             f"{info.name} {info.version} {json.dumps(info.params, sort_keys=True)}: "
-            f"{len(done)} of {len(files)} file(s) chunked into "
-            f"{sum(r['chunks'] for r in done)} chunks; lint: {found or 'clean'}"
+            f"{lint.documents} of {len(files)} file(s) chunked into "
+            f"{lint.chunks} chunks, coverage {lint.coverage:.1%}; lint: {found or 'clean'}"
         )
     raise typer.Exit(1 if failed else 0)
 
@@ -218,19 +218,3 @@ def _where(k: int, d: Any) -> str:
     if s.page_start is not None:
         return f"#{k} p. {s.page_start}"
     return f"#{k} chars {d.char_start}–{d.char_end}"
-
-
-def _read_limit(embedding_model: str) -> int:
-    """Tokens of its own a chunk may have before the embedder drops the rest: the
-    model's ``max_seq_length`` (sentence_bert_config.json; 256 for all-MiniLM-L6-v2)
-    minus 2 for ``[CLS]`` and ``[SEP]``."""
-    from kb.backends.bundled import embedding_model_dir
-
-    folder = embedding_model_dir() if embedding_model == "bundled" else Path(embedding_model)
-    reads = EMBEDDER_READS
-    try:
-        cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        reads = int(cfg.get("max_seq_length", reads))
-    except (OSError, ValueError, TypeError):
-        pass
-    return reads - 2

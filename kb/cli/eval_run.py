@@ -143,9 +143,11 @@ def run(
 
     Stored in the KB (see `kb eval list`). Metrics: hit@k, mrr@10, recall@k,
     recall_all@k, precision@k, map@k, ndcg@k, empty_result_rate, scope_miss_rate;
-    with answers citation_validity, attribution_hit_rate, citation_precision,
-    citation_support_rate,
-    answer_correct, answered_precision, abstention_accuracy,
+    chunk level, in the embedder's tokens: token_recall@k, token_precision@k,
+    token_iou@k, budget_recall@B (B tokens), precision_omega, evidence_split_rate,
+    evidence_resolved_rate; with answers citation_validity, attribution_hit_rate,
+    citation_precision, citation_support_rate, answer_correct, answered_precision,
+    abstention_accuracy,
     hallucination_rate_unanswerable, over_refusal_rate, conflict_rule_pass_rate;
     error_rate, empty_answer_rate, and latency_retrieval, latency_first_token and
     latency_total (each _p50 and _p95).
@@ -167,6 +169,7 @@ def run(
     from eval.gates import parse_gates
     from eval.golden import load_golden
     from eval.run import RunOptions, run_eval
+    from ingest.tokens import counter_for
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
 
     if resume is not None:
@@ -242,6 +245,7 @@ def run(
                 RunProgress(quiet=quiet),
                 judge_fn,
                 [g.spec.name for g in gates],
+                counter_for(settings.embedding.model),
             )
         except KeyboardInterrupt:
             _interrupted(store)
@@ -319,6 +323,7 @@ def _resume(
     from eval.golden import load_golden
     from eval.run import resume_eval
     from eval.store import EvalStore
+    from ingest.tokens import counter_for
     from kb.cli.eval_runtime import RunProgress, build_runtime, make_judge
     from kb.config import AnswerSettings, LlmSettings, SearchSettings
 
@@ -359,6 +364,7 @@ def _resume(
                 RunProgress(),
                 judge_fn,
                 [g.spec.name for g in gates],
+                counter_for(settings.embedding.model),
             )
         except KeyboardInterrupt:
             _interrupted(store)
