@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +36,12 @@ def kb_serve(home: Path, *args: str, env: dict[str, str] | None = None) -> Itera
         **(env or {}),
     }
     cmd = [sys.executable, "-m", "kb", "serve", "--kb", str(home), "--port", str(port), *args]
-    log = tempfile.TemporaryFile("w+")
-    proc = subprocess.Popen(cmd, env=full_env, stderr=log, text=True)
+    with tempfile.TemporaryFile("w+") as log:
+        yield from _run(cmd, full_env, log, port)
+
+
+def _run(cmd: list[str], env: dict[str, str], log: Any, port: int) -> Iterator[str]:
+    proc = subprocess.Popen(cmd, env=env, stderr=log, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
@@ -61,4 +66,3 @@ def kb_serve(home: Path, *args: str, env: dict[str, str] | None = None) -> Itera
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        log.close()
