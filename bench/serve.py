@@ -117,7 +117,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--kb", type=Path, default=Path("/work/kbs/squad-base"))
     ap.add_argument(
-        "--golden", type=Path, default=ROOT.parent / "shared/datasets/squad-dev/golden.yaml"
+        "--golden", type=Path, default=Path("/work/shared/datasets/squad-dev/golden.yaml")
     )
     ap.add_argument("--searches", type=int, default=200)
     ap.add_argument("--asks", type=int, default=5)
