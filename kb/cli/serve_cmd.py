@@ -112,16 +112,18 @@ def serve(
 
 def mcp(kb: KbOption = None) -> None:
     """Run a Model Context Protocol server over stdio for an MCP client (Claude Desktop,
-    an IDE, an agent). Tools: search, ask (answer with citations and verdicts),
-    read_document (a document range by KB path and lines/page/seconds), list_sources.
+    an IDE, an agent). Tools: search (ranked passages), ask (answer with citations and
+    verdicts), read_document (a document range by KB path and lines/page/seconds),
+    list_sources.
 
-    Register it in the client's configuration, e.g.:
+    Register it in the client as the command `kb` with the argument `mcp`, and KB_HOME
+    in its environment (the README's MCP section has the configuration snippet).
+    stdout carries the protocol; messages go to stderr.
 
     \b
-      {"mcpServers": {"kb": {"command": "kb", "args": ["mcp"],
-                              "env": {"KB_HOME": "/path/to/kb"}}}}
-
-    stdout carries the protocol; messages go to stderr.
+    Examples:
+      kb mcp
+      KB_HOME=~/kb kb mcp
     """
     from kb.serve.mcp_server import run_stdio
 

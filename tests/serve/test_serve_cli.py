@@ -16,7 +16,7 @@ def test_serve_help_documents_host_port_and_token(capsys: pytest.CaptureFixture[
     for word in ("--host", "--port", "--token", "KB_SERVE_TOKEN", "--allow-host", "127.0.0.1"):
         assert word in r.out, word
     m = kb(capsys, "mcp", "--help")
-    assert m.code == 0 and '"mcpServers"' in m.out
+    assert m.code == 0 and "KB_HOME" in m.out and "read_document" in m.out
 
 
 @pytest.mark.parametrize(
