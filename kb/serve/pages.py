@@ -155,7 +155,8 @@ def page_routes(rt: Runtime) -> list[Route]:
     def evals(request: Request) -> Response:
         from kb.serve.eval_api import runs
 
-        return page("eval.html", nav="eval", runs=runs(rt))
+        newest_first = sorted(runs(rt), key=lambda r: -int(r["id"]))
+        return page("eval.html", nav="eval", runs=newest_first)
 
     return [
         Route("/", wrap(ask)),
@@ -186,4 +187,5 @@ def _filters(request: Request) -> dict[str, Any]:
         "f_type": q.get("type", ""),
         "f_tag": q.get("tag", ""),
         "f_k": q.get("k", ""),
+        "f_min": q.get("min_score", ""),
     }
