@@ -165,6 +165,7 @@ def page_routes(rt: Runtime) -> list[Route]:
         Route("/view/{doc_id}", wrap(view_doc)),
         Route("/sources", wrap(sources)),
         Route("/eval", wrap(evals)),
+        Route("/favicon.ico", lambda r: Response(status_code=204)),  # browsers ask anyway
     ]
 
 

@@ -148,8 +148,7 @@ def test_a_pdf_citation_lands_on_its_page(page: Any, server: str) -> None:
 
 
 def test_audio_starts_at_the_cited_second_with_the_transcript(page: Any, server: str) -> None:
-    page.goto(server + "/api/documents")
-    docs = page.evaluate("() => JSON.parse(document.body.innerText).documents")
+    docs = page.request.get(server + "/api/documents").json()["documents"]
     audio = next(d for d in docs if d["type"] == "audio")
     page.goto(f"{server}/view/{audio['id']}?t=7")
     page.wait_for_function(
@@ -188,6 +187,12 @@ def test_eval_compare_opens(page: Any, server: str) -> None:
     body = page.inner_text("body")
     assert "k3" in body and "base" in body
     shot(page, "eval-compare")
+    runs = page.request.get(server + "/api/eval/runs").json()["runs"]
+    assert [r["name"] for r in runs] == ["base", "k3"]
+    c = page.request.get(server + "/api/eval/compare?a=base&b=k3").json()
+    assert c["a"]["name"] == "base" and c["b"]["name"] == "k3" and c["metrics"]
+    rep = page.request.get(server + "/api/eval/runs/base").json()
+    assert rep["metrics"]["overall"]["metrics"]["hit@1"] is not None
     page.click("text=eval runs")
     page.click("table.grid a >> nth=0")
     assert "Metrics" in page.inner_text("body")
