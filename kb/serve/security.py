@@ -87,7 +87,9 @@ class Guard:
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
             if _same(query.get("token"), self.token) and scope["method"] == "GET":
                 rest = urlencode([(k, v) for k, v in query.items() if k != "token"])
-                await _redirect(send, scope["path"] + (f"?{rest}" if rest else ""), self.token)
+                # one leading slash: "//host/..." would send the browser to another site
+                local = "/" + scope["path"].lstrip("/\\")
+                await _redirect(send, local + (f"?{rest}" if rest else ""), self.token)
                 return
             if not (
                 _same(_bearer(headers.get("authorization")), self.token)

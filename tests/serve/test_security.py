@@ -64,6 +64,35 @@ def test_token_is_required_once_set(runtime: Any) -> None:
         assert c.get("/api/sources", headers={"origin": "http://evil.example"}).status_code == 403
 
 
+def test_token_redirect_never_leaves_the_site() -> None:
+    """A path like ``//evil.example/x`` must not become a protocol-relative Location."""
+    import anyio
+
+    from kb.serve.security import Guard
+
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the redirect answers first")
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.request"}
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "//evil.example/x",
+        "query_string": b"token=s3cret-token-123",
+        "headers": [(b"host", b"127.0.0.1:8765")],
+    }
+    anyio.run(Guard(app, None, "s3cret-token-123"), scope, receive, send)
+    headers = dict(sent[0]["headers"])
+    assert sent[0]["status"] == 303 and headers[b"location"] == b"/evil.example/x"
+
+
 def test_wildcard_bind_accepts_any_host_and_named_hosts_can_be_added() -> None:
     from kb.serve.security import allowed_hosts
 
