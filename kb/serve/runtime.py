@@ -129,12 +129,14 @@ class Runtime:
 
 
 class AnswerEvents:
-    """Iterates an answer stream and releases the answer lock once, at its end, or when
-    the consumer goes away (``close``: the client disconnected; generation is cancelled)."""
+    """Iterates an answer stream and releases the answer lock once: at its end, when the
+    consumer goes away (``close``: the client disconnected; generation is cancelled), or
+    when it is dropped without ever being iterated (``__del__``)."""
 
     def __init__(self, stream: Any, lock: threading.Lock) -> None:
         self.stream = stream
         self.lock: threading.Lock | None = lock
+        self._closing = threading.Lock()
 
     def __iter__(self) -> Iterator[Event]:
         try:
@@ -143,10 +145,17 @@ class AnswerEvents:
             self.close()
 
     def close(self) -> None:
-        if self.lock is None:
+        with self._closing:
+            lock, self.lock = self.lock, None
+        if lock is None:
             return
-        lock, self.lock = self.lock, None
-        if self.stream.record is None:
-            self.stream.cancel()
-            self.stream.result()
-        lock.release()
+        try:
+            if self.stream.record is None:
+                self.stream.cancel()
+                self.stream.result()
+        finally:
+            lock.release()
+
+    def __del__(self) -> None:
+        # a response dropped before it was ever iterated (the client left at once)
+        self.close()

@@ -4,7 +4,8 @@ Each :mod:`kb.rag.record` event becomes one SSE message whose ``event:`` is the
 event's name (``token``, ``citation``, ``verdict``, ``done``) and whose ``data:`` is
 the same JSON object ``kb ask --json`` prints for it. A failure after the stream
 started is sent as ``event: error`` with ``{"error": "..."}``. When the client goes
-away the generator is closed, which cancels generation and frees the model.
+away the generator is closed (shielded from the cancellation that the disconnect
+caused), which cancels generation and frees the model for the next question.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def message(name: str, data: dict[str, Any]) -> bytes:
 async def event_stream(stream: Any) -> AsyncIterator[bytes]:
     """Pull events from ``stream`` (an iterator fed by a worker thread) off the event
     loop, one at a time, and frame them."""
-    from anyio import to_thread
+    from anyio import CancelScope, to_thread
 
     it = iter(stream)
     end = object()
@@ -41,4 +42,5 @@ async def event_stream(stream: Any) -> AsyncIterator[bytes]:
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
-            await to_thread.run_sync(close)
+            with CancelScope(shield=True):  # a disconnect cancelled us; still free the model
+                await to_thread.run_sync(close)

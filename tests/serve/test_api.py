@@ -124,3 +124,48 @@ def test_pages_render(client: Any, runtime: Any) -> None:
     assert "src/notes/sourdough.md" in client.get("/sources").text
     assert "No eval runs yet" in client.get("/eval").text
     assert client.get("/view/chunk/999999").status_code == 404
+
+
+def test_a_client_that_leaves_mid_answer_frees_the_model(runtime: Any) -> None:
+    """A real uvicorn server in a thread: the client reads the first token and closes the
+    socket; generation is cancelled and the next question is answered. An answer dropped
+    unread frees the model too."""
+    import http.client
+    import threading
+    import time
+
+    import uvicorn
+
+    from kb.serve.app import create_app
+    from tests.kb.test_rag_pipeline import ScriptedGenerator
+    from tests.serve.live import free_port
+
+    slow = ScriptedGenerator(["word "] * 300 + ["[#1]."], delay=0.02)
+    runtime.pipeline._generator = slow
+    port = free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(runtime, "127.0.0.1", port), port=port, log_level="error")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.02)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/ask?q=How+long+does+the+loaf+proof%3F")
+        r = conn.getresponse()
+        assert r.readline() == b"event: token\n"
+        r.close()
+        conn.close()  # the client leaves mid-answer
+        dropped = runtime.ask("How long does the loaf proof?", runtime.options({}))
+        del dropped  # never iterated
+        runtime.pipeline._generator = ScriptedGenerator(["Overnight ", "[#1]."])
+        again = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        again.request("GET", "/api/ask?q=How+long+does+the+loaf+proof%3F")
+        body = again.getresponse().read().decode()
+        again.close()
+        assert "event: done" in body and "Overnight" in body
+        assert slow.yielded < 300  # cancelled, not run to the end
+    finally:
+        server.should_exit = True
+        thread.join(10)
