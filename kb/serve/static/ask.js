@@ -70,7 +70,7 @@
     verdicts.hidden = false;
     const li = el("li", v.verdict);
     li.append(el("span", "v", v.verdict === "supported" ? "✓" : "✗"));
-    li.append(document.createTextNode(v.text.trim() + " "));
+    li.append(document.createTextNode((v.claim || v.text).trim() + " "));
     const tag = v.verdict + (v.score !== null && v.score !== undefined ? ` (${v.score.toFixed(2)})` : "");
     li.append(el("span", "tag", tag));
     if (v.evidence && v.evidence.quote) {
