@@ -52,7 +52,10 @@
     frame.src = href + (href.includes("?") ? "&" : "?") + "embed=1";
     document.getElementById("viewer-title").textContent = title || href;
     document.getElementById("viewer-open").href = href;
-    if (window.matchMedia("(max-width: 900px)").matches) pane.scrollIntoView({ block: "start" });
+    if (window.matchMedia("(max-width: 900px)").matches) {
+      // stacked under the answer on a phone: bring the source into view once it loaded
+      frame.addEventListener("load", () => pane.scrollIntoView({ block: "start" }), { once: true });
+    }
   }
 
   document.addEventListener("click", (ev) => {

@@ -3,7 +3,12 @@
 "use strict";
 (function () {
   const cited = document.getElementById("cited");
-  if (cited) cited.scrollIntoView({ block: "center" });
+  if (cited) {
+    // scroll this document only: scrollIntoView would also scroll the ask page around
+    // the frame this viewer may be shown in
+    const top = cited.getBoundingClientRect().top + window.scrollY;
+    window.scrollTo(0, Math.max(0, top - window.innerHeight / 3));
+  }
   const player = document.getElementById("player");
   if (!player) return;
   const start = parseFloat(player.dataset.start || "0") || 0;
