@@ -220,6 +220,16 @@ def test_phone_layout(browser: Any, server: str) -> None:
     width = pg.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390  # nothing forces sideways scrolling
     shot(pg, "phone-search")
+    pg.goto(server + "/?q=How+long+does+the+sourdough+proof+in+the+refrigerator%3F")
+    pg.wait_for_selector("#label:not([hidden])", timeout=90_000)
+    pg.click("#answer a.cite")
+    pg.frame_locator("#viewer").locator("#cited").wait_for(timeout=15_000)
+    pg.wait_for_function(
+        "() => document.getElementById('viewer-pane').getBoundingClientRect().top < 400"
+    )
+    pane = pg.locator("#viewer-pane").bounding_box()
+    assert pane is not None and pane["height"] > 400  # stacked at its own height
+    shot(pg, "phone-ask-source")
     ctx.close()
 
 
