@@ -15,7 +15,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from kb.errors import EmptyStoreError, KbError, ModelError, UsageError
+from kb.errors import (
+    ConfigError,
+    EmptyStoreError,
+    GoldenError,
+    KbError,
+    ModelError,
+    UsageError,
+)
 from kb.serve import reader
 from kb.serve.sse import event_stream, message
 
@@ -35,17 +42,34 @@ MEDIA = {
 }
 
 
+def endpoint(rt: Runtime, fn: Any, on_error: Any) -> Any:
+    """An async endpoint running the blocking ``fn(request)`` in a worker thread under
+    the store lock; a :class:`KbError` becomes ``on_error(e)`` (a JSON error or a page)."""
+
+    async def run(request: Request) -> Response:
+        from starlette.concurrency import run_in_threadpool
+
+        def locked() -> Response:
+            with rt.search_lock:
+                return fn(request)  # type: ignore[no-any-return]
+
+        try:
+            return await run_in_threadpool(locked)
+        except KbError as e:
+            return on_error(e)  # type: ignore[no-any-return]
+
+    return run
+
+
 def status_of(e: KbError) -> int:
     if isinstance(e, reader.Refused | reader.Missing):
         return e.status
-    if isinstance(e, UsageError):
+    if isinstance(e, UsageError | ConfigError | GoldenError):
         return 400
     if isinstance(e, EmptyStoreError):
         return 409
     if isinstance(e, ModelError):
         return 503
-    if type(e).__name__ == "GoldenError":
-        return 400
     return 500
 
 
@@ -78,19 +102,7 @@ def span(text: str | None, conv: Any = int) -> tuple[Any, Any] | None:
 
 def routes(rt: Runtime) -> list[Route]:
     def guarded(fn: Any) -> Any:
-        async def endpoint(request: Request) -> Response:
-            from starlette.concurrency import run_in_threadpool
-
-            def locked() -> Response:
-                with rt.search_lock:
-                    return fn(request)  # type: ignore[no-any-return]
-
-            try:
-                return await run_in_threadpool(locked)
-            except KbError as e:
-                return error(e)
-
-        return endpoint
+        return endpoint(rt, fn, error)
 
     def search(request: Request) -> Response:
         q = request.query_params.get("q", "")

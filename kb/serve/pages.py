@@ -96,20 +96,10 @@ def view_context(rt: Runtime, doc: reader.Document, chunk: Any, q: Any) -> dict[
 
 
 def page_routes(rt: Runtime) -> list[Route]:
-    from starlette.concurrency import run_in_threadpool
+    from kb.serve.api import endpoint
 
     def wrap(fn: Any) -> Any:
-        async def endpoint(request: Request) -> Response:
-            def locked() -> Response:
-                with rt.search_lock:
-                    return fn(request)  # type: ignore[no-any-return]
-
-            try:
-                return await run_in_threadpool(locked)
-            except KbError as e:
-                return error_page(e)
-
-        return endpoint
+        return endpoint(rt, fn, error_page)
 
     def ask(request: Request) -> Response:
         return page("ask.html", nav="ask", q=request.query_params.get("q", ""), **_filters(request))
