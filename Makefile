@@ -41,6 +41,9 @@ demo: install
 	KB_HOME=$(DEMO_KB) $(BIN)/kb ingest fixtures/demo
 	KB_HOME=$(DEMO_KB) $(BIN)/kb search "$(DEMO_QUESTION)" -k 3
 	KB_HOME=$(DEMO_KB) $(BIN)/kb ask "$(DEMO_QUESTION)"
+	@echo
+	@echo "Browse the demo KB (ask, search, open each citation at its place):"
+	@echo "  KB_HOME=$(DEMO_KB) $(BIN)/kb serve    # then open http://127.0.0.1:8765/"
 
 lint: install-dev
 	$(BIN)/ruff check kb ingest eval tests bench

@@ -10,6 +10,8 @@ import pytest
 from tests.conftest import ROOT
 
 HEAVY = {"torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisper"}
+# kb serve / kb mcp only: never loaded by `kb --help` (checked like the model libraries)
+HEAVY |= {"starlette", "uvicorn", "mcp", "jinja2"}
 
 # the stdlib-only base layer every package may use
 BASE = ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.hashing", "kb.quoting")
@@ -29,6 +31,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "ingest": (*BASE, "kb.store", "kb.backends", "ingest"),
     "eval": (*BASE, "kb.store", "kb.backends", "kb.search", "kb.rag", "eval"),
     "kb.cli": ("kb", "ingest", "eval"),
+    # the web app / API / MCP server: a composition root that reads, never ingests
+    "kb.serve": ("kb", "eval"),
     "kb": ("kb",),  # kb/__init__.py, kb/__main__.py
 }
 

@@ -41,6 +41,17 @@ def test_wheel_contains_packages_and_default_config(wheel: Path) -> None:
     for pkg in ("kb/__init__.py", "ingest/__init__.py", "eval/__init__.py", "kb/cli/__init__.py"):
         assert pkg in names
     assert not any(n.startswith("tests/") for n in names)
+    # kb serve ships every asset: templates, scripts, CSS and the vendored pdf.js
+    for asset in (
+        "kb/serve/templates/ask.html",
+        "kb/serve/static/app.css",
+        "kb/serve/static/ask.js",
+        "kb/serve/static/pdf-view.mjs",
+        "kb/serve/static/vendor/pdfjs/pdf.min.mjs",
+        "kb/serve/static/vendor/pdfjs/pdf.worker.min.mjs",
+        "kb/serve/static/vendor/pdfjs/LICENSE",
+    ):
+        assert asset in names, asset
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "kb = kb.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 

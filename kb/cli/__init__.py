@@ -109,6 +109,14 @@ def _register_optional() -> None:
         name="eval",
         short_help="Score retrieval and answers against golden sets; compare runs.",
     )
+    from kb.cli import serve_cmd
+
+    app.command("serve", **command_kwargs("A local web app and JSON API over the KB."))(
+        serve_cmd.serve
+    )
+    app.command("mcp", **command_kwargs("A Model Context Protocol server over stdio."))(
+        serve_cmd.mcp
+    )
 
 
 _register_optional()

@@ -185,21 +185,19 @@ def _start(
 ) -> AnswerStream:
     """Retrieve and start generating; on a terminal a transient status line says which."""
     from kb.backends.bundled import model_cache_dir
-    from kb.backends.embedder import make_embedder
     from kb.backends.generator import make_generator
     from kb.cli.status_line import ClearOnFirstEvent, StatusLine, StatusRetriever, status_factory
-    from kb.rag import AskPipeline
-    from kb.search import Retriever
+    from kb.rag.compose import make_pipeline, make_retriever
 
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
     status = StatusLine(enabled=not json_out)
     with open_kb(settings) as store:
-        retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
+        retriever = make_retriever(settings, store)
         load = status_factory(
             lambda: make_generator(settings.llm, cache_dir=cache), status, "loading model…"
         )
-        pipeline = AskPipeline(StatusRetriever(retriever, status), load, settings)
+        pipeline = make_pipeline(settings, StatusRetriever(retriever, status), load)
         # retrieval runs inside ask(); the worker thread only generates
         stream = pipeline.ask(question, opts)
     return cast("AnswerStream", ClearOnFirstEvent(stream, status, "writing the answer…"))

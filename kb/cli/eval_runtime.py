@@ -74,10 +74,10 @@ def build_runtime(
     from dataclasses import asdict
 
     from kb import __version__
-    from kb.backends.embedder import embedding_model_id, make_embedder
-    from kb.search import Retriever
+    from kb.backends.embedder import embedding_model_id
+    from kb.rag.compose import make_pipeline, make_retriever
 
-    retriever = Retriever(store, lambda: make_embedder(settings.embedding, home=settings.home))
+    retriever = make_retriever(settings, store)
     extra: dict[str, Any] = {
         "kb_version": __version__,
         "embedding_configured": embedding_model_id(settings.embedding),
@@ -85,15 +85,10 @@ def build_runtime(
     }
     pipeline = None
     if answers:
-        from kb.backends.bundled import model_cache_dir
-        from kb.backends.generator import check_gguf, make_generator, resolve_model_path
-        from kb.rag import AskPipeline
+        from kb.backends.generator import check_gguf, resolve_model_path
 
         gguf = check_gguf(resolve_model_path(settings.llm))
-        cache = model_cache_dir(settings.home)
-        pipeline = AskPipeline(
-            retriever, lambda: make_generator(settings.llm, cache_dir=cache), settings
-        )
+        pipeline = make_pipeline(settings, retriever)
         extra["llm"] = {**asdict(settings.llm), "model_path": str(gguf)}
         extra["prompt"] = {
             "version": settings.prompt.version,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,9 +18,6 @@ from kb.cli.eval_common import (
     open_kb,
     write_report,
 )
-
-if TYPE_CHECKING:
-    from kb.store import Store
 
 
 def check(golden: GoldenArg, kb: KbOption = None, json_out: JsonOption = False) -> None:
@@ -95,48 +92,6 @@ def list_runs(kb: KbOption = None, json_out: JsonOption = False) -> None:
         render_list(runs, console())
 
 
-def _load_report(
-    store: Store,
-    ref: str,
-    recompute: bool,
-    matching: str | None = None,
-    queries: list[str] | None = None,
-    details: bool = False,
-) -> dict[str, Any]:
-    """The run's report JSON under ``matching`` (``exact`` | ``doc_span``; default: the
-    cached metrics' mode). Metrics are recomputed from the stored rows when asked, when
-    none are cached, when the cache is under another matching or lacks a metric kb now
-    reports; only ``exact`` results are written back to the cache. ``details``: add
-    the drill-down of ``queries`` (every query when none is named)."""
-    from eval.drilldown import details as drill
-    from eval.metrics import compute_table
-    from eval.metrics.table import matching_mode
-    from eval.names import default_names
-    from eval.report import RunReport, matching_of
-    from eval.store import EvalStore
-
-    es = EvalStore(store)
-    row = es.find_run(ref)
-    results = es.results(row.id)
-    metrics = row.metrics
-    name = matching or (matching_of(metrics) if metrics else "exact")
-    mode = matching_mode(name)
-    answers = any(r.answer is not None for r in results)
-    stale = (
-        metrics is None
-        or matching_of(metrics) != name
-        or bool(set(default_names(row.k, answers)) - set(metrics["overall"]["metrics"]))
-    )
-    if recompute or stale:
-        table = compute_table(results, row.k, mode, scoped=bool(row.options.get("scoped")))
-        metrics = table.to_json()
-        if mode == "strict" and not store.read_only:  # a read-only KB: shown, not cached
-            es.set_metrics(row.id, metrics)
-    assert metrics is not None
-    shown = drill(results, row.k, mode, queries) if details or queries else None
-    return RunReport(row, metrics, queries=shown).to_json()
-
-
 MatchingOption = Annotated[
     str | None,
     typer.Option(
@@ -191,9 +146,10 @@ def show(
     from eval.render_html import run_html
     from eval.render_markdown import run_markdown
     from eval.render_terminal import render_queries, render_run
+    from eval.report_load import load_report
 
     with open_kb(settings_for(kb)) as store:
-        rep = _load_report(store, run_ref, recompute, matching, query, bool(md or html))
+        rep = load_report(store, run_ref, recompute, matching, query, bool(md or html))
     # files first: a closed stdout (`| head`) must not lose them
     if md is not None:
         write_report(md, run_markdown(rep))

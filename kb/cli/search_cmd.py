@@ -61,10 +61,10 @@ def search(
       kb search "sourdough starter feeding"
       kb search "ZX-4417" --mode keyword --path notes/ --json
     """
-    from kb.backends.embedder import embedding_model_id, make_embedder
+    from kb.backends.embedder import embedding_model_id
     from kb.cli.common import open_store, print_json, settings_for
     from kb.errors import UsageError
-    from kb.search import Retriever
+    from kb.rag.compose import make_retriever
 
     if not query.strip():  # before opening anything: the same message Retriever gives
         raise UsageError("empty query; pass the words or question to search for")
@@ -76,11 +76,7 @@ def search(
     try:
         if opts.mode != "keyword":  # refuse a mismatched model before spending seconds on it
             store.check_embedding_model(embedding_model_id(settings.embedding))
-        retriever = Retriever(
-            store,
-            lambda: make_embedder(settings.embedding, home=settings.home),
-            vector_cache=settings.search.vector_cache,
-        )
+        retriever = make_retriever(settings, store)
         result = retriever.search(query, opts)
     finally:
         store.close()

@@ -1,0 +1,185 @@
+// Ask page: stream an answer over server-sent events (/api/ask), link every [#n] to the
+// cited place, show each sentence's verdict as it arrives, open sources beside the answer.
+// All text goes in through textContent: nothing from the answer is parsed as HTML.
+"use strict";
+(function () {
+  const form = document.getElementById("ask-form");
+  const q = document.getElementById("q");
+  const btn = document.getElementById("ask-btn");
+  const status = document.getElementById("status");
+  const answer = document.getElementById("answer");
+  const label = document.getElementById("label");
+  const verdicts = document.getElementById("verdicts");
+  const sources = document.getElementById("sources");
+  const pane = document.getElementById("viewer-pane");
+  const frame = document.getElementById("viewer");
+  const CITE = /\[#(\d+)\]/g;
+  let es = null;
+  let text = "";
+  let cites = new Map(); // n -> {chunk_id, display}
+  let verdictOf = new Map(); // sentence text -> verdict
+
+  function el(tag, cls, txt) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (txt !== undefined) e.textContent = txt;
+    return e;
+  }
+
+  function citeLink(n) {
+    const c = cites.get(n);
+    if (!c) return el("span", "cite bad", `[#${n}]`);
+    const a = el("a", "cite", `[#${n}]`);
+    a.href = `/view/chunk/${c.chunk_id}`;
+    a.title = c.display || "";
+    a.dataset.n = String(n);
+    return a;
+  }
+
+  function renderAnswer() {
+    answer.replaceChildren();
+    let pos = 0;
+    for (const m of text.matchAll(CITE)) {
+      answer.append(document.createTextNode(text.slice(pos, m.index)));
+      answer.append(citeLink(parseInt(m[1], 10)));
+      pos = m.index + m[0].length;
+    }
+    answer.append(document.createTextNode(text.slice(pos)));
+  }
+
+  function openSource(href, title) {
+    pane.hidden = false;
+    frame.src = href + (href.includes("?") ? "&" : "?") + "embed=1";
+    document.getElementById("viewer-title").textContent = title || href;
+    document.getElementById("viewer-open").href = href;
+    if (window.matchMedia("(max-width: 900px)").matches) {
+      // stacked under the answer on a phone: bring the source into view once it loaded
+      frame.addEventListener("load", () => pane.scrollIntoView({ block: "start" }), { once: true });
+    }
+  }
+
+  document.addEventListener("click", (ev) => {
+    const a = ev.target.closest("a.cite, a.srclink");
+    if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
+    ev.preventDefault();
+    openSource(a.getAttribute("href"), a.title || a.textContent);
+  });
+  document.getElementById("viewer-close").addEventListener("click", () => {
+    pane.hidden = true;
+    frame.src = "about:blank";
+  });
+
+  function addVerdict(v) {
+    verdicts.hidden = false;
+    const li = el("li", v.verdict);
+    li.append(el("span", "v", v.verdict === "supported" ? "✓" : "✗"));
+    li.append(document.createTextNode((v.claim || v.text).trim() + " "));
+    const tag = v.verdict + (v.score !== null && v.score !== undefined ? ` (${v.score.toFixed(2)})` : "");
+    li.append(el("span", "tag", tag));
+    if (v.evidence && v.evidence.quote) {
+      li.append(el("span", "ev", `“${v.evidence.quote}” — ${v.evidence.locator.display}`));
+    }
+    if (v.verdict !== "supported" && v.suggested) {
+      li.append(el("span", "ev", `[#${v.suggested.n}] supports it (${v.suggested.score.toFixed(2)})`));
+    }
+    verdicts.querySelector("ol").append(li);
+  }
+
+  function finish(rec) {
+    for (const c of rec.contexts || []) {
+      if (!cites.has(c.n)) cites.set(c.n, { chunk_id: c.chunk_id, display: c.locator.display });
+    }
+    text = rec.text || text;
+    renderAnswer();
+    let cls = "warn";
+    let msg;
+    if (rec.refused) {
+      msg = rec.refusal_reason === "no_hits"
+        ? "Refused: nothing in the KB is close enough to the question; the model was not run."
+        : rec.refusal_reason === "no_support"
+          ? "Refused: no retrieved passage holds the question's words together; the model was not run."
+          : "Refused: the model found no answer in the retrieved passages.";
+    } else if (!rec.citations.length) {
+      msg = "Ungrounded: the answer cites no source."; cls = "bad";
+    } else if (rec.grounded) {
+      msg = "Grounded: every sentence is supported by the passage it cites."; cls = "good";
+    } else {
+      msg = "Not grounded: some sentences are not supported by the passages they cite."; cls = "bad";
+    }
+    if (rec.error) { msg = "Error: " + rec.error; cls = "bad"; }
+    label.hidden = false;
+    label.className = "label " + cls;
+    label.textContent = msg;
+    const ol = sources.querySelector("ol");
+    ol.replaceChildren();
+    const evidence = new Map();
+    for (const v of rec.sentences || []) {
+      if (v.evidence && (!evidence.has(v.evidence.n) || v.evidence.score > evidence.get(v.evidence.n).score)) {
+        evidence.set(v.evidence.n, v.evidence);
+      }
+    }
+    for (const c of rec.citations || []) {
+      const li = el("li");
+      li.value = c.n;
+      const a = el("a", "srclink", c.locator.display || c.path);
+      a.href = `/view/chunk/${c.chunk_id}`;
+      li.append(a);
+      const ev = evidence.get(c.n);
+      if (ev) li.append(el("span", "quote", `“${ev.quote}”`));
+      ol.append(li);
+    }
+    sources.hidden = !(rec.citations || []).length;
+    const t = rec.timings || {};
+    const parts = [];
+    if (t.first_token_s != null) parts.push(`first token ${(t.first_token_s * 1000).toFixed(0)} ms`);
+    if (t.total_s != null) parts.push(`total ${(t.total_s).toFixed(2)} s`);
+    status.textContent = parts.join(" · ");
+    answer.hidden = !text;
+  }
+
+  function ask(question) {
+    if (es) es.close();
+    text = ""; cites = new Map(); verdictOf = new Map();
+    answer.replaceChildren(); answer.hidden = true;
+    label.hidden = true; verdicts.hidden = true; sources.hidden = true;
+    verdicts.querySelector("ol").replaceChildren();
+    status.textContent = "Searching and writing…";
+    btn.disabled = true;
+    const params = new URLSearchParams(new FormData(form));
+    for (const [k, v] of Array.from(params.entries())) if (!v) params.delete(k);
+    history.replaceState(null, "", "/?" + params.toString());
+    es = new EventSource("/api/ask?" + params.toString());
+    es.addEventListener("token", (e) => {
+      const d = JSON.parse(e.data);
+      text += d.text;
+      answer.hidden = false;
+      status.textContent = "Writing…";
+      renderAnswer();
+    });
+    es.addEventListener("citation", (e) => {
+      const d = JSON.parse(e.data);
+      if (d.valid) cites.set(d.n, { chunk_id: d.chunk_id, display: d.locator.display });
+      renderAnswer();
+    });
+    es.addEventListener("verdict", (e) => addVerdict(JSON.parse(e.data)));
+    es.addEventListener("done", (e) => {
+      es.close();
+      btn.disabled = false;
+      finish(JSON.parse(e.data).answer);
+    });
+    es.addEventListener("error", (e) => {
+      let msg = "The connection to kb serve was lost.";
+      if (e.data) { try { msg = JSON.parse(e.data).error; } catch (x) { /* keep */ } }
+      es.close();
+      btn.disabled = false;
+      if (!label.hidden) return;
+      status.textContent = msg;
+    });
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (q.value.trim()) ask(q.value.trim());
+  });
+  if (q.value.trim()) ask(q.value.trim());
+})();
