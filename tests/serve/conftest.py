@@ -88,7 +88,7 @@ def runtime(fake_kb: ServeKb) -> Iterator[Any]:
         load_settings(fake_kb.home, user_file=fake_kb.home.parent / "none.toml"),
         **{
             "answer.mode": "generate",
-            "answer.min_coverage": 0.0,
+            "answer.min_answerable": 0.0,
             "answer.require_key_terms": False,
             "search.min_score": -1.0,
         },
