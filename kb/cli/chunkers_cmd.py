@@ -16,12 +16,14 @@ chunkers_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 
 @chunkers_app.callback()
 def _chunkers(ctx: typer.Context) -> None:
-    """Chunkers: list the built-ins and installed plug-ins; check one on files.
+    """Chunkers and this KB's chunkings: list, check one on files, make one live, drop one.
 
     \b
     Examples:
       kb chunkers list
       kb chunkers check window:size=64 notes/
+      kb chunkers use window
+      kb chunkers rm window
     """
     show_help_without_command(ctx)
 
@@ -29,10 +31,14 @@ def _chunkers(ctx: typer.Context) -> None:
 EMBEDDER_READS = 256  # all-MiniLM-L6-v2's max_seq_length, when the model does not say
 
 
-@chunkers_app.command("list", **command_kwargs("Built-in chunkers and installed plug-ins."))
-def list_chunkers(json_out: JsonOption = False) -> None:
+@chunkers_app.command(
+    "list", **command_kwargs("Chunkers available, and the chunkings this KB stores.")
+)
+def list_chunkers(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """Built-in chunkers and the plug-ins installed under the kb.chunkers entry point
-    (read from package metadata; nothing is imported).
+    (read from package metadata; nothing is imported); then, for this KB, the
+    chunkings stored side by side, which one is live (what kb search and kb ask use)
+    and which are stale (documents changed since they were built).
 
     \b
     Examples:
@@ -58,14 +64,123 @@ def list_chunkers(json_out: JsonOption = False) -> None:
         }
         for p in installed()
     ]
+    stored = _stored(kb)
     if json_out:
-        print_json(rows)
+        print_json({"available": rows, "chunkings": [c.to_dict() for c in stored]})
         return
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         tail = f"  {r['target']}" if r["target"] else ""
         typer.echo(f"{r['name']:<{width}}  {r['version']:<8}  {r['source']}{tail}")
     typer.echo("also: path/to/file.py#function (a local file, run as you)")
+    if not stored:
+        return
+    typer.echo("chunkings in this KB:")
+    for c in stored:
+        docs = f"{c.current}/{c.total} documents" + (f", {c.failed} failed" if c.failed else "")
+        typer.echo(f"  {c.state:<15} {c.spec}  ({c.chunks} chunks, {docs})")
+
+
+def _stored(kb: Any) -> list[Any]:
+    """The KB's chunkings, or none when there is no KB yet."""
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    if not (settings.home / "kb.sqlite").exists():
+        return []
+    with Store.open(settings.home, create=False) as store:
+        return chunkings.list_all(store)
+
+
+@chunkers_app.command(
+    "use", **command_kwargs("Make a chunking live, building it from the cache where it can.")
+)
+def use(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+        ),
+    ],
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Make the chunking of SPEC live: kb search, kb ask and later ingests use it. A
+    chunking not stored yet is built (documents re-read, transcripts from the cache);
+    a stale one re-chunks only the documents that changed; only texts no chunking
+    embedded before are embedded. The chunking that was live stays stored.
+
+    \b
+    Examples:
+      kb chunkers use window:size=64
+      kb chunkers use structure
+    """
+    from ingest.chunkings import build_chunking
+    from ingest.pipeline import remembered_chunker
+    from kb.backends.embedder import make_embedder
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb chunkers use")
+        rep = build_chunking(
+            store,
+            settings,
+            spec,
+            lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+        )
+        remembered_chunker(store, settings, spec)
+        switched = chunkings.set_live(store, rep.chunking_id)
+    _report_build(rep, json_out, "now live" if switched else "already live")
+
+
+def _report_build(rep: Any, json_out: bool, what: str) -> None:
+    for path, e in rep.failed:
+        err(f"kb: {path}: chunker {rep.spec}: {e}")
+    for path, why in rep.skipped:
+        err(f"kb: {path}: not chunked: {why}")
+    if json_out:
+        print_json({**rep.to_dict(), "state": what})
+        return
+    typer.echo(
+        f"{rep.spec}: {what}; {rep.chunks} chunks ({rep.documents} documents chunked now), "
+        f"{rep.embedded} texts embedded, {rep.cached} from the cache"
+    )
+
+
+@chunkers_app.command("rm", **command_kwargs("Drop a stored chunking (not the live one)."))
+def rm(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+        ),
+    ],
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Drop the stored chunking of SPEC and its chunks. Their vectors stay in the
+    embedding cache (building it again is free) until `kb doctor --repair`.
+
+    \b
+    Examples:
+      kb chunkers rm window:size=64
+    """
+    from ingest.chunkings import find_chunking
+    from kb.errors import UsageError
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb chunkers rm")
+        cid = find_chunking(store, settings, spec)
+        if cid is None:
+            raise UsageError(f"{spec}: no such chunking in this KB; see `kb chunkers list`")
+        n = chunkings.remove(store, cid)
+    if json_out:
+        print_json({"spec": spec, "chunks_dropped": n})
+    else:
+        typer.echo(f"dropped chunking {spec} ({n} chunks); its vectors stay cached")
 
 
 @chunkers_app.command(
