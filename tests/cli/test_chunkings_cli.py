@@ -1,0 +1,111 @@
+"""Chunkings side by side and the embedding cache, through the CLI on real parts
+(SQLite, LanceDB, the bundled embedding model): kb eval run --chunker leaves the live
+chunking exactly as it was; kb chunkers use/rm; kb status and kb doctor --repair."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.store import Store, chunkings, migrations
+from tests.cli.clirun import Result, kb
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.slow  # embeds the demo notes with the real model (about 20 s)
+
+Cap = pytest.CaptureFixture[str]
+
+
+def ok(r: Result) -> Result:
+    assert r.code == 0, (r.out, r.err)
+    return r
+
+
+def search_json(capsys: Cap, query: str) -> dict[str, object]:
+    out = json.loads(ok(kb(capsys, "search", query, "--json")).out)
+    out.pop("timings")
+    return out  # type: ignore[no-any-return]
+
+
+def test_eval_on_another_chunking_leaves_the_live_one_and_reuses_the_cache(
+    capsys: Cap, tmp_path: Path, kb_home: Path
+) -> None:
+    notes = tmp_path / "notes"
+    shutil.copytree(FIXTURES / "demo" / "notes", notes)
+    golden = tmp_path / "demo.yaml"
+    text = (FIXTURES / "golden" / "demo.yaml").read_text()
+    golden.write_text(text)
+    ok(kb(capsys, "ingest", str(notes), "-q"))
+    before = search_json(capsys, "sourdough cold proof")
+    with Store.open(kb_home) as store:
+        live_before = store.count_chunks()
+        cache_before = store.vectors.count()
+
+    r = kb(capsys, "eval", "run", str(golden), "--no-answer", "--chunker", "window", "--json")
+    assert r.code in (0, 1), r.err  # 1: the golden set's paths may not all resolve here
+    assert "texts embedded" in r.err
+    with Store.open(kb_home) as store:
+        stored = chunkings.list_all(store)
+        assert [(c.name, c.live) for c in stored] == [("structure", True), ("window", False)]
+        assert store.count_chunks() == live_before  # the live chunks are untouched
+        window = stored[1]
+        new_vectors = store.vectors.count() - cache_before
+        assert 0 < new_vectors <= window.chunks
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # an ingest with no changes: nothing re-embedded, the window chunking still current
+    out = json.loads(ok(kb(capsys, "ingest", "--json")).out)
+    assert out["chunks_embedded"] == 0 and out["stale_chunkings"] == {}
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # evaluating the window chunking again costs no embedding
+    r = kb(capsys, "eval", "run", str(golden), "--no-answer", "--chunker", "window", "--json")
+    assert "texts embedded" not in r.err
+
+    # make it live: built already, nothing embedded; then back: nothing embedded either
+    r = ok(kb(capsys, "chunkers", "use", "window", "--json"))
+    assert json.loads(r.out)["texts_embedded"] == 0
+    assert search_json(capsys, "sourdough cold proof") != before
+    listing = json.loads(ok(kb(capsys, "chunkers", "list", "--json")).out)
+    assert [c["live"] for c in listing["chunkings"]] == [True, False]
+    assert listing["chunkings"][0]["name"] == "window"
+    r = ok(kb(capsys, "chunkers", "use", "structure", "--json"))
+    assert json.loads(r.out)["texts_embedded"] == 0
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # an edited note: the live chunking follows, the stored one is stale and says so
+    f = notes / "sourdough.md"
+    f.write_text(f.read_text() + "\n\n## Storage\n\nKeep the loaf in a linen bag.\n")
+    r = ok(kb(capsys, "ingest", "--json"))
+    assert json.loads(r.out)["stale_chunkings"] == {"window:size=128,overlap=32": 1}
+    assert "stale" in ok(kb(capsys, "chunkers", "list")).out
+
+    # drop it: the live one cannot go; its vectors stay cached until doctor --repair
+    assert kb(capsys, "chunkers", "rm", "structure").code == 2
+    ok(kb(capsys, "chunkers", "rm", "window"))
+    status = json.loads(ok(kb(capsys, "status", "--json")).out)
+    assert status["embedding_cache"]["unused"] > 0
+    doctor = json.loads(ok(kb(capsys, "doctor", "--repair", "--no-devices", "--json")).out)
+    assert any("no chunking uses" in line for line in doctor["repaired"])
+    status = json.loads(ok(kb(capsys, "status", "--json")).out)
+    assert status["embedding_cache"]["unused"] == 0
+    assert [c["name"] for c in status["chunkings"]] == ["structure"]
+
+
+def test_blank_and_old_databases_migrate_to_chunkings(kb_home: Path) -> None:
+    with Store.open(kb_home) as store:
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == migrations.LATEST
+        assert chunkings.list_all(store) == [] and chunkings.live_id(store) is None
+    old = kb_home.parent / "old"
+    old.mkdir()
+    shutil.copy(FIXTURES / "db" / "kb-schema-v1.sqlite", old / "kb.sqlite")
+    with Store.open(old) as store:
+        n = store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if n:
+            (live,) = chunkings.list_all(store)
+            assert live.live and live.chunks == n
+            empty = store.conn.execute("SELECT count(*) FROM chunks WHERE embed_sha256 = ''")
+            assert empty.fetchone()[0] == 0
