@@ -14,11 +14,6 @@ Cost: one pass over the chunking's text (about 0.1 s per 10,000 chunks).
 from __future__ import annotations
 
 import sqlite3
-import weakref
-
-_BUILT: weakref.WeakKeyDictionary[sqlite3.Connection, dict[int, tuple[int, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 def live_chunking(conn: sqlite3.Connection) -> int | None:
@@ -26,9 +21,12 @@ def live_chunking(conn: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-def fts_for(conn: sqlite3.Connection, chunking_id: int | None) -> str:
+def fts_for(
+    conn: sqlite3.Connection, chunking_id: int | None, built: dict[int, tuple[int, ...]]
+) -> str:
     """The name of the FTS5 table to search for ``chunking_id`` (``None``: the live
-    chunking, ``chunks_fts``)."""
+    chunking, ``chunks_fts``). ``built`` (owned by the caller, one per connection)
+    remembers the fingerprint each temporary table was built at."""
     if chunking_id is None or chunking_id == live_chunking(conn):
         return "chunks_fts"
     name = f"chunks_fts_c{int(chunking_id)}"
@@ -40,7 +38,6 @@ def fts_for(conn: sqlite3.Connection, chunking_id: int | None) -> str:
             (chunking_id,),
         ).fetchone()
     )
-    built = _BUILT.setdefault(conn, {})
     if built.get(chunking_id) == fp:
         return name
     conn.execute(f"DROP TABLE IF EXISTS temp.{name}")

@@ -121,6 +121,7 @@ class Retriever:
         self.store = store
         self.vector_cache = vector_cache
         self.chunking_id = chunking_id
+        self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
         if hasattr(embedder, "embed_query") and not isinstance(embedder, type):
@@ -204,7 +205,7 @@ class Retriever:
 
         if opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
-            fts = fts_for(self.store.conn, self.chunking_id)
+            fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
             out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
             tm["keyword"] = time.perf_counter() - t
 
