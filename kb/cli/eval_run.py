@@ -368,7 +368,12 @@ def _resume(
         search = replace(settings.search, **{k: v for k, v in stored.items() if k in known})
         settings = replace(settings, search=search)
         gates = parse_gates(gate or [], row.k, answers)
-        retriever, pipeline, extra = build_runtime(settings, store, answers)
+        # a run made with --chunker continues on that chunking (when it is still stored)
+        chunking = row.config.get("chunking") or None
+        cid = int(chunking["chunking_id"]) if chunking and "chunking_id" in chunking else None
+        retriever, pipeline, extra = build_runtime(settings, store, answers, cid)
+        if chunking:
+            extra["chunking"] = chunking
         if row.options.get("search", {}).get("mode") != "keyword" and store.count_chunks() > 0:
             retriever.embedder  # noqa: B018 - property loads and checks the embedder
         if pipeline is not None:
