@@ -78,9 +78,11 @@ def kb(*args: str, home: Path, site: Path | None = None) -> subprocess.Completed
 
 
 def test_list_shows_builtins_and_only_installed_plugins(kb_home: Path, site: Path) -> None:
-    bare = json.loads(kb("chunkers", "list", "--json", home=kb_home).stdout)
+    bare = json.loads(kb("chunkers", "list", "--json", home=kb_home).stdout)["available"]
     assert [r["name"] for r in bare] == ["structure", "window"]
-    rows = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    listed = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    assert listed["chunkings"] == []  # no KB yet: nothing stored
+    rows = listed["available"]
     assert rows[-1] == {
         "name": "para",
         "source": "installed (kb-para-chunker)",
