@@ -44,12 +44,11 @@ def adopt_legacy(store: Store) -> int:
             sha = by_id.get(int(cid))
             if sha is not None and sha not in seen:
                 seen[sha] = row
-        if seen:
-            rows = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
-            for start in range(0, len(rows), 4096):
-                part = rows[start : start + 4096]
-                keys = list(seen)[start : start + 4096]
-                vectors.add(model.model_id, keys, vecs[part])
+        keys = list(seen)
+        rows = np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
+        for start in range(0, len(keys), 4096):
+            part = rows[start : start + 4096]
+            vectors.add(model.model_id, keys[start : start + 4096], vecs[part])
         kept = len(seen)
     vectors.drop_legacy()
     return kept
