@@ -448,8 +448,9 @@ def remembered_chunker(
     if raw is not None and json.loads(raw) != new:
         old = json.loads(raw)
         note = (
-            f"chunker changed from {_describe(old)} to {_describe(new)}; every document is "
-            "re-chunked and re-embedded, and later ingests keep using it"
+            f"chunker changed from {_describe(old)} to {_describe(new)}; documents are "
+            "re-chunked (only texts not embedded before are embedded; the old chunking stays "
+            "stored), and later ingests keep using it"
         )
     if raw is None or note is not None:
         with store.tx():
