@@ -111,10 +111,11 @@ def sweep(
 
     if len(chunker) < 2:
         raise UsageError("--chunker: give at least two chunkings (the first is the baseline)")
-    if len(set(chunker)) != len(chunker):
-        raise UsageError("--chunker: each chunking once, please")
     spec = parse_metric(metric)
+    if spec.k is None:
+        raise UsageError(f"--metric {metric}: choose a ranked retrieval metric such as mrr@10")
     settings = settings_for(kb)
+    _check_specs(settings, chunker)
     depth = k if k is not None else settings.eval.k
     if spec.k is not None and spec.k > depth:
         raise UsageError(f"--metric {metric}: needs -k {spec.k} or more")
@@ -131,15 +132,9 @@ def sweep(
             return holder["e"]
 
         queries = MemoQueries(lambda: make_embedder(settings.embedding, home=store.home))
-        seen: dict[int, str] = {}
         es = EvalStore(store)
         for s in chunker:
             rep = build_chunking(store, settings, s, ingest_embedder)
-            if rep.chunking_id in seen:
-                raise UsageError(
-                    f"--chunker {s} names the same chunking as {seen[rep.chunking_id]}"
-                )
-            seen[rep.chunking_id] = s
             for path, e in rep.failed:
                 err(f"kb: {path}: chunker {s}: {e}")
             for path, why in rep.skipped:
@@ -172,6 +167,26 @@ def sweep(
         print_json(board)
     else:
         typer.echo(sweep_text(board))
+
+
+def _check_specs(settings: Any, specs: list[str]) -> None:
+    """Every spec loads (a plug-in that cannot be imported stops the sweep before any
+    work), and no two name the same chunking (same chunker identity)."""
+    import json
+
+    from ingest.chunkers import make_chunker
+
+    seen: dict[tuple[str, str, str], str] = {}
+    for s in specs:
+        c = make_chunker(s, settings)
+        info = c.info
+        close = getattr(c, "close", None)
+        if close is not None:
+            close()
+        key = (info.name, info.version, json.dumps(info.params, sort_keys=True))
+        if key in seen:
+            raise UsageError(f"--chunker {s} names the same chunking as {seen[key]}")
+        seen[key] = s
 
 
 def _token_stats(store: Any, chunking_id: int) -> tuple[int, float | None, float | None]:

@@ -4,6 +4,7 @@ difference and win/tie/loss verdicts, on hand-built runs (hit at rank 1 or a mis
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from eval.render_sweep import sweep_html, sweep_markdown, sweep_text
 from eval.store import RunRow
 from eval.sweep import SweepEntry, holm, leaderboard, min_detectable
+from tests.conftest import FIXTURES
 from tests.eval.builders import hit, miss, query, result, sup
 
 
@@ -85,3 +87,23 @@ def test_renderings_show_the_same_rows() -> None:
         assert "base" in out and "x<y>" in out and "baseline" in out
     assert "x&lt;y&gt;" in html and "<svg" in html and "x<y>" not in html
     assert "| chunking | verdict |" in md
+
+
+def test_sweep_usage_errors_stop_before_any_work(
+    capsys: pytest.CaptureFixture[str], kb_home: Path
+) -> None:
+    from tests.cli.clirun import kb
+
+    golden = str(FIXTURES / "golden" / "demo.yaml")
+    r = kb(capsys, "eval", "sweep", golden, "--chunker", "structure")
+    assert r.code == 2 and "at least two chunkings" in r.err
+    r = kb(capsys, "eval", "sweep", golden, "--chunker", "structure", "--chunker", "nope")
+    assert r.code == 2 and "unknown chunker 'nope'" in r.err
+    same = ["--chunker", "window", "--chunker", "window:size=128"]
+    r = kb(capsys, "eval", "sweep", golden, *same)
+    assert r.code == 2 and "names the same chunking as window" in r.err
+    r = kb(
+        capsys, "eval", "sweep", golden, *same[:2], "--chunker", "b", "--metric", "answer_correct"
+    )
+    assert r.code == 2 and "ranked retrieval metric" in r.err
+    assert not kb_home.exists()  # nothing was opened or built
