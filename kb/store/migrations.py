@@ -434,7 +434,9 @@ def migrate(conn: sqlite3.Connection, db_label: str = "database") -> list[str]:
             conn.execute(f"PRAGMA user_version = {mid}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): keep its error
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         ran.append(name)
     return ran
