@@ -1,7 +1,8 @@
 """Benchmark: a `kb eval sweep` of 6 chunkings against a bare SentenceTransformer.encode.
 
 1. Prepare a KB of squad-dev (``--from``: a copy of an ingested squad-dev KB, default
-   ``/work/kbs/squad-base``; its transcripts are reused) with an **empty** embedding
+   ``/work/kbs/squad-base``, its transcripts reused; without one the corpus is ingested
+   into ``--workdir`` once, untimed) with an **empty** embedding
    cache: stored chunkings other than the live one are dropped, the vector table is
    dropped and every chunk is pending, so the first sweep embeds everything it needs.
 2. Sweep 1: ``kb eval sweep GOLDEN --chunker ... (6)`` in a new process, timed
@@ -44,11 +45,17 @@ def prepare(src: Path, home: Path) -> None:
     """Copy the KB (once) and reset it to one live chunking with an empty cache."""
     from kb.store import Store, chunkings
 
-    if not (home / "kb.sqlite").exists():
+    if not (home / "kb.sqlite").exists() and (src / "kb.sqlite").exists():
         home.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src / "kb.sqlite", home / "kb.sqlite")
         shutil.copytree(src / "lancedb", home / "lancedb")
-        shutil.copytree(src / "cache" / "transcripts", home / "cache" / "transcripts")
+        if (src / "cache" / "transcripts").is_dir():
+            shutil.copytree(src / "cache" / "transcripts", home / "cache" / "transcripts")
+    elif not (home / "kb.sqlite").exists():  # no KB to copy: ingest the corpus (not timed)
+        print(f"ingesting {DATA / 'corpus'} into {home} (once; not part of the benchmark)")
+        env = {**os.environ, "KB_HOME": str(home), "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "kb", "ingest", str(DATA / "corpus"), "-q"]
+        subprocess.run(cmd, env=env, check=True, cwd=ROOT)
     with Store.open(home) as store:
         live = chunkings.live_id(store)
         for ch in chunkings.list_all(store):
