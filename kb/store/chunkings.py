@@ -139,6 +139,8 @@ def remove(store: Store, chunking_id: int) -> int:
     n = store.count_chunks(chunking=chunking_id)
     with store.tx() as c:
         c.execute("DELETE FROM chunkings WHERE id = ?", (chunking_id,))
+        # deleted chunk ids need no vector deletion (vectors are keyed by text)
+        c.execute("DELETE FROM vector_tombstones")
     return n
 
 

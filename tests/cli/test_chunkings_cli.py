@@ -93,6 +93,7 @@ def test_eval_on_another_chunking_leaves_the_live_one_and_reuses_the_cache(
     ok(kb(capsys, "chunkers", "rm", "window"))
     status = json.loads(ok(kb(capsys, "status", "--json")).out)
     assert status["embedding_cache"]["unused"] > 0
+    assert "no chunking uses" in ok(kb(capsys, "doctor", "--no-devices")).out  # a note, exit 0
     doctor = json.loads(ok(kb(capsys, "doctor", "--repair", "--no-devices", "--json")).out)
     assert any("no chunking uses" in line for line in doctor["repaired"])
     status = json.loads(ok(kb(capsys, "status", "--json")).out)
