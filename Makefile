@@ -62,6 +62,7 @@ bench: install-dev
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/ask.py
 	$(BIN)/python bench/eval.py
+	$(BIN)/python bench/sweep.py
 
 clean:
 	rm -rf $(DEMO_KB) dist build .pytest_cache .mypy_cache .ruff_cache

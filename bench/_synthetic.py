@@ -1,5 +1,6 @@
 """Synthetic KBs for benchmarks: random texts and random unit vectors, written through
-the real :class:`kb.store.Store` and :class:`kb.store.vectors.VectorIndex`.
+the real :class:`kb.store.Store` and the embedding cache
+(:func:`kb.store.embeddings.add_for_chunks`).
 
 Texts imitate English token statistics: about 40% of tokens are stop words, the rest
 are made-up content words drawn from a Zipf-Mandelbrot distribution,
@@ -11,7 +12,7 @@ towards rare words, which real questions tend to have). Vectors are random
 unit vectors (the bench times retrieval, not relevance).
 
 Writes are batched: documents go through ``Store.save_document`` (one transaction
-per document of ``chunks_per_doc`` chunks), vectors through ``VectorIndex.upsert``
+per document of ``chunks_per_doc`` chunks), vectors through ``add_for_chunks``
 in large batches, then one ``mark_embedded`` call.
 """
 
@@ -28,6 +29,7 @@ import numpy as np
 from kb.backends.embedder import Embedder
 from kb.search.keyword import STOPWORDS
 from kb.store import Store
+from kb.store.embeddings import add_for_chunks
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
 
@@ -132,11 +134,11 @@ def build_store(
         made += count
     t1 = time.perf_counter()
     ids = np.array(sorted(store.chunk_ids()), dtype=np.int64)
+    store.set_embedding_model(EmbeddingModelInfo(MODEL_ID, dim))
     for s in range(0, len(ids), vector_batch):
         part = ids[s : s + vector_batch]
-        store.vectors.upsert(part.tolist(), unit_vectors(rng, len(part), dim))
+        add_for_chunks(store, part.tolist(), unit_vectors(rng, len(part), dim))
     store.mark_embedded(ids.tolist())
-    store.set_embedding_model(EmbeddingModelInfo(MODEL_ID, dim))
     t2 = time.perf_counter()
     if log:
         print(

@@ -23,11 +23,21 @@ from kb.store import Store
 LIST_LIMIT = 20
 
 
-def chunkers(store: Store) -> list[dict[str, Any]]:
+def _chunks_of(chunking_id: int | None) -> tuple[str, tuple[int, ...]]:
+    """SQL for the chunks of one chunking (``None``: the live one) and its params."""
+    if chunking_id is None:
+        return "SELECT * FROM live_chunks", ()
+    return "SELECT * FROM chunks WHERE chunking_id = ?", (chunking_id,)
+
+
+def chunkers(store: Store, chunking_id: int | None = None) -> list[dict[str, Any]]:
+    """The chunker identities of the chunking's documents, with document counts."""
+    sql, params = _chunks_of(chunking_id)
     rows = store.conn.execute(
-        "SELECT chunker, chunker_version, chunker_params, count(*) FROM documents "
-        "WHERE status = 'indexed' GROUP BY chunker, chunker_version, chunker_params "
-        "ORDER BY chunker, chunker_version, chunker_params"
+        "SELECT chunker, chunker_version, chunker_params, count(DISTINCT document_id) "
+        f"FROM ({sql}) GROUP BY chunker, chunker_version, chunker_params "
+        "ORDER BY chunker, chunker_version, chunker_params",
+        params,
     ).fetchall()
     out = []
     for name, version, params, n in rows:
@@ -49,13 +59,15 @@ def corpus_fingerprint(store: Store) -> str:
     return h.hexdigest()
 
 
-def coverage(store: Store) -> dict[str, Any]:
+def coverage(store: Store, chunking_id: int | None = None) -> dict[str, Any]:
     c = store.conn
+    sql, params = _chunks_of(chunking_id)
     empty = [
         str(r[0])
         for r in c.execute(
-            "SELECT d.path FROM documents d WHERE d.status = 'indexed' AND NOT EXISTS "
-            "(SELECT 1 FROM chunks c WHERE c.document_id = d.id) ORDER BY d.path"
+            "SELECT d.path FROM documents d WHERE d.status = 'indexed' AND d.id NOT IN "
+            f"(SELECT document_id FROM ({sql})) ORDER BY d.path",
+            params,
         )
     ]
     failed = [
@@ -65,7 +77,8 @@ def coverage(store: Store) -> dict[str, Any]:
         )
     ]
     tokens = np.array(
-        [int(r[0]) for r in c.execute("SELECT token_count FROM chunks")], dtype=np.float64
+        [int(r[0]) for r in c.execute(f"SELECT token_count FROM ({sql})", params)],
+        dtype=np.float64,
     )
     stats: dict[str, float | int | None]
     if tokens.size:
@@ -89,11 +102,13 @@ def coverage(store: Store) -> dict[str, Any]:
     }
 
 
-def index_snapshot(store: Store) -> dict[str, Any]:
+def index_snapshot(store: Store, chunking_id: int | None = None) -> dict[str, Any]:
+    """What a run measured: the chunking's chunkers, the embedding model, the corpus
+    fingerprint and the chunking's coverage (``chunking_id`` None: the live one)."""
     emb = store.embedding_model()
     return {
-        "chunkers": chunkers(store),
+        "chunkers": chunkers(store, chunking_id),
         "embedding": None if emb is None else {"model_id": emb.model_id, "dim": emb.dim},
         "corpus_fingerprint": corpus_fingerprint(store),
-        "coverage": coverage(store),
+        "coverage": coverage(store, chunking_id),
     }

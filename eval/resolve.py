@@ -49,8 +49,10 @@ class Resolver:
         conn: sqlite3.Connection,
         corpus_dir: Path | None = None,
         scope: SearchOptions | None = None,
+        chunking_id: int | None = None,
     ) -> None:
         self.conn = conn
+        self.chunking_id = chunking_id  # None: the live chunking
         self.scope = scope if scope is not None and scope.scoped else None
         self.prefix, self.root, self.mapping = self._mapping(corpus_dir)
         self._docs: dict[str, DocInfo | None] = {}
@@ -124,13 +126,18 @@ class Resolver:
         return self._docs[kb_path]
 
     def chunks(self, doc_id: int) -> list[StoredHit]:
-        """The document's chunks as :class:`StoredHit` (score 0), in document order."""
+        """The document's chunks (of the resolver's chunking) as :class:`StoredHit`
+        (score 0), in document order."""
         if doc_id not in self._chunks:
+            table, params = "live_chunks", [doc_id]
+            if self.chunking_id is not None:
+                table, params = "chunks", [doc_id, self.chunking_id]
             rows = self.conn.execute(
-                "SELECT c.*, d.path AS d_path, d.doc_type AS d_type FROM chunks c "
+                f"SELECT c.*, d.path AS d_path, d.doc_type AS d_type FROM {table} c "
                 "JOIN documents d ON d.id = c.document_id WHERE c.document_id = ? "
-                "ORDER BY c.char_start, c.ord",
-                (doc_id,),
+                + ("AND c.chunking_id = ? " if self.chunking_id is not None else "")
+                + "ORDER BY c.char_start, c.ord",
+                params,
             ).fetchall()
             self._chunks[doc_id] = [hit_from_row(r) for r in rows]
         return self._chunks[doc_id]

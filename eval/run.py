@@ -172,7 +172,8 @@ def run_eval(
     ``options.name`` the run is named after the golden file (``-2``, ``-3``... when
     that name is taken)."""
     es = EvalStore(store)
-    plan = _plan(store, golden, options, pipeline, extra_config, tokenizer)
+    chunking = getattr(retriever, "chunking_id", None)
+    plan = _plan(store, golden, options, pipeline, extra_config, tokenizer, chunking)
     run_opts = {**options.to_json(), "answers": plan.answers}
     name = options.name or es.free_name(golden.path.stem)
     run_id = es.create_run(
@@ -210,7 +211,15 @@ def resume_eval(
             "start a new run instead of resuming"
         )
     options = RunOptions.from_json(run.options, run.name)
-    plan = _plan(store, golden, options, pipeline, extra_config, tokenizer)
+    plan = _plan(
+        store,
+        golden,
+        options,
+        pipeline,
+        extra_config,
+        tokenizer,
+        getattr(retriever, "chunking_id", None),
+    )
     if plan.answers != bool(run.options.get("answers")):
         on = "with" if run.options.get("answers") else "without"
         raise UsageError(f"eval run {run.name!r} ran {on} answers; resume it the same way")
@@ -273,14 +282,19 @@ def _plan(
     pipeline: PipelineLike | None,
     extra_config: dict[str, Any] | None,
     tokenizer: Tokenizer | None = None,
+    chunking_id: int | None = None,
 ) -> _Plan:
+    """What a run will do; ``chunking_id`` is the chunking the retriever searches
+    (``None``: the live one): golden supports are matched to its chunks."""
     queries = select_queries(golden, options.categories, options.limit)
     opts = replace(options.search, k=options.k)
     answer_opts = options.answer_search or options.search
     answers = options.answers and pipeline is not None
-    resolver = Resolver(store.conn, golden.corpus_dir, opts)
+    resolver = Resolver(store.conn, golden.corpus_dir, opts, chunking_id)
     resolved = {q.id: resolver.resolve_query(q) for q in queries}
-    tokens = None if tokenizer is None else TokenSpace(store.conn, tokenizer)
+    tokens = (
+        None if tokenizer is None else TokenSpace(store.conn, tokenizer, chunking_id=chunking_id)
+    )
     if tokens is not None:
         resolved = {k: [tokens.annotate_support(s) for s in v] for k, v in resolved.items()}
     warnings = drift_warnings(queries, resolved)
@@ -291,7 +305,7 @@ def _plan(
             "assuming it was ingested from the golden set's corpus root",
         )
     config = {
-        "index": coverage.index_snapshot(store),
+        "index": coverage.index_snapshot(store, chunking_id),
         "path_mapping": resolver.mapping,
         "path_prefix": resolver.prefix,
         **(extra_config or {}),

@@ -47,8 +47,13 @@ class TokenSpace:
         tokenizer: Tokenizer,
         texts: Mapping[str, str] | None = None,
         chunking: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+        *,
+        chunking_id: int | None = None,
     ) -> None:
+        """``chunking``: chunk spans per path to score instead of the stored ones;
+        ``chunking_id``: the stored chunking to read (``None``: the live one)."""
         self.conn = conn
+        self.chunking_id = chunking_id
         self.tokenizer = tokenizer
         self.texts = texts or {}
         self.chunking = chunking
@@ -57,17 +62,24 @@ class TokenSpace:
 
     def with_chunking(self, chunking: Mapping[str, Sequence[tuple[int, int]]] | None) -> TokenSpace:
         """The same documents (token starts shared, not recomputed) under ``chunking``."""
-        other = TokenSpace(self.conn, self.tokenizer, self.texts, chunking)
+        other = TokenSpace(
+            self.conn, self.tokenizer, self.texts, chunking, chunking_id=self.chunking_id
+        )
         other._starts = self._starts
         return other
 
     def stored_chunks(self, path: str) -> list[tuple[int, int, str]]:
         """``(char_start, char_end, text)`` of the document's stored chunks, in order."""
+        table = "live_chunks" if self.chunking_id is None else "chunks"
+        params: tuple[object, ...] = (
+            (path,) if self.chunking_id is None else (path, self.chunking_id)
+        )
         rows = self.conn.execute(
-            "SELECT c.char_start, c.char_end, c.text FROM chunks c JOIN documents d "
+            f"SELECT c.char_start, c.char_end, c.text FROM {table} c JOIN documents d "
             "ON d.id = c.document_id WHERE d.path = ? AND c.char_start IS NOT NULL "
-            "ORDER BY c.char_start, c.ord",
-            (path,),
+            + ("AND c.chunking_id = ? " if self.chunking_id is not None else "")
+            + "ORDER BY c.char_start, c.ord",
+            params,
         ).fetchall()
         return [(int(r[0]), int(r[1] if r[1] is not None else r[0]), str(r[2])) for r in rows]
 

@@ -1,18 +1,27 @@
-"""Bring LanceDB in line with SQLite: remove tombstoned vectors, embed pending chunks.
+"""Bring the embedding cache in line with SQLite: embed the texts of pending chunks
+that the cache does not hold yet.
 
-Order of operations (crash-safe at every step):
+Vectors are keyed by ``(model, SHA-256 of the embedded text)`` (:mod:`kb.store.
+vectors`), so per batch of pending chunks (crash-safe at every step):
 
-1. vectors of deleted chunks (``vector_tombstones``) are deleted from LanceDB,
-   then the tombstones are cleared — a crash in between only repeats a no-op delete;
-2. pending chunks are embedded batch by batch: vectors are upserted into LanceDB
-   keyed by chunk id (idempotent), then the chunks are marked ``embedded`` —
-   a crash in between leaves them ``pending`` and the next run overwrites the
-   same vectors, never duplicating them.
+1. chunks whose text hash is already cached under the model are *cache hits*: marked
+   ``embedded`` without embedding anything (a text two chunkings share, a chunking
+   built again);
+2. the distinct remaining texts are embedded once each and added to the cache
+   (insert-if-absent, idempotent), then every pending chunk with one of those hashes
+   is marked ``embedded`` — a crash in between leaves them ``pending`` and the next
+   run finds their vectors cached.
+
+Deleted chunks leave their vectors in the cache (another chunking may use them, or
+use them again); ``kb doctor --repair`` drops vectors no chunking uses. The
+``vector_tombstones`` kept by SQLite for deleted chunk ids are just cleared.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmbeddingMismatchError
@@ -21,9 +30,10 @@ from kb.store.sqlite import EmbeddingModelInfo
 
 
 def apply_tombstones(store: Store) -> int:
+    """Clear the deleted-chunk ids SQLite recorded (vectors are keyed by text, not by
+    chunk, so there is nothing to delete per chunk); returns how many."""
     ids = store.tombstones()
     if ids:
-        store.vectors.delete(ids)
         store.clear_tombstones(ids)
     return len(ids)
 
@@ -42,21 +52,52 @@ def ensure_model_recorded(store: Store, embedder: Embedder) -> None:
         store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
 
 
+@dataclass
+class EmbedStats:
+    """What one :func:`embed_pending` call did: ``embedded`` distinct texts sent to the
+    model, ``cached`` distinct texts taken from the cache, ``chunks`` chunks marked
+    embedded, ``seconds`` spent (model and cache writes)."""
+
+    embedded: int = 0
+    cached: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+
+
 def embed_pending(
     store: Store,
     embedder: Embedder,
     batch_size: int = 256,
     on_batch: Callable[[int], None] | None = None,
+    chunking_id: int | None = None,
+    stats: EmbedStats | None = None,
 ) -> int:
-    """Embed every pending chunk; returns how many were embedded."""
+    """Embed every pending chunk (of one chunking, or all); returns how many distinct
+    texts were embedded (cache hits are not counted; ``stats`` gets both)."""
+    started = time.perf_counter()
     ensure_model_recorded(store, embedder)
+    model = embedder.model_id
+    st = stats if stats is not None else EmbedStats()
+    cached: set[str] | None = None
     done = 0
-    for batch in store.iter_pending(batch_size):
-        ids = [cid for cid, _ in batch]
-        vecs = embedder.embed_batch([text for _, text in batch])
-        store.vectors.upsert(ids, vecs)
-        store.mark_embedded(ids)
-        done += len(ids)
+    for batch in store.iter_pending(batch_size, chunking_id):
+        if cached is None:
+            cached = store.vectors.hashes(model)
+        hits = {sha for _, _, sha in batch if sha in cached}
+        todo: dict[str, str] = {}
+        for _, text, sha in batch:
+            if sha not in cached and sha not in todo:
+                todo[sha] = text
+        if todo:
+            vecs = embedder.embed_batch(list(todo.values()))
+            store.vectors.add(model, list(todo), vecs)
+            cached.update(todo)
+        store.mark_hashes_embedded([*hits, *todo])
+        done += len(todo)
+        st.embedded += len(todo)
+        st.cached += len(hits)
+        st.chunks += len(batch)
         if on_batch is not None:
-            on_batch(len(ids))
+            on_batch(len(batch))
+    st.seconds += time.perf_counter() - started
     return done

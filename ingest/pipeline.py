@@ -92,6 +92,7 @@ class Ingestor:
         )
         self.report = IngestReport()
         self._pending_since_flush = 0
+        self.chunking_id = 0
 
     # -- lazy models -------------------------------------------------------------------------
     def _default_embedder(self) -> Embedder:
@@ -120,9 +121,15 @@ class Ingestor:
     def run(self, paths: Sequence[Path]) -> IngestReport:
         """Ingest ``paths`` (no paths: re-scan every known source); see the module doc."""
         from ingest.loaders import SUPPORTED_EXTENSIONS
+        from kb.store import chunkings
 
         started = time.perf_counter()
         self.store.check_embedding_model(embedding_model_id(self.settings.embedding))
+        from ingest.chunkers import spec_label
+
+        label = spec_label(self.settings.ingest.chunker, self.chunker.info)
+        self.chunking_id = chunkings.ensure(self.store, label, self.chunker.info)
+        chunkings.set_live(self.store, self.chunking_id)
         self.report.vectors_removed += apply_tombstones(self.store)
         sources = list_sources(self.store)
         scopes: list[tuple[str, bool]] = []
@@ -170,13 +177,17 @@ class Ingestor:
             else:
                 groups.append((key, False, [single_file(Path(key))]))
         self.progress.files_total(sum(len(c) for _, _, c in groups))
-        self.progress.embed_total(self.store.count_chunks("pending"))
+        self.progress.embed_total(self.store.count_chunks("pending", chunking="all"))
         touched: set[int] = set()
         for key, is_dir, cands in groups:
             touched |= self._ingest_scope(key, is_dir, cands, sources)
         self._flush(final=True)
         self.report.vectors_removed += apply_tombstones(self.store)
         touch_sources(self.store, touched)
+        chunkings.mark_built(self.store, self.chunking_id)
+        for ch in chunkings.list_all(self.store):
+            if not ch.live and ch.stale:
+                self.report.stale_chunkings[ch.spec] = ch.total - ch.current
         self.report.seconds = time.perf_counter() - started
         return self.report
 
@@ -263,8 +274,15 @@ class Ingestor:
         except OSError as e:
             return self._fail(where, doc_type, f"cannot read: {e.strerror or e}")
         info = self.chunker.info
-        params = _params_json(info.params)
-        same_chunker = (info.name, info.version, params)
+
+        def current(doc: DocumentRow) -> bool:
+            """The live chunking holds chunks of this document at this version."""
+            row = self.store.conn.execute(
+                "SELECT 1 FROM chunking_docs WHERE chunking_id = ? AND document_id = ? "
+                "AND content_hash = ? AND error IS NULL",
+                (self.chunking_id, doc.id, digest),
+            ).fetchone()
+            return row is not None
 
         def relabel(doc_id: int) -> None:
             """Point a stored document at this file (renamed source or moved file)."""
@@ -281,8 +299,7 @@ class Ingestor:
             existing is not None
             and existing.status == "indexed"
             and existing.content_hash == digest
-            and (existing.chunker, existing.chunker_version, existing.chunker_params)
-            == same_chunker
+            and current(existing)
         ):
             if existing.path != display:  # the source was renamed: only the label changes
                 relabel(existing.id)
@@ -290,7 +307,7 @@ class Ingestor:
         if existing is None and digest in by_hash:
             moved = by_hash.pop(digest)
             vanished.pop(moved.abs_path or "", None)
-            if (moved.chunker, moved.chunker_version, moved.chunker_params) == same_chunker:
+            if current(moved):
                 relabel(moved.id)
                 return FileOutcome(display, src.path, "moved", moved_from=moved.path)
             self.store.delete_documents([moved.id])
@@ -321,6 +338,7 @@ class Ingestor:
             meta=doc.meta,
             abs_path=abs_path,
             source_id=src.id,
+            chunking_id=self.chunking_id,
         )
         if existing is None:
             kind = "added"
@@ -374,7 +392,7 @@ class Ingestor:
         batch = self.settings.ingest.embed_batch_size
         if not final and self._pending_since_flush < batch:
             return
-        if self.store.count_chunks("pending") == 0:
+        if self.store.count_chunks("pending", chunking="all") == 0:
             self._pending_since_flush = 0
             return
         n = embed_pending(self.store, self.embedder(), batch, on_batch=self._on_batch)
@@ -430,8 +448,9 @@ def remembered_chunker(
     if raw is not None and json.loads(raw) != new:
         old = json.loads(raw)
         note = (
-            f"chunker changed from {_describe(old)} to {_describe(new)}; every document is "
-            "re-chunked and re-embedded, and later ingests keep using it"
+            f"chunker changed from {_describe(old)} to {_describe(new)}; documents are "
+            "re-chunked (only texts not embedded before are embedded; the old chunking stays "
+            "stored), and later ingests keep using it"
         )
     if raw is None or note is not None:
         with store.tx():
@@ -444,12 +463,6 @@ def _describe(rec: Mapping[str, Any]) -> str:
     assert isinstance(params, dict)
     inner = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
     return f"{rec['name']} ({inner})" if inner else str(rec["name"])
-
-
-def _params_json(params: dict[str, object]) -> str:
-    import json
-
-    return json.dumps(params, sort_keys=True)
 
 
 def _factory(value, default):  # type: ignore[no-untyped-def]

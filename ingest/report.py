@@ -38,6 +38,8 @@ class IngestReport:
     vectors_removed: int = 0
     audio_seconds: float = 0.0
     seconds: float = 0.0
+    # stored chunkings (not live) that this run left out of date: spec -> documents
+    stale_chunkings: dict[str, int] = field(default_factory=dict)
 
     def count(self, outcome: str) -> int:
         return sum(1 for f in self.files if f.outcome == outcome)
@@ -58,6 +60,7 @@ class IngestReport:
             "vectors_removed": self.vectors_removed,
             "audio_seconds": round(self.audio_seconds, 2),
             "seconds": round(self.seconds, 3),
+            "stale_chunkings": dict(self.stale_chunkings),
             "exit_code": self.exit_code,
             "files": [f.to_dict() for f in self.files if f.outcome != "unchanged"],
         }

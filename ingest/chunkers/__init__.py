@@ -91,6 +91,16 @@ def make_chunker(spec: str, settings: Settings, counter: TokenCounter | None = N
     return factory(settings, counter)
 
 
+def spec_label(spec: str, info: ChunkerInfo) -> str:
+    """The name a stored chunking is shown by: a built-in's name with every param it
+    ran with (the tokenizer aside), e.g. ``window:size=128,overlap=32``; a plug-in's
+    spec as given."""
+    if info.name not in CHUNKERS:
+        return spec
+    params = ",".join(f"{k}={v}" for k, v in info.params.items() if k != "tokenizer")
+    return f"{info.name}:{params}" if params else info.name
+
+
 def _with_params(settings: Settings, name: str, params: dict[str, object]) -> Settings:
     """``settings`` with ``chunkers.<name>`` fields replaced by ``params``. Each value
     must have the field's type (an int is accepted for a float); unknown keys and wrong
@@ -113,4 +123,11 @@ def _with_params(settings: Settings, name: str, params: dict[str, object]) -> Se
     return dataclasses.replace(settings, chunkers=chunkers)
 
 
-__all__ = ["CHUNKERS", "Chunker", "StructureChunker", "WindowChunker", "make_chunker"]
+__all__ = [
+    "CHUNKERS",
+    "Chunker",
+    "StructureChunker",
+    "WindowChunker",
+    "make_chunker",
+    "spec_label",
+]

@@ -82,10 +82,21 @@ def status_text(stats: dict[str, Any]) -> str:
     if ch:
         params = ", ".join(f"{k}={v}" for k, v in sorted(ch["params"].items()))
         lines.append(f"chunker: {ch['name']} ({params}); change with `kb ingest --chunker NAME`")
+    for chg in stats.get("chunkings") or []:
+        if not chg["live"]:
+            stale = ", stale" if chg["stale"] else ""
+            lines.append(f"  also stored: {chg['spec']} ({chg['chunks']} chunks{stale})")
     m = stats["embedding_model"]
     lines.append(
         f"embedding model: {m['id']} ({m['dim']} dims)" if m else "embedding model: none yet"
     )
+    cache = stats.get("embedding_cache")
+    if cache:
+        lines.append(
+            f"embedding cache: {plural(cache['vectors'], 'vector')} "
+            f"({cache['texts_used']} used by the chunkings, {cache['unused']} unused; "
+            "`kb doctor --repair` drops unused ones)"
+        )
     lines.append(f"sqlite: {stats['sqlite']}")
     lines.append(f"lancedb: {stats['lancedb']}")
     from kb.quoting import quote_name
@@ -111,7 +122,8 @@ def doctor(
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Check SQLite against LanceDB (missing or orphan vectors, pending chunks, FTS sync).
+    """Check SQLite against LanceDB (missing vectors, pending chunks, FTS sync, unused
+    cached vectors).
 
     \b
     Examples:
@@ -132,7 +144,7 @@ def doctor(
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store)
-        if repair and not report.clean:
+        if repair and (not report.clean or report.unused_vectors):
             do_repair(store, report)
             if store.count_chunks("pending"):
                 from ingest.embedding import embed_pending
@@ -164,8 +176,7 @@ def doctor_text(out: dict[str, Any]) -> str:
     checks = [
         ("pending chunks", out["pending_chunks"], "chunk", "not yet embedded"),
         ("missing vectors", out["missing_vectors"], "embedded chunk", "without a vector"),
-        ("orphan vectors", out["orphan_vectors"], "vector", "without a chunk"),
-        ("vector tombstones", out["tombstones"], "deleted chunk", "whose vector remains"),
+        ("vector tombstones", out["tombstones"], "deleted chunk id", "not yet cleared"),
     ]
     lines = ["the KB is consistent" if out["clean"] else "the KB needs repair"]
     for name, n, noun, what in checks:
@@ -173,6 +184,11 @@ def doctor_text(out: dict[str, Any]) -> str:
     lines.append(
         "  ok    full-text index" if out["fts_in_sync"] else "  FAIL  full-text index out of sync"
     )
+    if out["unused_vectors"]:
+        lines.append(
+            f"  note  embedding cache: {plural(out['unused_vectors'], 'vector')} no chunking "
+            "uses (kept so switching back is free; `kb doctor --repair` drops them)"
+        )
     for backend, info in (out.get("devices") or {}).items():
         lines.append(f"device {backend}: {info}")
     for line in out.get("repaired") or []:

@@ -1,4 +1,5 @@
-"""``kb chunkers list`` and ``kb chunkers check SPEC FILE...``"""
+"""``kb chunkers list`` and ``kb chunkers check SPEC FILE...``; ``use`` and ``rm`` live in
+:mod:`kb.cli.chunkings_cmd`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from kb.cli import chunkings_cmd
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
 from kb.cli.help import command_kwargs, show_help_without_command
 
@@ -16,20 +18,26 @@ chunkers_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 
 @chunkers_app.callback()
 def _chunkers(ctx: typer.Context) -> None:
-    """Chunkers: list the built-ins and installed plug-ins; check one on files.
+    """Chunkers and this KB's chunkings: list, check one on files, make one live, drop one.
 
     \b
     Examples:
       kb chunkers list
       kb chunkers check window:size=64 notes/
+      kb chunkers use window
+      kb chunkers rm window
     """
     show_help_without_command(ctx)
 
 
-@chunkers_app.command("list", **command_kwargs("Built-in chunkers and installed plug-ins."))
-def list_chunkers(json_out: JsonOption = False) -> None:
+@chunkers_app.command(
+    "list", **command_kwargs("Chunkers available, and the chunkings this KB stores.")
+)
+def list_chunkers(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """Built-in chunkers and the plug-ins installed under the kb.chunkers entry point
-    (read from package metadata; nothing is imported).
+    (read from package metadata; nothing is imported); then, for this KB, the
+    chunkings stored side by side, which one is live (what kb search and kb ask use)
+    and which are stale (documents changed since they were built).
 
     \b
     Examples:
@@ -55,14 +63,21 @@ def list_chunkers(json_out: JsonOption = False) -> None:
         }
         for p in installed()
     ]
+    stored = chunkings_cmd.stored(kb)
     if json_out:
-        print_json(rows)
+        print_json({"available": rows, "chunkings": [c.to_dict() for c in stored]})
         return
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         tail = f"  {r['target']}" if r["target"] else ""
         typer.echo(f"{r['name']:<{width}}  {r['version']:<8}  {r['source']}{tail}")
     typer.echo("also: path/to/file.py#function (a local file, run as you)")
+    if not stored:
+        return
+    typer.echo("chunkings in this KB:")
+    for c in stored:
+        docs = f"{c.current}/{c.total} documents" + (f", {c.failed} failed" if c.failed else "")
+        typer.echo(f"  {c.state:<15} {c.spec}  ({c.chunks} chunks, {docs})")
 
 
 @chunkers_app.command(
@@ -183,6 +198,13 @@ def check(
         )
     raise typer.Exit(1 if failed else 0)
 
+
+chunkers_app.command(
+    "use", **command_kwargs("Make a chunking live, building it from the cache where it can.")
+)(chunkings_cmd.use)
+chunkers_app.command("rm", **command_kwargs("Drop a stored chunking (not the live one)."))(
+    chunkings_cmd.rm
+)
 
 _LINT_TEXT = {
     "too_long": "over {limit} tokens (the embedder drops the rest)",

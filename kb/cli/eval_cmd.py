@@ -9,6 +9,7 @@ This module holds the Typer group; each subcommand lives in its own module:
 - ``compare``: :mod:`kb.cli.eval_compare`
 - ``record``: :mod:`kb.cli.eval_record`
 - ``tune``: :mod:`kb.cli.eval_tune`
+- ``sweep``: :mod:`kb.cli.eval_sweep`
 
 Shared options and helpers: :mod:`kb.cli.eval_common`.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import typer
 
-from kb.cli import eval_compare, eval_record, eval_run, eval_tune, eval_view
+from kb.cli import eval_compare, eval_record, eval_run, eval_sweep, eval_tune, eval_view
 from kb.cli.help import command_kwargs, show_help_without_command
 
 eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -55,3 +56,6 @@ eval_app.command("record", **command_kwargs("Grow a golden set interactively fro
 eval_app.command(
     "tune", **command_kwargs("Tune retrieval settings on a golden set (train/test split).")
 )(eval_tune.tune)
+eval_app.command(
+    "sweep", **command_kwargs("Evaluate several chunkings side by side; print a leaderboard.")
+)(eval_sweep.sweep)

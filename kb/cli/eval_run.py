@@ -37,6 +37,7 @@ from kb.errors import UsageError
 if TYPE_CHECKING:
     from eval.gates import Gate
     from eval.run import RunOutcome
+    from kb.config import Settings
     from kb.store import Store
 
 
@@ -133,6 +134,17 @@ def run(
             show_default=False,
         ),
     ] = None,
+    chunker: Annotated[
+        str | None,
+        typer.Option(
+            "--chunker",
+            metavar="SPEC",
+            help="Evaluate the chunking of SPEC instead of the live one (built, from the "
+            "embedding cache where it can be, if it is not stored or is stale). The live "
+            "chunking, its vectors and search results are left exactly as they were.",
+            show_default=False,
+        ),
+    ] = None,
     md: MdOption = None,
     html: HtmlOption = None,
     kb: KbOption = None,
@@ -159,6 +171,7 @@ def run(
     Examples:
       kb eval run golden.yaml --no-answer --gate "hit@5>=0.8"
       kb eval run golden.yaml --name tuned --md report.md
+      kb eval run golden.yaml --no-answer --chunker window:size=64
 
     Exit codes: 0 done; 1 a gate failed; 2 bad golden set, gate or option; 3 model
     missing; 4 empty KB; 130 interrupted (finished queries are kept, run incomplete;
@@ -185,6 +198,7 @@ def run(
             "--min-score": min_score,
             "--answer-k": answer_k,
             "--replace": replace_run or None,
+            "--chunker": chunker,
         }
         clash = [flag for flag, v in given.items() if v]
         if clash:
@@ -216,7 +230,12 @@ def run(
     answer_opts = replace(opts, k=answer_k) if answer_k else opts
     with open_kb(settings) as store:
         store.require_writable("kb eval run")
-        retriever, pipeline, extra = build_runtime(settings, store, answers)
+        chunking_id = None
+        if chunker is not None:
+            chunking_id, info = _build(store, settings, chunker, quiet)
+        retriever, pipeline, extra = build_runtime(settings, store, answers, chunking_id)
+        if chunker is not None:
+            extra["chunking"] = info
         # load the models now: a missing model fails before the run starts, and the
         # one-off load time stays out of the first query's latency
         if opts.mode != "keyword" and store.count_chunks() > 0:
@@ -250,6 +269,32 @@ def run(
         except KeyboardInterrupt:
             _interrupted(store)
         _finish(store, out, gates, json_out, md, html)
+
+
+def _build(store: Store, settings: Settings, spec: str, quiet: bool) -> tuple[int, dict[str, Any]]:
+    """The chunking of ``spec``, brought up to date (:func:`ingest.chunkings.
+    build_chunking`); returns its id and what the run records about it."""
+    from ingest.chunkings import build_chunking
+    from kb.backends.embedder import make_embedder
+    from kb.store import chunkings
+
+    rep = build_chunking(
+        store,
+        settings,
+        spec,
+        lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+    )
+    for path, e in rep.failed:
+        err(f"kb: {path}: chunker {spec}: {e}")
+    for path, why in rep.skipped:
+        err(f"kb: {path}: not chunked: {why}")
+    if not quiet and rep.documents:
+        err(
+            f"kb: chunking {spec}: {rep.documents} documents chunked, "
+            f"{rep.embedded} texts embedded, {rep.cached} from the cache"
+        )
+    live = chunkings.live_id(store) == rep.chunking_id
+    return rep.chunking_id, {"spec": spec, "live": live, **rep.to_dict()}
 
 
 def _interrupted(store: Store) -> NoReturn:
@@ -347,7 +392,12 @@ def _resume(
             llm=_restored(settings.llm, LlmSettings, row.config.get("llm"), skip=_LLM_PLACEMENT),
         )
         gates = parse_gates(gate or [], row.k, answers)
-        retriever, pipeline, extra = build_runtime(settings, store, answers)
+        # a run made with --chunker continues on that chunking (when it is still stored)
+        chunking = row.config.get("chunking") or None
+        cid = int(chunking["chunking_id"]) if chunking and "chunking_id" in chunking else None
+        retriever, pipeline, extra = build_runtime(settings, store, answers, cid)
+        if chunking:
+            extra["chunking"] = chunking
         if row.options.get("search", {}).get("mode") != "keyword" and store.count_chunks() > 0:
             retriever.embedder  # noqa: B018 - property loads and checks the embedder
         if pipeline is not None:

@@ -68,16 +68,17 @@ class RunProgress:
 
 
 def build_runtime(
-    settings: Settings, store: Store, answers: bool
+    settings: Settings, store: Store, answers: bool, chunking_id: int | None = None
 ) -> tuple[Any, Any, dict[str, Any]]:
-    """Retriever, pipeline (or None) and the config snapshot of what will run."""
+    """Retriever (of ``chunking_id``; ``None``: the live chunking), pipeline (or None)
+    and the config snapshot of what will run."""
     from dataclasses import asdict
 
     from kb import __version__
     from kb.backends.embedder import embedding_model_id
     from kb.rag.compose import make_pipeline, make_retriever
 
-    retriever = make_retriever(settings, store)
+    retriever = make_retriever(settings, store, chunking_id=chunking_id)
     extra: dict[str, Any] = {
         "kb_version": __version__,
         "embedding_configured": embedding_model_id(settings.embedding),

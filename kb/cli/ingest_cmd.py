@@ -153,6 +153,11 @@ def _summary(report: object, home: Path, json_out: bool) -> None:
             f"ingested into {home}: {summary or 'nothing to do'}; "
             f"{plural(report.chunks_embedded, 'chunk')} embedded in {report.seconds:.1f}s"
         )
+        for spec, n in report.stale_chunkings.items():
+            err(
+                f"kb: stored chunking {spec} is stale ({plural(n, 'document')} changed); "
+                f"`kb chunkers use {spec}` or `kb eval run GOLDEN --chunker {spec}` updates it"
+            )
         if report.failed:
             err(
                 f"kb: {plural(len(report.failed), 'file')} failed; "

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from kb.store import Store
 
 
-def make_retriever(settings: Settings, store: Store) -> Retriever:
+def make_retriever(
+    settings: Settings, store: Store, *, chunking_id: int | None = None
+) -> Retriever:
     """The one retrieval path over ``store`` with the configured embedder (lazy) and
-    ``[search] vector_cache``."""
+    ``[search] vector_cache``, searching ``chunking_id`` (``None``: the live chunking)."""
     from kb.backends.embedder import make_embedder
     from kb.search import Retriever
 
@@ -27,6 +29,7 @@ def make_retriever(settings: Settings, store: Store) -> Retriever:
         store,
         lambda: make_embedder(settings.embedding, home=settings.home),
         vector_cache=settings.search.vector_cache,
+        chunking_id=chunking_id,
     )
 
 

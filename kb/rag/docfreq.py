@@ -29,7 +29,7 @@ def term_doc_freq(conn: sqlite3.Connection, word: str) -> tuple[int, int]:
 
 
 def _rows(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return int(conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0])
 
 
 def _count(conn: sqlite3.Connection, word: str, n: int) -> int:

@@ -95,16 +95,16 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def useful_terms(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+def useful_terms(conn: sqlite3.Connection, terms: list[str], fts: str = "chunks_fts") -> list[str]:
     """``terms`` without those that match no chunk or at least half of all chunks
     (zero bm25 weight; see the module docs). All-common input is returned whole."""
-    n_rows = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
     cap = (n_rows + 1) // 2  # df >= cap  <=>  2 * df >= n_rows  <=>  FTS5 idf clamped
     rare: list[str] = []
     common: list[str] = []
     for t in terms:
         df = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+            f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
             (_phrase(t), cap),
         ).fetchone()[0]
         if df == 0:
@@ -118,21 +118,24 @@ def keyword_search(
     text: str,
     limit: int,
     document_ids: Collection[int] | None = None,
+    fts: str = "chunks_fts",
 ) -> list[tuple[int, float]]:
     """Top ``limit`` chunks for ``text`` as ``(chunk_id, -bm25)``, best first.
 
     ``document_ids`` restricts the search to chunks of those documents *inside* the
     query (before the limit), so a scoped search still finds ``limit`` matches when
     they exist; ``None`` means no restriction, an empty collection means no results.
+    ``fts`` is the index searched: ``chunks_fts`` (the live chunking) or one that
+    :mod:`kb.search.chunking_fts` built for another chunking.
     bm25 statistics (idf) are always those of the whole KB. Ties in bm25 are broken by
     chunk id, so results are deterministic.
     """
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
-    terms = useful_terms(conn, query_terms(text))
+    terms = useful_terms(conn, query_terms(text), fts)
     if not terms:
         return []
-    sql = "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+    sql = f"SELECT rowid, bm25({fts}) AS s FROM {fts} WHERE {fts} MATCH ?"
     params: list[object] = [" OR ".join(_phrase(t) for t in terms)]
     if document_ids is not None:
         import json

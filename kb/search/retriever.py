@@ -50,6 +50,7 @@ import numpy as np
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
 from kb.search.candidates import Candidates, fuse, true_ranks
+from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
 from kb.search.filters import allowed_documents
 from kb.search.fusion import Fused
@@ -102,6 +103,11 @@ class Retriever:
     ``vector_cache``: keep a copy of the vectors in ``<KB>/cache/search-vectors.bin``
     so a new process starts fast (config ``[search] vector_cache``; see
     :mod:`kb.search.vector_cache`).
+
+    ``chunking_id``: search this stored chunking instead of the live one
+    (:mod:`kb.store.chunkings`; ``kb eval run --chunker``): its vectors, and a
+    full-text index of its chunks alone (:mod:`kb.search.chunking_fts`). The live
+    chunking and everything stored stay as they are.
     """
 
     def __init__(
@@ -110,9 +116,12 @@ class Retriever:
         embedder: Embedder | Callable[[], Embedder],
         *,
         vector_cache: bool = True,
+        chunking_id: int | None = None,
     ) -> None:
         self.store = store
         self.vector_cache = vector_cache
+        self.chunking_id = chunking_id
+        self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
         if hasattr(embedder, "embed_query") and not isinstance(embedder, type):
@@ -186,7 +195,7 @@ class Retriever:
             qvec = embedder.embed_query(query)
             tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
-            matrix = get_matrix(self.store, persist=self.vector_cache)
+            matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
             sims = matrix.similarities(qvec)
             mask = matrix.allowed_mask(allowed)
             out.vector = matrix.top(sims, depth, mask)
@@ -196,7 +205,8 @@ class Retriever:
 
         if opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
-            out.keyword = keyword_search(self.store.conn, query, depth, allowed)
+            fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
+            out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
             tm["keyword"] = time.perf_counter() - t
 
         if matrix is not None and sims is not None:
@@ -218,7 +228,12 @@ class Retriever:
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
             raise UsageError("empty query; pass the words or question to search for")
-        if self.store.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+        if self.chunking_id is None:
+            sql, params = "SELECT 1 FROM live_chunks LIMIT 1", []
+        else:
+            sql = "SELECT 1 FROM chunks WHERE chunking_id = ? LIMIT 1"
+            params = [self.chunking_id]
+        if self.store.conn.execute(sql, params).fetchone() is None:
             raise EmptyStoreError(
                 f"the KB at {self.store.home} has no chunks; run `kb ingest PATH` first"
             )

@@ -4,13 +4,15 @@ SQLite is the truth, LanceDB is derived: the matrix holds the LanceDB vectors of
 chunks SQLite marks ``embedded`` (a vector of a deleted or still-pending chunk is
 never searched).
 
-Identity of a matrix: the **fingerprint** of the SQLite side, ``(count, max(id),
-sum(id), sum(id·2654435761 mod 4294967311), embedding model record)`` over embedded
-chunks, plus the LanceDB table **version**. Vectors are a function of (chunk text,
-model), chunk ids are never reused for other text (AUTOINCREMENT), and writers change
-LanceDB *before* marking chunks ``embedded`` and delete chunks from SQLite *before*
-their vectors, so a change that matters always changes the fingerprint; the LanceDB
-version is a second check.
+A matrix belongs to one chunking (default: the live one; :mod:`kb.store.chunkings`)
+and holds the vectors of its embedded chunks, looked up in the embedding cache by
+text hash. Identity of a matrix: the **fingerprint** of the SQLite side, ``(count,
+max(id), sum(id), sum(id·2654435761 mod 4294967311), embedding model record,
+chunking id)`` over the chunking's embedded chunks, plus the LanceDB table
+**version**. Vectors are a function of (chunk text, model), chunk ids are never
+reused for other text (AUTOINCREMENT), and writers add vectors *before* marking
+chunks ``embedded``, so a change that matters always changes the fingerprint; the
+LanceDB version is a second check.
 
 Three levels, cheapest first:
 
@@ -24,7 +26,7 @@ Three levels, cheapest first:
    recorded fingerprint equals the current one. This skips importing lancedb (~1.5 s)
    and decoding the table (~1 s at 100k chunks). The LanceDB version it recorded is
    compared on the next query that reaches the recheck interval.
-3. **LanceDB**, read whole (``VectorIndex.load_all``); the result is then written to
+3. **LanceDB**, the model's vectors read whole (``VectorIndex.load``); the result is then written to
    level 2 (best effort: a read-only KB folder just skips it).
 """
 
@@ -56,59 +58,63 @@ def sqlite_state(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
 
 
-def fingerprint(conn: sqlite3.Connection) -> tuple[Any, ...]:
+def live_chunking(conn: sqlite3.Connection) -> int:
+    """The live chunking's id (0 before the first ingest)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def fingerprint(conn: sqlite3.Connection, chunking_id: int | None = None) -> tuple[Any, ...]:
+    """The SQLite side of a matrix of one chunking (default: the live one)."""
+    cid = live_chunking(conn) if chunking_id is None else chunking_id
     row = conn.execute(
         "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
         "coalesce(sum((id * 2654435761) % 4294967311), 0) "
-        "FROM chunks WHERE embedding_status = 'embedded'"
+        "FROM chunks WHERE chunking_id = ? AND embedding_status = 'embedded'",
+        (cid,),
     ).fetchone()
     model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-    return (*(int(x) for x in row), "" if model is None else str(model[0]))
+    return (*(int(x) for x in row), "" if model is None else str(model[0]), cid)
 
 
-def _read_lance(vectors: Any) -> tuple[np.ndarray, np.ndarray]:
-    """All ``(chunk_ids, vectors)`` of the LanceDB table."""
-    ids, vecs = vectors.load_all()
-    return np.asarray(ids, dtype=np.int64), np.asarray(vecs, dtype=np.float32)
-
-
-def _embedded_rows(conn: sqlite3.Connection) -> tuple[tuple[Any, ...], np.ndarray]:
-    """Fingerprint and ``int64[n, 2]`` of ``(chunk id, document id)``, one snapshot."""
+def _embedded_rows(
+    conn: sqlite3.Connection, chunking_id: int | None
+) -> tuple[tuple[Any, ...], list[tuple[int, int, str]]]:
+    """Fingerprint and ``(chunk id, document id, text hash)`` of the chunking's
+    embedded chunks in id order, one snapshot."""
     own_tx = not conn.in_transaction
     if own_tx:
         conn.execute("BEGIN")
     try:
-        fp = fingerprint(conn)
+        fp = fingerprint(conn, chunking_id)
         rows = conn.execute(
-            "SELECT id, document_id FROM chunks WHERE embedding_status = 'embedded'"
+            "SELECT id, document_id, embed_sha256 FROM chunks "
+            "WHERE chunking_id = ? AND embedding_status = 'embedded' ORDER BY id",
+            (fp[-1],),
         ).fetchall()
     finally:
         if own_tx:
             conn.execute("COMMIT")
-    flat = np.fromiter((v for r in rows for v in r), dtype=np.int64, count=2 * len(rows))
-    return fp, flat.reshape(-1, 2)
+    return fp, rows
 
 
-def load_from_lance(store: Any, lance_version: int | None) -> VectorMatrix:
-    fp, emb = _embedded_rows(store.conn)
-    lance_ids, mat = _read_lance(store.vectors)
-    if lance_ids.size == 0 or emb.shape[0] == 0:
+def load_from_lance(
+    store: Any, lance_version: int | None, chunking_id: int | None = None
+) -> VectorMatrix:
+    """The matrix of one chunking: its embedded chunks joined with the cache by text
+    hash (a chunk whose vector is missing is left out; two chunks of the same text
+    share the vector, copied into both rows)."""
+    fp, emb = _embedded_rows(store.conn, chunking_id)
+    model = store.embedding_model()
+    keys, mat = ([], None) if model is None or not emb else store.vectors.load(model.model_id)
+    if not keys or mat is None:
         empty = np.zeros(0, dtype=np.int64)
         return VectorMatrix(empty, empty, np.zeros((0, 0), np.float32), lance_version, fp)
-    rows = np.flatnonzero(np.isin(lance_ids, emb[:, 0]))
-    rows = rows[np.argsort(lance_ids[rows], kind="stable")]
-    ids = lance_ids[rows]
-    first = np.ones(ids.shape[0], dtype=bool)  # a duplicated id keeps its first row
-    first[1:] = ids[1:] != ids[:-1]
-    rows, ids = rows[first], ids[first]
-    if rows.shape[0] == mat.shape[0] and np.array_equal(rows, np.arange(rows.shape[0])):
-        vecs = np.ascontiguousarray(mat)
-    else:
-        vecs = mat[rows]  # one copy
-    order = np.argsort(emb[:, 0])
-    sorted_emb = emb[order]
-    doc_ids = sorted_emb[np.searchsorted(sorted_emb[:, 0], ids), 1]
-    return VectorMatrix(ids, doc_ids, vecs, lance_version, fp)
+    row_of = {k: i for i, k in enumerate(keys)}
+    picked = [(cid, did, row_of[sha]) for cid, did, sha in emb if sha in row_of]
+    arr = np.array(picked, dtype=np.int64).reshape(-1, 3)
+    vecs = np.ascontiguousarray(mat[arr[:, 2]])
+    return VectorMatrix(arr[:, 0].copy(), arr[:, 1].copy(), vecs, lance_version, fp)
 
 
 # -- level 2: the file ------------------------------------------------------------------
@@ -167,13 +173,17 @@ def read_file(path: Path, fp: tuple[Any, ...]) -> VectorMatrix | None:
 
 
 # -- the entry point --------------------------------------------------------------------
-def get_matrix(store: Any, persist: bool = True) -> VectorMatrix:
-    """The current matrix of ``store`` (a :class:`kb.store.Store`), reloaded when stale.
+def get_matrix(store: Any, persist: bool = True, chunking_id: int | None = None) -> VectorMatrix:
+    """The current matrix of ``store`` (a :class:`kb.store.Store`) for one chunking
+    (default: the live one), reloaded when stale.
 
-    ``persist``: use and refresh the on-disk cache file (level 2).
+    ``persist``: use and refresh the on-disk cache file (level 2); only the live
+    chunking has one.
     """
-    key = str(Path(store.home).resolve())
     conn: sqlite3.Connection = store.conn
+    if chunking_id is not None and chunking_id != live_chunking(conn):
+        persist = False
+    key = f"{Path(store.home).resolve()}#{chunking_id}"
     with _LOCK:
         # read the SQLite state *before* the data: a commit landing in between shows up
         # as a change next time (a spurious recheck, never a missed change)
@@ -184,7 +194,7 @@ def get_matrix(store: Any, persist: bool = True) -> VectorMatrix:
             same_sqlite = cached._checked.get(store) == state
             fresh_lance = now - cached.lance_checked_at < LANCE_RECHECK_S
             if not (same_sqlite and fresh_lance):
-                fp_ok = same_sqlite or fingerprint(conn) == cached.fingerprint
+                fp_ok = same_sqlite or fingerprint(conn, chunking_id) == cached.fingerprint
                 if fp_ok and store.vectors.version() == cached.lance_version:
                     cached.lance_checked_at = now
                 else:
@@ -193,13 +203,13 @@ def get_matrix(store: Any, persist: bool = True) -> VectorMatrix:
                 cached._checked[store] = state
                 return cached
         elif persist:
-            cached = read_file(cache_path(store.home), fingerprint(conn))
+            cached = read_file(cache_path(store.home), fingerprint(conn, chunking_id))
             if cached is not None:  # LanceDB version compared on the next recheck
                 cached.lance_checked_at = now
                 cached._checked[store] = state
                 _CACHE[key] = cached
                 return cached
-        fresh = load_from_lance(store, store.vectors.version())
+        fresh = load_from_lance(store, store.vectors.version(), chunking_id)
         fresh.lance_checked_at = now
         fresh._checked[store] = state
         _CACHE[key] = fresh

@@ -3,14 +3,18 @@
 Checks:
 
 - ``pending``: chunks not yet embedded (an interrupted ingest);
-- ``missing_vectors``: chunks marked ``embedded`` whose vector is not in LanceDB;
-- ``orphan_vectors``: vectors whose chunk no longer exists;
-- ``tombstones``: deleted chunks whose vectors were not yet removed;
-- ``fts``: the FTS5 index disagrees with the chunks table.
+- ``missing_vectors``: chunks marked ``embedded`` whose text's vector is not in the
+  embedding cache (:mod:`kb.store.embeddings`);
+- ``tombstones``: deleted chunk ids not yet cleared;
+- ``fts``: the FTS5 index disagrees with the live chunking's chunks.
+
+Reported, not a fault: ``unused_vectors``, cached vectors whose text no chunk of any
+chunking embeds (a dropped chunking, an edited document). Keeping them makes
+switching back free; ``--repair`` drops them.
 
 Repairs (:func:`repair`) never touch chunk rows' text: missing vectors are
-marked pending again (re-embedded by the caller), orphans and tombstones are
-deleted from LanceDB, and the FTS index is rebuilt from the chunks table.
+marked pending again (re-embedded by the caller), unused vectors are deleted from
+LanceDB, tombstones cleared, and the FTS index is rebuilt from the live chunks.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.store.embeddings import drop_unused, missing_chunks, unused_keys
 from kb.store.sqlite import Store
 
 
@@ -25,24 +30,21 @@ from kb.store.sqlite import Store
 class DoctorReport:
     pending: int = 0
     missing_vectors: list[int] = field(default_factory=list)
-    orphan_vectors: list[int] = field(default_factory=list)
+    unused_vectors: list[tuple[str, str]] = field(default_factory=list)
     tombstones: int = 0
     fts_ok: bool = True
     repaired: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return (
-            not (self.pending or self.missing_vectors or self.orphan_vectors or self.tombstones)
-            and self.fts_ok
-        )
+        return not (self.pending or self.missing_vectors or self.tombstones) and self.fts_ok
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "clean": self.clean,
             "pending_chunks": self.pending,
             "missing_vectors": len(self.missing_vectors),
-            "orphan_vectors": len(self.orphan_vectors),
+            "unused_vectors": len(self.unused_vectors),
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
             "repaired": self.repaired,
@@ -50,13 +52,10 @@ class DoctorReport:
 
 
 def check(store: Store) -> DoctorReport:
-    embedded = store.chunk_ids("embedded")
-    all_ids = store.chunk_ids()
-    in_lance = store.vectors.ids()
     return DoctorReport(
-        pending=store.count_chunks("pending"),
-        missing_vectors=sorted(embedded - in_lance),
-        orphan_vectors=sorted(in_lance - all_ids),
+        pending=store.count_chunks("pending", chunking="all"),
+        missing_vectors=missing_chunks(store),
+        unused_vectors=unused_keys(store),
         tombstones=len(store.tombstones()),
         fts_ok=store.fts_integrity_ok(),
     )
@@ -64,14 +63,13 @@ def check(store: Store) -> DoctorReport:
 
 def repair(store: Store, report: DoctorReport) -> DoctorReport:
     """Fix what :func:`check` found, except embedding pending chunks (needs a model)."""
-    if report.orphan_vectors:
-        store.vectors.delete(report.orphan_vectors)
-        report.repaired.append(f"deleted {len(report.orphan_vectors)} orphan vectors")
+    if report.unused_vectors:
+        n = drop_unused(store, report.unused_vectors)
+        report.repaired.append(f"dropped {n} cached vectors no chunking uses")
     ts = store.tombstones()
     if ts:
-        store.vectors.delete(ts)
         store.clear_tombstones(ts)
-        report.repaired.append(f"applied {len(ts)} vector deletions")
+        report.repaired.append(f"cleared {len(ts)} deleted chunk ids")
     if report.missing_vectors:
         with store.tx() as c:
             c.executemany(

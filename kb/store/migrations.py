@@ -221,6 +221,170 @@ def m004_eval_process(conn: sqlite3.Connection) -> None:
     )
 
 
+LIVE_ID_SQL = "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'live_chunking')"
+
+
+def m005_chunkings(conn: sqlite3.Connection) -> None:
+    """Named chunkings side by side, and a content-addressed embedding cache.
+
+    - ``chunkings``: one row per chunker identity (name, version, params) with the spec
+      it was asked for; ``meta.live_chunking`` names the one search uses.
+    - ``chunking_docs``: which document version (content hash) each chunking's chunks
+      of a document were made from (``error`` when that chunker failed on it).
+    - ``chunks`` is rebuilt with ``chunking_id`` and ``embed_sha256`` (the SHA-256 of
+      the text that is embedded: heading path, newline, text), unique per
+      ``(chunking_id, document_id, ord)``; chunk ids are kept.
+    - the FTS5 index covers the live chunking only: its content table is the view
+      ``live_chunks``, and the triggers skip chunks of other chunkings.
+
+    An existing KB gets one chunking, live, made from its recorded chunker; every chunk
+    joins it. Its vectors (LanceDB rows by chunk id) are re-keyed by text hash the next
+    time the vector table is opened for writing (:mod:`kb.store.vectors`): nothing is
+    re-embedded.
+    """
+    import json
+
+    from kb.hashing import embed_text, text_sha256
+
+    _run_script(
+        conn,
+        """
+        CREATE TABLE chunkings (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            spec       TEXT NOT NULL,                 -- as asked for: window:size=64
+            name       TEXT NOT NULL,
+            version    TEXT NOT NULL,
+            params     TEXT NOT NULL,                 -- JSON, keys sorted
+            created_at REAL NOT NULL,
+            built_at   REAL,                          -- last time it was brought up to date
+            UNIQUE (name, version, params)
+        );
+        CREATE TABLE chunking_docs (
+            chunking_id  INTEGER NOT NULL REFERENCES chunkings (id) ON DELETE CASCADE,
+            document_id  INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            content_hash TEXT,
+            error        TEXT,
+            PRIMARY KEY (chunking_id, document_id)
+        );
+        CREATE INDEX chunking_docs_doc ON chunking_docs (document_id);
+        DROP TRIGGER chunks_ai;
+        DROP TRIGGER chunks_ad;
+        DROP TRIGGER chunks_au;
+        DROP TABLE chunks_fts;
+        CREATE TABLE chunks_new (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            chunking_id      INTEGER REFERENCES chunkings (id) ON DELETE CASCADE,
+            document_id      INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+            ord              INTEGER NOT NULL,
+            text             TEXT NOT NULL,
+            heading_path     TEXT NOT NULL DEFAULT '',
+            line_start       INTEGER,
+            line_end         INTEGER,
+            page_start       INTEGER,
+            page_end         INTEGER,
+            char_start       INTEGER,
+            char_end         INTEGER,
+            seconds_start    REAL,
+            seconds_end      REAL,
+            token_count      INTEGER NOT NULL,
+            chunker          TEXT NOT NULL,
+            chunker_version  TEXT NOT NULL,
+            chunker_params   TEXT NOT NULL,
+            content_hash     TEXT NOT NULL,
+            embed_sha256     TEXT NOT NULL DEFAULT '',
+            embedding_status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (embedding_status IN ('pending', 'embedded')),
+            UNIQUE (chunking_id, document_id, ord)
+        );
+        """,
+    )
+    cols = (
+        "id, document_id, ord, text, heading_path, line_start, line_end, page_start, "
+        "page_end, char_start, char_end, seconds_start, seconds_end, token_count, chunker, "
+        "chunker_version, chunker_params, content_hash, embedding_status"
+    )
+    conn.execute(f"INSERT INTO chunks_new ({cols}) SELECT {cols} FROM chunks")
+    seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'chunks'").fetchone()
+    conn.execute("DROP TABLE chunks")
+    conn.execute("ALTER TABLE chunks_new RENAME TO chunks")
+    if seq is not None:  # ids are never reused, even those of chunks deleted long ago
+        conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'chunks'", seq)
+    rows = conn.execute("SELECT id, heading_path, text FROM chunks").fetchall()
+    conn.executemany(
+        "UPDATE chunks SET embed_sha256 = ? WHERE id = ?",
+        ((text_sha256(embed_text(str(h), str(t))), i) for i, h, t in rows),
+    )
+    ident = conn.execute(
+        "SELECT chunker, chunker_version, chunker_params FROM chunks "
+        "GROUP BY 1, 2, 3 ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()
+    if ident is not None:
+        rec = conn.execute("SELECT value FROM meta WHERE key = 'chunker'").fetchone()
+        spec = str(ident[0])
+        if rec is not None:
+            spec = str(json.loads(rec[0]).get("spec") or spec)
+        cur = conn.execute(
+            "INSERT INTO chunkings (spec, name, version, params, created_at, built_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (spec, ident[0], ident[1], ident[2], time.time(), time.time()),
+        )
+        cid = int(cur.lastrowid or 0)
+        conn.execute(
+            "UPDATE chunks SET chunking_id = ? WHERE chunker = ? AND chunker_version = ? "
+            "AND chunker_params = ?",
+            (cid, *ident),
+        )
+        # chunks of another identity (an ingest cut short while changing chunker) go:
+        # their documents are re-chunked by the next ingest
+        conn.execute("DELETE FROM chunks WHERE chunking_id IS NULL")
+        conn.execute(
+            "INSERT INTO chunking_docs (chunking_id, document_id, content_hash) "
+            "SELECT ?, d.id, d.content_hash FROM documents d WHERE d.status = 'indexed' "
+            "AND d.chunker = ? AND d.chunker_version = ? AND d.chunker_params = ? "
+            "AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)",
+            (cid, *ident),
+        )
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('live_chunking', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(cid),),
+        )
+    _run_script(
+        conn,
+        f"""
+        CREATE INDEX chunks_status ON chunks (embedding_status);
+        CREATE INDEX chunks_chunking ON chunks (chunking_id, document_id);
+        CREATE INDEX chunks_embed ON chunks (embed_sha256);
+        CREATE VIEW live_chunks AS
+            SELECT * FROM chunks WHERE chunking_id = {LIVE_ID_SQL};
+        CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+            text, heading_path,
+            content = 'live_chunks', content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks
+        WHEN new.chunking_id = {LIVE_ID_SQL} BEGIN
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, new.text, new.heading_path);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            SELECT 'delete', old.id, old.text, old.heading_path
+            WHERE old.chunking_id = {LIVE_ID_SQL};
+            INSERT INTO vector_tombstones (chunk_id) VALUES (old.id);
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF text, heading_path ON chunks
+        WHEN new.chunking_id = {LIVE_ID_SQL} BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            VALUES ('delete', old.id, old.text, old.heading_path);
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, new.text, new.heading_path);
+        END;
+        INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
@@ -228,6 +392,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (2, "eval", m002_eval),
     (3, "sources", m003_sources),
     (4, "eval_process", m004_eval_process),
+    (5, "chunkings", m005_chunkings),
 ]
 
 LATEST = MIGRATIONS[-1][0]
@@ -269,7 +434,9 @@ def migrate(conn: sqlite3.Connection, db_label: str = "database") -> list[str]:
             conn.execute(f"PRAGMA user_version = {mid}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk does): keep its error
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
         ran.append(name)
     return ran

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.errors import DiskFullError, EmbeddingMismatchError, ReadOnlyStoreError, StoreError
+from kb.hashing import embed_text, text_sha256
 from kb.store import migrations
 from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
 
@@ -69,6 +70,7 @@ class Store:
         self.conn = conn
         self.read_only = read_only
         self._vectors: VectorIndex | None = None
+        self._adopted = False
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -140,13 +142,28 @@ class Store:
         return self.home / DB_NAME
 
     @property
-    def vectors(self) -> VectorIndex:
-        """The LanceDB vector table (opened lazily: importing lancedb is slow)."""
+    def vectors_raw(self) -> VectorIndex:
+        """The LanceDB embedding cache as it is on disk (opened lazily: importing
+        lancedb is slow)."""
         if self._vectors is None:
             from kb.store.vectors import VectorIndex
 
             self._vectors = VectorIndex(self.home / LANCE_DIR)
         return self._vectors
+
+    @property
+    def vectors(self) -> VectorIndex:
+        """The embedding cache; on first use by a writable KB, a vector table from
+        before migration 5 is re-keyed by text hash (:func:`kb.store.embeddings.
+        adopt_legacy`)."""
+        v = self.vectors_raw
+        if not self._adopted:
+            self._adopted = True
+            if not self.read_only and v.has_legacy():
+                from kb.store.embeddings import adopt_legacy
+
+                adopt_legacy(self)
+        return v
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
@@ -267,18 +284,30 @@ class Store:
         meta: dict[str, Any] | None = None,
         abs_path: str | None = None,
         source_id: int | None = None,
+        chunking_id: int | None = None,
     ) -> int:
-        """Replace a document and all its chunks in one transaction (chunks ``pending``).
+        """Replace a document and its chunks of one chunking in one transaction.
 
-        Old chunks are deleted; the delete trigger records their ids as vector
-        tombstones, so their vectors are removed from LanceDB afterwards.
-        Returns the document id. With ``abs_path`` (the document's identity) the row is
-        found by it; otherwise by ``(root, path)``.
+        ``chunking_id`` (default: the live chunking; a KB without one gets one made
+        from ``chunker``, live) is the chunking the chunks belong to. When the
+        document's content changed, the chunks of *every* chunking are deleted (other
+        chunkings become stale for it); otherwise only those of this chunking. New
+        chunks whose text was embedded before are ``embedded`` at once (the embedding
+        cache, :mod:`kb.store.embeddings`), the others ``pending``. Returns the
+        document id. With ``abs_path`` (the document's identity) the row is found by
+        it; otherwise by ``(root, path)``.
         """
+        from kb.store import chunkings
+
         params = json.dumps(chunker.params, sort_keys=True)
         now = time.time()
+        if chunking_id is None:
+            chunking_id = chunkings.live_id(self)
+            if chunking_id is None:
+                chunking_id = chunkings.ensure(self, chunker.name, chunker)
+                chunkings.set_live(self, chunking_id)
         with self.tx() as c:
-            row = self._find_row(c, root, path, abs_path)
+            row = self._find_row(c, root, path, abs_path, content=True)
             values = (
                 doc_type,
                 content_hash,
@@ -303,7 +332,14 @@ class Store:
                 doc_id = int(cur.lastrowid or 0)
             else:
                 doc_id = int(row[0])
-                c.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+                if row[1] == content_hash and row[2] == "indexed":
+                    c.execute(
+                        "DELETE FROM chunks WHERE document_id = ? AND chunking_id = ?",
+                        (doc_id, chunking_id),
+                    )
+                else:
+                    c.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
+                    c.execute("DELETE FROM chunking_docs WHERE document_id = ?", (doc_id,))
                 c.execute(
                     "UPDATE documents SET status = 'indexed', error = NULL, doc_type = ?, "
                     "content_hash = ?, size = ?, mtime = ?, tags = ?, warnings = ?, meta = ?, "
@@ -311,34 +347,7 @@ class Store:
                     "root = ?, path = ? WHERE id = ?",
                     (*values, root, path, doc_id),
                 )
-            c.executemany(
-                "INSERT INTO chunks (document_id, ord, text, heading_path, line_start, line_end, "
-                "page_start, page_end, char_start, char_end, seconds_start, seconds_end, "
-                "token_count, chunker, chunker_version, chunker_params, content_hash) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        doc_id,
-                        i,
-                        ch.text,
-                        HEADING_SEP.join(ch.heading_path),
-                        ch.span.line_start,
-                        ch.span.line_end,
-                        ch.span.page_start,
-                        ch.span.page_end,
-                        ch.char_start,
-                        ch.char_end,
-                        ch.span.seconds_start,
-                        ch.span.seconds_end,
-                        ch.token_count,
-                        chunker.name,
-                        chunker.version,
-                        params,
-                        chunk_hash(ch.text),
-                    )
-                    for i, ch in enumerate(chunks)
-                ),
-            )
+            insert_chunks(c, doc_id, chunking_id, content_hash, chunks, chunker)
         return doc_id
 
     def mark_failed(
@@ -379,6 +388,7 @@ class Store:
                 )
             else:
                 c.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
+                c.execute("DELETE FROM chunking_docs WHERE document_id = ?", (row[0],))
                 c.execute(
                     "UPDATE documents SET status = 'failed', error = ?, doc_type = ?, "
                     "content_hash = ?, size = ?, mtime = ?, updated_at = ?, chunker = NULL, "
@@ -388,12 +398,15 @@ class Store:
 
     @staticmethod
     def _find_row(
-        c: sqlite3.Connection, root: str, path: str, abs_path: str | None
+        c: sqlite3.Connection, root: str, path: str, abs_path: str | None, content: bool = False
     ) -> sqlite3.Row | None:
+        cols = "id, content_hash, status" if content else "id"
         if abs_path is not None:
-            return c.execute("SELECT id FROM documents WHERE abs_path = ?", (abs_path,)).fetchone()  # type: ignore[no-any-return]
+            return c.execute(
+                f"SELECT {cols} FROM documents WHERE abs_path = ?", (abs_path,)
+            ).fetchone()  # type: ignore[no-any-return]
         return c.execute(  # type: ignore[no-any-return]
-            "SELECT id FROM documents WHERE root = ? AND path = ?", (root, path)
+            f"SELECT {cols} FROM documents WHERE root = ? AND path = ?", (root, path)
         ).fetchone()
 
     def rename_document(self, doc_id: int, new_path: str, mtime: float | None) -> None:
@@ -414,17 +427,25 @@ class Store:
         return len(ids)
 
     # -- chunks and embedding status -------------------------------------------------------
-    def count_chunks(self, status: str | None = None) -> int:
-        if status is None:
-            return int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        return int(
-            self.conn.execute(
-                "SELECT count(*) FROM chunks WHERE embedding_status = ?", (status,)
-            ).fetchone()[0]
-        )
+    def count_chunks(self, status: str | None = None, chunking: int | str = "live") -> int:
+        """Chunks of the live chunking (``chunking="live"``), of every chunking
+        (``"all"``) or of one chunking id; with ``status`` only those in it."""
+        sql, params = "SELECT count(*) FROM chunks WHERE 1", []
+        if chunking == "live":
+            sql = "SELECT count(*) FROM live_chunks WHERE 1"
+        elif chunking != "all":
+            sql += " AND chunking_id = ?"
+            params.append(chunking)
+        if status is not None:
+            sql += " AND embedding_status = ?"
+            params.append(status)
+        return int(self.conn.execute(sql, params).fetchone()[0])
 
-    def iter_pending(self, batch_size: int) -> Iterator[list[tuple[int, str]]]:
-        """Yield batches of ``(chunk_id, embed_text)`` still ``pending``, in id order.
+    def iter_pending(
+        self, batch_size: int, chunking_id: int | None = None
+    ) -> Iterator[list[tuple[int, str, str]]]:
+        """Yield batches of ``(chunk_id, embed_text, embed_sha256)`` still ``pending``
+        (of one chunking, or of all), in id order.
 
         ``embed_text`` is :data:`EMBED_TEXT_SQL`: the heading path, a newline, then
         the chunk text (just the text when there is no heading), so a chunk's vector
@@ -432,16 +453,27 @@ class Store:
         so memory stays flat however large the store.
         """
         last = -1
+        scope = "" if chunking_id is None else f" AND chunking_id = {int(chunking_id)}"
         while True:
             rows = self.conn.execute(
-                f"SELECT id, {EMBED_TEXT_SQL} FROM chunks "
-                "WHERE embedding_status = 'pending' AND id > ? ORDER BY id LIMIT ?",
+                f"SELECT id, {EMBED_TEXT_SQL}, embed_sha256 FROM chunks "
+                f"WHERE embedding_status = 'pending' AND id > ?{scope} ORDER BY id LIMIT ?",
                 (last, batch_size),
             ).fetchall()
             if not rows:
                 return
             last = int(rows[-1][0])
-            yield [(int(r[0]), str(r[1])) for r in rows]
+            yield [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def mark_hashes_embedded(self, hashes: Sequence[str]) -> None:
+        """Every pending chunk whose embedded text has one of ``hashes`` is embedded
+        (its vector is in the cache under the KB's model)."""
+        with self.tx() as c:
+            c.executemany(
+                "UPDATE chunks SET embedding_status = 'embedded' "
+                "WHERE embed_sha256 = ? AND embedding_status = 'pending'",
+                ((h,) for h in hashes),
+            )
 
     def mark_embedded(self, chunk_ids: Sequence[int]) -> None:
         with self.tx() as c:
@@ -493,8 +525,9 @@ class Store:
         are compared with the chunk ids instead."""
         if self.read_only:
             row = self.conn.execute(
-                "SELECT NOT EXISTS (SELECT id FROM chunks EXCEPT SELECT id FROM chunks_fts_docsize)"
-                " AND NOT EXISTS (SELECT id FROM chunks_fts_docsize EXCEPT SELECT id FROM chunks)"
+                "SELECT NOT EXISTS (SELECT id FROM live_chunks EXCEPT SELECT id FROM "
+                "chunks_fts_docsize) AND NOT EXISTS (SELECT id FROM chunks_fts_docsize "
+                "EXCEPT SELECT id FROM live_chunks)"
             ).fetchone()
             return bool(row[0])
         try:
@@ -508,6 +541,62 @@ class Store:
     def rebuild_fts(self) -> None:
         with self.tx() as c:
             c.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+
+
+def insert_chunks(
+    c: sqlite3.Connection,
+    doc_id: int,
+    chunking_id: int,
+    content_hash: str | None,
+    chunks: Sequence[ChunkDraft],
+    chunker: ChunkerInfo,
+) -> None:
+    """Insert a document's chunks into one chunking and record which document version
+    (``content_hash``) they were made from. A chunk whose embedded text some embedded
+    chunk already has is ``embedded`` at once (same text, same vector)."""
+    params = json.dumps(chunker.params, sort_keys=True)
+    rows = []
+    for i, ch in enumerate(chunks):
+        heading = HEADING_SEP.join(ch.heading_path)
+        rows.append(
+            (
+                chunking_id,
+                doc_id,
+                i,
+                ch.text,
+                heading,
+                ch.span.line_start,
+                ch.span.line_end,
+                ch.span.page_start,
+                ch.span.page_end,
+                ch.char_start,
+                ch.char_end,
+                ch.span.seconds_start,
+                ch.span.seconds_end,
+                ch.token_count,
+                chunker.name,
+                chunker.version,
+                params,
+                chunk_hash(ch.text),
+                text_sha256(embed_text(heading, ch.text)),
+            )
+        )
+    c.executemany(
+        "INSERT INTO chunks (chunking_id, document_id, ord, text, heading_path, line_start, "
+        "line_end, page_start, page_end, char_start, char_end, seconds_start, seconds_end, "
+        "token_count, chunker, chunker_version, chunker_params, content_hash, embed_sha256, "
+        "embedding_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+        "?14, ?15, ?16, ?17, ?18, ?19, CASE WHEN EXISTS (SELECT 1 FROM chunks WHERE "
+        "embed_sha256 = ?19 AND embedding_status = 'embedded') THEN 'embedded' "
+        "ELSE 'pending' END)",
+        rows,
+    )
+    c.execute(
+        "INSERT INTO chunking_docs (chunking_id, document_id, content_hash, error) "
+        "VALUES (?, ?, ?, NULL) ON CONFLICT (chunking_id, document_id) DO UPDATE SET "
+        "content_hash = excluded.content_hash, error = NULL",
+        (chunking_id, doc_id, content_hash),
+    )
 
 
 def _doc(r: sqlite3.Row) -> DocumentRow:

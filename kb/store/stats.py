@@ -1,10 +1,13 @@
-"""Counts for ``kb status``: documents and chunks by type and status, models, chunkers."""
+"""Counts for ``kb status``: documents and chunks (of the live chunking) by type and
+status, models, chunkers, the stored chunkings and the embedding cache."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from kb.store import chunkings
+from kb.store.embeddings import cache_stats
 from kb.store.sqlite import Store
 
 
@@ -15,14 +18,15 @@ def store_stats(store: Store) -> dict[str, Any]:
         docs.setdefault(r[0], {})[r[1]] = int(r[2])
     chunks: dict[str, dict[str, int]] = {}
     for r in c.execute(
-        "SELECT d.doc_type, ch.embedding_status, count(*) FROM chunks ch "
+        "SELECT d.doc_type, ch.embedding_status, count(*) FROM live_chunks ch "
         "JOIN documents d ON d.id = ch.document_id GROUP BY 1, 2"
     ):
         chunks.setdefault(r[0], {})[r[1]] = int(r[2])
     chunkers = [
         {"name": r[0], "version": r[1], "params": json.loads(r[2]), "chunks": int(r[3])}
         for r in c.execute(
-            "SELECT chunker, chunker_version, chunker_params, count(*) FROM chunks GROUP BY 1, 2, 3"
+            "SELECT chunker, chunker_version, chunker_params, count(*) FROM live_chunks "
+            "GROUP BY 1, 2, 3"
         )
     ]
     failed = [
@@ -47,5 +51,7 @@ def store_stats(store: Store) -> dict[str, Any]:
         },
         "embedding_model": None if model is None else {"id": model.model_id, "dim": model.dim},
         "chunkers": chunkers,
+        "chunkings": [ch.to_dict() for ch in chunkings.list_all(store)],
+        "embedding_cache": cache_stats(store),
         "failed": failed,
     }

@@ -1,8 +1,18 @@
-"""The LanceDB half of a KB: one table ``vectors`` of ``(chunk_id int64, vector float32[dim])``.
+"""The LanceDB half of a KB: the embedding cache, one table ``embeddings`` of
+``(model string, text_sha256 string, vector float32[dim])``.
 
-Derived data: it can always be rebuilt from SQLite (``kb reindex``). Writes are
-idempotent upserts keyed by ``chunk_id`` so a crash between writing vectors and
-marking chunks ``embedded`` in SQLite never duplicates a vector.
+A vector is a function of the embedding model and the text embedded, so it is keyed
+by exactly those: the model's identity (``bundled:all-MiniLM-L6-v2``) and the SHA-256
+of the text (:func:`kb.hashing.text_sha256` of :func:`kb.hashing.embed_text`), never
+by chunk id. Chunks of any chunking that embed the same text share one vector; a
+chunking built again after it was dropped embeds nothing while its vectors remain.
+
+Derived data: it can always be rebuilt from SQLite (``kb reindex``). Writes insert
+only keys that are absent (a key's vector never changes), so a crash between writing
+vectors and marking chunks ``embedded`` in SQLite never duplicates a vector.
+
+Before migration 5 the table was ``vectors`` of ``(chunk_id, vector)``;
+:func:`kb.store.embeddings.adopt_legacy` re-keys it by text hash (no re-embedding).
 
 Vectors are stored L2-normalised, so a dot product is the cosine similarity.
 lancedb and pyarrow are imported lazily, inside methods.
@@ -11,7 +21,7 @@ lancedb and pyarrow are imported lazily, inside methods.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +29,18 @@ import numpy as np
 
 from kb.store.health import disk_full_guard
 
-TABLE = "vectors"
+TABLE = "embeddings"
+LEGACY_TABLE = "vectors"
 
 # LanceDB's Rust layer logs WARN lines to stderr (e.g. "No existing dataset ..."); users must
 # never see library noise. The variables are read when lancedb is first imported.
 os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("LANCEDB_LOG", "error")
+
+
+def _quote(value: str) -> str:
+    """A SQL string literal for a LanceDB filter."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 class VectorIndex:
@@ -42,6 +58,8 @@ class VectorIndex:
         return self._db
 
     def _names(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
         db = self._connect()
         res = db.list_tables()
         names = getattr(res, "tables", res)
@@ -63,7 +81,11 @@ class VectorIndex:
             import pyarrow as pa
 
             schema = pa.schema(
-                [pa.field("chunk_id", pa.int64()), pa.field("vector", pa.list_(pa.float32(), dim))]
+                [
+                    pa.field("model", pa.string()),
+                    pa.field("text_sha256", pa.string()),
+                    pa.field("vector", pa.list_(pa.float32(), dim)),
+                ]
             )
             self._table = db.create_table(TABLE, schema=schema, exist_ok=True)
         return self._table
@@ -74,9 +96,10 @@ class VectorIndex:
             return None
         return int(t.schema.field("vector").type.list_size)
 
-    def upsert(self, chunk_ids: Sequence[int], vectors: np.ndarray) -> None:
-        """Insert or replace the vectors of ``chunk_ids`` (idempotent)."""
-        if len(chunk_ids) == 0:
+    def add(self, model: str, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        """Store the vectors of ``hashes`` under ``model``; keys already present are
+        left as they are (idempotent)."""
+        if len(hashes) == 0:
             return
         import pyarrow as pa
 
@@ -85,38 +108,52 @@ class VectorIndex:
         t = self.table(dim)
         data = pa.table(
             {
-                "chunk_id": pa.array(list(chunk_ids), pa.int64()),
+                "model": pa.array([model] * len(hashes), pa.string()),
+                "text_sha256": pa.array(list(hashes), pa.string()),
                 "vector": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dim),
             }
         )
         with disk_full_guard(self.folder.parent, f"the vector index {self.folder.name}/"):
-            (
-                t.merge_insert("chunk_id")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(data)
-            )
+            (t.merge_insert(["model", "text_sha256"]).when_not_matched_insert_all().execute(data))
 
-    def delete(self, chunk_ids: Sequence[int]) -> None:
+    def delete(self, model: str, hashes: Sequence[str]) -> None:
+        """Drop the vectors of ``hashes`` under ``model``."""
         t = self.table()
-        if t is None or not chunk_ids:
+        if t is None or not hashes:
             return
-        ids = list(chunk_ids)
+        hs = list(hashes)
         with disk_full_guard(self.folder.parent, f"the vector index {self.folder.name}/"):
-            for start in range(0, len(ids), 2000):
-                part = ",".join(str(int(i)) for i in ids[start : start + 2000])
-                t.delete(f"chunk_id IN ({part})")
+            for start in range(0, len(hs), 1000):
+                part = ",".join(_quote(h) for h in hs[start : start + 1000])
+                t.delete(f"model = {_quote(model)} AND text_sha256 IN ({part})")
 
-    def count(self) -> int:
+    def count(self, model: str | None = None) -> int:
         t = self.table()
-        return 0 if t is None else int(t.count_rows())
+        if t is None:
+            return 0
+        return int(t.count_rows(None if model is None else f"model = {_quote(model)}"))
 
-    def ids(self) -> set[int]:
+    def keys(self) -> list[tuple[str, str]]:
+        """Every ``(model, text_sha256)`` stored."""
+        t = self.table()
+        if t is None:
+            return []
+        arrow = t.search().select(["model", "text_sha256"]).limit(None).to_arrow()
+        return list(
+            zip(
+                arrow.column("model").to_pylist(),
+                arrow.column("text_sha256").to_pylist(),
+                strict=True,
+            )
+        )
+
+    def hashes(self, model: str) -> set[str]:
+        """The text hashes that have a vector under ``model``."""
         t = self.table()
         if t is None:
             return set()
-        col = t.search().select(["chunk_id"]).limit(None).to_arrow().column("chunk_id")
-        return {int(x) for x in col.to_numpy()}
+        q = t.search().where(f"model = {_quote(model)}").select(["text_sha256"]).limit(None)
+        return set(q.to_arrow().column("text_sha256").to_pylist())
 
     def version(self) -> int | None:
         t = self.table()
@@ -125,31 +162,48 @@ class VectorIndex:
         t.checkout_latest()
         return int(t.version)
 
-    def load_all(self) -> tuple[np.ndarray, np.ndarray]:
-        """All ``(chunk_ids int64[n], vectors float32[n, dim])`` for exact search."""
+    def load(self, model: str) -> tuple[list[str], np.ndarray]:
+        """All ``(text hashes, vectors float32[n, dim])`` of ``model``, for exact search."""
         t = self.table()
         if t is None:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+            return [], np.zeros((0, 0), dtype=np.float32)
         t.checkout_latest()
-        arrow = t.to_arrow()
-        ids = arrow.column("chunk_id").to_numpy()
-        flat = arrow.column("vector").combine_chunks()
-        dim = flat.type.list_size
-        vecs = flat.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-        return ids.astype(np.int64), np.ascontiguousarray(vecs, dtype=np.float32)
-
-    def iter_batches(self, batch_size: int = 4096) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        ids, vecs = self.load_all()
-        for s in range(0, len(ids), batch_size):
-            yield ids[s : s + batch_size], vecs[s : s + batch_size]
+        arrow = t.search().where(f"model = {_quote(model)}").limit(None).to_arrow()
+        return _split(arrow, "text_sha256")
 
     def drop(self) -> None:
         db = self._connect()
-        if TABLE in self._names():
-            db.drop_table(TABLE)
+        for name in (TABLE, LEGACY_TABLE):
+            if name in self._names():
+                db.drop_table(name)
         self._table = None
 
     def optimize(self) -> None:
         t = self.table()
         if t is not None:
             t.optimize()
+
+    # -- the table of kb before migration 5 --------------------------------------------
+    def has_legacy(self) -> bool:
+        return LEGACY_TABLE in self._names()
+
+    def load_legacy(self) -> tuple[list[int], np.ndarray]:
+        """All ``(chunk ids, vectors)`` of the pre-cache ``vectors`` table."""
+        if not self.has_legacy():
+            return [], np.zeros((0, 0), dtype=np.float32)
+        arrow = self._connect().open_table(LEGACY_TABLE).to_arrow()
+        return _split(arrow, "chunk_id")
+
+    def drop_legacy(self) -> None:
+        if self.has_legacy():
+            self._connect().drop_table(LEGACY_TABLE)
+
+
+def _split(arrow: Any, key: str) -> tuple[list[Any], np.ndarray]:
+    keys = arrow.column(key).to_pylist()
+    if not keys:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    flat = arrow.column("vector").combine_chunks()
+    dim = flat.type.list_size
+    vecs = flat.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
+    return keys, np.ascontiguousarray(vecs, dtype=np.float32)

@@ -78,9 +78,11 @@ def kb(*args: str, home: Path, site: Path | None = None) -> subprocess.Completed
 
 
 def test_list_shows_builtins_and_only_installed_plugins(kb_home: Path, site: Path) -> None:
-    bare = json.loads(kb("chunkers", "list", "--json", home=kb_home).stdout)
+    bare = json.loads(kb("chunkers", "list", "--json", home=kb_home).stdout)["available"]
     assert [r["name"] for r in bare] == ["structure", "window"]
-    rows = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    listed = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    assert listed["chunkings"] == []  # no KB yet: nothing stored
+    rows = listed["available"]
     assert rows[-1] == {
         "name": "para",
         "source": "installed (kb-para-chunker)",
@@ -168,3 +170,33 @@ def test_ingest_with_installed_plugin_then_search(
         ).stdout
     )
     assert again["counts"]["unchanged"] == 4 and again["chunks_embedded"] == 0
+
+
+def test_installed_plugin_is_listed_and_runs_in_a_sweep(
+    kb_home: Path, site: Path, tmp_path: Path
+) -> None:
+    """The pip-installed paragraph plug-in in `kb chunkers list` and `kb eval sweep`."""
+    ing = kb("ingest", str(FIXTURES / "demo" / "notes"), "-q", home=kb_home, site=site)
+    assert ing.returncode == 0, ing.stderr
+    listed = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    assert "para" in {r["name"] for r in listed["available"]}
+    golden = FIXTURES / "golden" / "demo.yaml"
+    args = ["eval", "sweep", str(golden), "--chunker", "structure", "--chunker", "para"]
+    html = tmp_path / "sweep.html"
+    r = kb(*args, "--json", "--html", str(html), home=kb_home, site=site)
+    assert r.returncode == 0, r.stderr
+    board = json.loads(r.stdout)
+    base, para = board["rows"]
+    assert base["verdict"] == "baseline" and para["spec"] == "para"
+    assert para["verdict"] in ("win", "tie", "loss") and para["chunks"] > 0
+    assert para["metrics"]["hit@5"] is not None and para["texts_embedded"] > 0
+    assert "<svg" in html.read_text(encoding="utf-8")
+    # the plug-in's chunking stays stored beside the live one; a second sweep embeds nothing
+    listed = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)
+    assert [(c["name"], c["live"]) for c in listed["chunkings"]] == [
+        ("structure", True),
+        ("para", False),
+    ]
+    again = json.loads(kb(*args, "--json", home=kb_home, site=site).stdout)
+    assert [row["texts_embedded"] for row in again["rows"]] == [0, 0]
+    assert again["rows"][1]["metrics"] == para["metrics"]

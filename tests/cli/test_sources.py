@@ -197,7 +197,13 @@ def test_a_kb_of_the_previous_schema_is_migrated_in_place(
         assert {r["name"] for r in rows} == {"notes"}
         embedded = store.chunk_ids("embedded")
         assert embedded == store.chunk_ids() and len(embedded) == 30
-        assert set(store.vectors.ids()) == embedded  # every document keeps its vectors
+        # every chunk keeps its vector, now keyed by its text's hash: nothing re-embedded
+        model = store.embedding_model()
+        assert model is not None and not store.vectors.has_legacy()
+        texts = {str(r[0]) for r in store.conn.execute("SELECT embed_sha256 FROM chunks")}
+        assert texts == store.vectors.hashes(model.model_id)
+        live = store.conn.execute("SELECT count(*) FROM live_chunks").fetchone()[0]
+        assert live == 30  # one chunking, live, holds every chunk
     doctor_clean(capsys)
     runs = json.loads(ok(kb(capsys, "eval", "list", "--json")).out)
     assert [r["name"] for r in runs] == ["old"] and runs[0]["overall"]["hit@5"] == 1.0

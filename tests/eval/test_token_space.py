@@ -18,6 +18,7 @@ def conn_with(chunks: list[tuple[int, int, str]]) -> sqlite3.Connection:
     c.execute(
         "CREATE TABLE chunks (document_id INT, ord INT, char_start INT, char_end INT, text TEXT)"
     )
+    c.execute("CREATE VIEW live_chunks AS SELECT * FROM chunks")  # one chunking, live
     c.execute("INSERT INTO documents VALUES (1, 'd')")
     c.executemany(
         "INSERT INTO chunks VALUES (1, ?, ?, ?, ?)",

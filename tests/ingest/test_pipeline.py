@@ -15,8 +15,9 @@ from ingest.report import FileOutcome, IngestProgress
 from kb.backends.embedder import Embedder
 from kb.config import Settings, load_settings, override
 from kb.errors import EmbeddingMismatchError, UsageError
-from kb.store import Store
+from kb.store import Store, chunkings
 from kb.store.doctor import check
+from kb.store.embeddings import unused_keys
 from tests.conftest import FIXTURES
 
 
@@ -63,9 +64,15 @@ def run(
 
 
 def assert_consistent(store: Store) -> None:
-    """SQLite and LanceDB agree exactly: no pending chunk, no missing or orphan vector."""
-    assert store.vectors.ids() == store.chunk_ids()
-    assert store.vectors.count() == store.count_chunks()  # no duplicated vector
+    """SQLite and LanceDB agree: no pending chunk, every embedded text's vector is in
+    the cache exactly once."""
+    model = store.embedding_model()
+    assert model is not None
+    used = {str(r[0]) for r in store.conn.execute("SELECT embed_sha256 FROM chunks")}
+    assert store.count_chunks("pending", chunking="all") == 0
+    assert used <= store.vectors.hashes(model.model_id)
+    keys = store.vectors.keys()
+    assert len(keys) == len(set(keys))  # no duplicated vector
     assert check(store).clean
 
 
@@ -112,13 +119,14 @@ def test_changed_deleted_and_moved_files(
         before = store.count_chunks()
         home_ids = _ids_of(store, "corpus/notes/homelab.md")
 
-        # change one file: only its chunks are re-embedded, its old vectors are gone
+        # change one file: its chunks are replaced; only the text that is new (the added
+        # section) is embedded, the unchanged sections' vectors come from the cache
         f = corpus / "notes" / "sourdough.md"
         f.write_text(f.read_text() + "\n\n## Storage\n\nKeep the loaf in a linen bag.\n")
         emb.texts = 0
         c = run(store, settings, [corpus], emb)
         assert c["updated"] == 1 and c["unchanged"] >= 3
-        assert emb.texts == len(_ids_of(store, "corpus/notes/sourdough.md"))
+        assert emb.texts == 1 < len(_ids_of(store, "corpus/notes/sourdough.md"))
         assert_consistent(store)
 
         # move a file: recognised by its hash, nothing re-embedded, same chunk ids
@@ -136,7 +144,7 @@ def test_changed_deleted_and_moved_files(
         c = run(store, settings, [corpus], emb)
         assert c["removed"] == 1
         assert not gone & store.chunk_ids()
-        assert not gone & store.vectors.ids()
+        assert unused_keys(store)  # its vectors stay cached until `kb doctor --repair`
         assert store.count_chunks() < before + 5
         assert_consistent(store)
 
@@ -149,8 +157,15 @@ def test_changing_the_chunker_rechunks(
         window = override(settings, **{"ingest.chunker": "window"})
         c = run(store, window, [corpus], real_embedder)
         assert c["rechunked"] == len(list(corpus.rglob("*.*"))) and c["unchanged"] == 0
-        names = {r[0] for r in store.conn.execute("SELECT DISTINCT chunker FROM chunks")}
+        names = {r[0] for r in store.conn.execute("SELECT DISTINCT chunker FROM live_chunks")}
         assert names == {"window"}
+        assert_consistent(store)
+        # the structure chunking is kept beside it: switching back costs nothing
+        assert [ch.name for ch in chunkings.list_all(store)] == ["window", "structure"]
+        c = run(store, settings, [corpus], real_embedder)
+        assert c["unchanged"] == len(list(corpus.rglob("*.*"))) and c["embedded"] == 0
+        names = {r[0] for r in store.conn.execute("SELECT DISTINCT chunker FROM live_chunks")}
+        assert names == {"structure"}
         assert_consistent(store)
 
 

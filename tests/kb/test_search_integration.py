@@ -1,7 +1,7 @@
 """Search on the real parts: SQLite + FTS5, LanceDB and the bundled all-MiniLM-L6-v2.
 
 The store is written the way the ingest pipeline writes it: documents and chunks
-through ``Store.save_document``, vectors through ``store.vectors.upsert`` then
+through ``Store.save_document``, vectors through ``add_for_chunks`` (the cache) then
 ``mark_embedded`` and ``set_embedding_model``.
 """
 
@@ -16,6 +16,7 @@ import pytest
 from kb.config import load_settings
 from kb.search import Retriever, SearchOptions
 from kb.store import Store
+from kb.store.embeddings import add_for_chunks
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
 
@@ -88,11 +89,11 @@ def kb(
         )
         row = store.conn.execute("SELECT id FROM chunks WHERE document_id = ?", (doc,))
         ids[path] = int(row.fetchone()[0])
-    for batch in store.iter_pending(64):
-        chunk_ids = [i for i, _ in batch]
-        store.vectors.upsert(chunk_ids, real_embedder.embed_batch([t for _, t in batch]))
-        store.mark_embedded(chunk_ids)
     store.set_embedding_model(EmbeddingModelInfo(real_embedder.model_id, real_embedder.dim))
+    for batch in store.iter_pending(64):
+        chunk_ids = [i for i, _, _ in batch]
+        add_for_chunks(store, chunk_ids, real_embedder.embed_batch([t for _, t, _ in batch]))
+        store.mark_embedded(chunk_ids)
     yield store, Retriever(store, real_embedder), ids
     store.close()
 

@@ -19,6 +19,7 @@ from kb.errors import EmbeddingMismatchError, EmptyStoreError, UsageError
 from kb.search import Retriever, SearchOptions
 from kb.search.vector_cache import cache_path, clear_cache, get_matrix
 from kb.store import Store
+from kb.store.embeddings import add_for_chunks
 from kb.store.sqlite import EmbeddingModelInfo
 from kb.types import ChunkDraft, ChunkerInfo, Span
 
@@ -81,12 +82,12 @@ def embed_pending(store: Store, emb: BowEmbedder) -> dict[int, str]:
     """What the ingest pipeline does: vectors first, then mark embedded, then the model.
     Returns the text each chunk was embedded from (the store adds the heading path)."""
     done: dict[int, str] = {}
-    for batch in store.iter_pending(64):
-        ids = [i for i, _ in batch]
-        store.vectors.upsert(ids, emb.embed_batch([t for _, t in batch]))
-        store.mark_embedded(ids)
-        done.update(batch)
     store.set_embedding_model(EmbeddingModelInfo(emb.model_id, emb.dim))
+    for batch in store.iter_pending(64):
+        ids = [i for i, _, _ in batch]
+        add_for_chunks(store, ids, emb.embed_batch([t for _, t, _ in batch]))
+        store.mark_embedded(ids)
+        done.update((i, t) for i, t, _ in batch)
     return done
 
 
@@ -242,7 +243,7 @@ def test_keyword_candidates_get_their_true_vector_rank(store: Store) -> None:
     q = "whale"
     # give the whale chunk a vector pointing away from the query: cosine -1, the
     # last of all 7 chunks in the vector leg
-    store.vectors.upsert([whale], -emb.embed_query(q)[None, :])
+    add_for_chunks(store, [whale], -emb.embed_query(q)[None, :], replace=True)
     store.mark_embedded([whale])
     r = Retriever(store, emb)
     for fusion in ("rrf", "score"):
@@ -266,7 +267,7 @@ def test_cache_follows_new_and_deleted_vectors(store: Store) -> None:
     m1 = get_matrix(store)
     new = add_doc(store, "b.md", ["second note about kites"])
     # written to LanceDB but still pending in SQLite: not searchable yet
-    store.vectors.upsert(new, emb.embed_batch(["second note about kites"]))
+    add_for_chunks(store, new, emb.embed_batch(["second note about kites"]))
     assert [h.path for h in r.search("kites", opts).hits] == ["a.md"]
     store.mark_embedded(new)
     assert {h.path for h in r.search("kites", opts).hits} == {"a.md", "b.md"}

@@ -166,7 +166,7 @@ def test_pending_batches_stream_in_id_order_with_heading_prefix(kb_home: Path) -
         save(store, "a.md", *[f"text {i}" for i in range(7)])
         batches = list(store.iter_pending(3))
         assert [len(b) for b in batches] == [3, 3, 1]
-        ids = [cid for b in batches for cid, _ in b]
+        ids = [cid for b in batches for cid, _, _ in b]
         assert ids == sorted(ids)
         assert batches[0][0][1] == "Doc > Part 0\ntext 0"
 

@@ -176,7 +176,7 @@ def test_enospc_from_the_vector_index_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     index = VectorIndex(tmp_path / "kb" / "lancedb")
-    index.upsert([1], np.ones((1, 4), dtype=np.float32))
+    index.add("m", ["h1"], np.ones((1, 4), dtype=np.float32))
     table = index.table()
 
     def no_space(*a: object, **k: object) -> object:
@@ -184,8 +184,8 @@ def test_enospc_from_the_vector_index_is_one_line(
 
     monkeypatch.setattr(type(table), "merge_insert", no_space)
     with pytest.raises(DiskFullError, match=r"full \(writing the vector index lancedb/\)"):
-        index.upsert([2], np.ones((1, 4), dtype=np.float32))
-    assert index.ids() == {1}
+        index.add("m", ["h2"], np.ones((1, 4), dtype=np.float32))
+    assert index.hashes("m") == {"h1"}
 
 
 def test_translate_maps_enospc_and_leaves_other_errors() -> None:

@@ -1,0 +1,109 @@
+"""``kb chunkers use SPEC`` and ``kb chunkers rm SPEC``: the chunkings stored in a KB
+(:mod:`kb.store.chunkings`), registered on the ``kb chunkers`` group by
+:mod:`kb.cli.chunkers_cmd`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+
+
+def stored(kb: Any) -> list[Any]:
+    """The KB's chunkings, or none when there is no KB yet."""
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    if not (settings.home / "kb.sqlite").exists():
+        return []
+    with Store.open(settings.home, create=False) as store:
+        return chunkings.list_all(store)
+
+
+def use(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+        ),
+    ],
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Make the chunking of SPEC live: kb search, kb ask and later ingests use it. A
+    chunking not stored yet is built (documents re-read, transcripts from the cache);
+    a stale one re-chunks only the documents that changed; only texts no chunking
+    embedded before are embedded. The chunking that was live stays stored.
+
+    \b
+    Examples:
+      kb chunkers use window:size=64
+      kb chunkers use structure
+    """
+    from ingest.chunkings import build_chunking
+    from ingest.pipeline import remembered_chunker
+    from kb.backends.embedder import make_embedder
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb chunkers use")
+        rep = build_chunking(
+            store,
+            settings,
+            spec,
+            lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+        )
+        remembered_chunker(store, settings, spec)
+        switched = chunkings.set_live(store, rep.chunking_id)
+    _report_build(rep, json_out, "now live" if switched else "already live")
+
+
+def _report_build(rep: Any, json_out: bool, what: str) -> None:
+    for path, e in rep.failed:
+        err(f"kb: {path}: chunker {rep.spec}: {e}")
+    for path, why in rep.skipped:
+        err(f"kb: {path}: not chunked: {why}")
+    if json_out:
+        print_json({**rep.to_dict(), "state": what})
+        return
+    typer.echo(
+        f"{rep.spec}: {what}; {rep.chunks} chunks ({rep.documents} documents chunked now), "
+        f"{rep.embedded} texts embedded, {rep.cached} from the cache"
+    )
+
+
+def rm(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+        ),
+    ],
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+) -> None:
+    """Drop the stored chunking of SPEC and its chunks. Their vectors stay in the
+    embedding cache (building it again is free) until `kb doctor --repair`.
+
+    \b
+    Examples:
+      kb chunkers rm window:size=64
+    """
+    from ingest.chunkings import find_chunking
+    from kb.errors import UsageError
+    from kb.store import Store, chunkings
+
+    settings = settings_for(kb)
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb chunkers rm")
+        cid = find_chunking(store, settings, spec)
+        if cid is None:
+            raise UsageError(f"{spec}: no such chunking in this KB; see `kb chunkers list`")
+        n = chunkings.remove(store, cid)
+    if json_out:
+        print_json({"spec": spec, "chunks_dropped": n})
+    else:
+        typer.echo(f"dropped chunking {spec} ({n} chunks); its vectors stay cached")

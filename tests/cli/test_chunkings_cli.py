@@ -1,0 +1,101 @@
+"""Chunkings side by side and the embedding cache, through the CLI on real parts
+(SQLite, LanceDB, the bundled embedding model): kb eval run --chunker leaves the live
+chunking exactly as it was; kb chunkers use/rm; kb status and kb doctor --repair."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.store import Store, chunkings
+from tests.cli.clirun import Result, kb
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.slow  # embeds the demo notes with the real model (about 20 s)
+
+Cap = pytest.CaptureFixture[str]
+
+
+def ok(r: Result) -> Result:
+    assert r.code == 0, (r.out, r.err)
+    return r
+
+
+def search_json(capsys: Cap, query: str) -> dict[str, object]:
+    out = json.loads(ok(kb(capsys, "search", query, "--json")).out)
+    out.pop("timings")
+    return out  # type: ignore[no-any-return]
+
+
+def test_eval_on_another_chunking_leaves_the_live_one_and_reuses_the_cache(
+    capsys: Cap, tmp_path: Path, kb_home: Path
+) -> None:
+    notes = tmp_path / "notes"
+    shutil.copytree(FIXTURES / "demo" / "notes", notes)
+    golden = tmp_path / "demo.yaml"
+    text = (FIXTURES / "golden" / "demo.yaml").read_text()
+    golden.write_text(text)
+    ok(kb(capsys, "ingest", str(notes), "-q"))
+    before = search_json(capsys, "sourdough cold proof")
+    with Store.open(kb_home) as store:
+        live_before = store.count_chunks()
+        cache_before = store.vectors.count()
+
+    r = kb(capsys, "eval", "run", str(golden), "--no-answer", "--chunker", "window", "--json")
+    assert r.code == 0, r.err
+    assert "texts embedded" in r.err
+    run = json.loads(r.out)
+    # it searched the window chunks (exact matching: windows cut some snippets)
+    assert run["metrics"]["overall"]["metrics"]["hit@5"] > 0.3
+    chunking = run["run"]["config"]["chunking"]
+    assert chunking["spec"] == "window" and chunking["live"] is False
+    with Store.open(kb_home) as store:
+        stored = chunkings.list_all(store)
+        assert [(c.name, c.live) for c in stored] == [("structure", True), ("window", False)]
+        assert store.count_chunks() == live_before  # the live chunks are untouched
+        window = stored[1]
+        new_vectors = store.vectors.count() - cache_before
+        assert 0 < new_vectors <= window.chunks
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # an ingest with no changes: nothing re-embedded, the window chunking still current
+    out = json.loads(ok(kb(capsys, "ingest", "--json")).out)
+    assert out["chunks_embedded"] == 0 and out["stale_chunkings"] == {}
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # evaluating the window chunking again costs no embedding
+    r = kb(capsys, "eval", "run", str(golden), "--no-answer", "--chunker", "window", "--json")
+    assert "texts embedded" not in r.err
+
+    # make it live: built already, nothing embedded; then back: nothing embedded either
+    r = ok(kb(capsys, "chunkers", "use", "window", "--json"))
+    assert json.loads(r.out)["texts_embedded"] == 0
+    assert search_json(capsys, "sourdough cold proof") != before
+    listing = json.loads(ok(kb(capsys, "chunkers", "list", "--json")).out)
+    assert [c["live"] for c in listing["chunkings"]] == [True, False]
+    assert listing["chunkings"][0]["name"] == "window"
+    r = ok(kb(capsys, "chunkers", "use", "structure", "--json"))
+    assert json.loads(r.out)["texts_embedded"] == 0
+    assert search_json(capsys, "sourdough cold proof") == before
+
+    # an edited note: the live chunking follows, the stored one is stale and says so
+    f = notes / "sourdough.md"
+    f.write_text(f.read_text() + "\n\n## Storage\n\nKeep the loaf in a linen bag.\n")
+    r = ok(kb(capsys, "ingest", "--json"))
+    assert json.loads(r.out)["stale_chunkings"] == {"window:size=128,overlap=32": 1}
+    assert "stale" in ok(kb(capsys, "chunkers", "list")).out
+
+    # drop it: the live one cannot go; its vectors stay cached until doctor --repair
+    assert kb(capsys, "chunkers", "rm", "structure").code == 2
+    ok(kb(capsys, "chunkers", "rm", "window"))
+    status = json.loads(ok(kb(capsys, "status", "--json")).out)
+    assert status["embedding_cache"]["unused"] > 0
+    assert "no chunking uses" in ok(kb(capsys, "doctor", "--no-devices")).out  # a note, exit 0
+    doctor = json.loads(ok(kb(capsys, "doctor", "--repair", "--no-devices", "--json")).out)
+    assert any("no chunking uses" in line for line in doctor["repaired"])
+    status = json.loads(ok(kb(capsys, "status", "--json")).out)
+    assert status["embedding_cache"]["unused"] == 0
+    assert [c["name"] for c in status["chunkings"]] == ["structure"]
