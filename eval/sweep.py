@@ -40,7 +40,19 @@ from eval.store import RunRow
 
 FEW_QUERIES = 200
 Z_SUM = 1.959964 + 0.841621  # z_{1-0.05/2} + z_{0.8}
-SHOWN = ("hit@1", "hit@5", "hit@10", "mrr@10", "ndcg@10", "recall_all@10")
+SHOWN = (
+    "hit@1",
+    "hit@5",
+    "hit@10",
+    "mrr@10",
+    "ndcg@10",
+    "recall_all@10",
+    # chunk level, in the embedder's tokens (eval.metrics.chunks): present when the runs
+    # recorded token spans
+    "token_recall@5",
+    "token_iou@5",
+    "precision_omega",
+)
 
 
 @dataclass

@@ -103,6 +103,7 @@ def sweep(
     from eval.store import EvalStore
     from eval.sweep import SweepEntry, leaderboard
     from ingest.chunkings import build_chunking
+    from ingest.tokens import counter_for
     from kb import __version__
     from kb.backends.embedder import embedding_model_id, make_embedder
     from kb.cli.eval_common import write_report
@@ -115,6 +116,7 @@ def sweep(
     if spec.k is None:
         raise UsageError(f"--metric {metric}: choose a ranked retrieval metric such as mrr@10")
     settings = settings_for(kb)
+    tokenizer = counter_for(settings.embedding.model)  # chunk-level metrics in its tokens
     _check_specs(settings, chunker)
     depth = k if k is not None else settings.eval.k
     if spec.k is not None and spec.k > depth:
@@ -147,7 +149,16 @@ def sweep(
             }
             ropts = RunOptions(k=depth, name=f"sweep:{s}", search=opts, answers=False, replace=True)
             started = time.perf_counter()
-            out = run_eval(store, retriever, None, gs, ropts, extra, RunProgress(quiet=quiet))
+            out = run_eval(
+                store,
+                retriever,
+                None,
+                gs,
+                ropts,
+                extra,
+                RunProgress(quiet=quiet),
+                tokenizer=tokenizer,
+            )
             build = {**rep.to_dict(), "seconds_eval": time.perf_counter() - started}
             row = es.get_run(out.run_id)
             assert row is not None
