@@ -81,7 +81,18 @@ def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
     question = "sourdough " * 2500
     r = runner.invoke(
         app,
-        ["ask", question, "--kb", str(demo_kb), "--mode", "keyword", "--answer-mode", "generate"],
+        [
+            "ask",
+            question,
+            "--kb",
+            str(demo_kb),
+            "--mode",
+            "keyword",
+            "--answer-mode",
+            "generate",
+            "--min-answerable",
+            "0",  # the evidence check off: this test is about the prompt window
+        ],
     )
     assert isinstance(r.exception, ContextOverflowError) and r.exception.exit_code == 5
     assert "2048-token window" in str(r.exception)
@@ -160,7 +171,7 @@ def test_ungrounded_answer_is_labelled(
     # the evidence check off: this test is about labelling what the model wrote
     r = runner.invoke(
         app,
-        ["ask", "What does bread need?", "--kb", str(demo_kb), "-k", "2", "--min-coverage", "0"],
+        ["ask", "What does bread need?", "--kb", str(demo_kb), "-k", "2", "--min-answerable", "0"],
     )
     assert r.exit_code == 0
     assert "ungrounded (no valid citation)" in r.stdout
@@ -181,7 +192,7 @@ def test_ctrl_c_mid_stream(
             str(demo_kb),
             "--answer-mode",
             "generate",
-            "--min-coverage",
+            "--min-answerable",
             "0",
         ],
     )
