@@ -406,22 +406,32 @@ def _r4(x: float | None) -> float | None:
 def _paired_refusal(
     gathered: list[Gathered], rows: Sequence[int], a: float, b: float
 ) -> PairedResult | None:
-    """Paired test of the refusal decision's balanced accuracy, ``(abstention + 1 -
+    """:func:`paired_decisions` of refusing below ``min_score`` ``a`` vs ``b``."""
+    return paired_decisions(
+        [gathered[qi].query.answerable for qi in rows],
+        [not passes(gathered[qi].cands.best_cosine, a) for qi in rows],
+        [not passes(gathered[qi].cands.best_cosine, b) for qi in rows],
+    )
+
+
+def paired_decisions(
+    answerable: Sequence[bool], refused_a: Sequence[bool], refused_b: Sequence[bool]
+) -> PairedResult | None:
+    """Paired test of two refusal decisions' balanced accuracy, ``(abstention + 1 -
     over-refusal) / 2``: per query 1 when the decision is right, weighted so that both
-    classes count half (``0.5 * n / n_class``), so the mean is the balanced accuracy."""
-    ans = [qi for qi in rows if gathered[qi].query.answerable]
-    una = [qi for qi in rows if not gathered[qi].query.answerable]
-    if not ans or not una:
+    classes count half (``0.5 * n / n_class``), so the mean is the balanced accuracy.
+    ``None`` without both answerable and unanswerable queries."""
+    n_ans = sum(answerable)
+    n_una = len(answerable) - n_ans
+    if not n_ans or not n_una:
         return None
-    n = len(ans) + len(una)
+    n = len(answerable)
     va: list[float] = []
     vb: list[float] = []
-    for qi in ans + una:
-        w = n * 0.5 / (len(ans) if gathered[qi].query.answerable else len(una))
-        want_refuse = not gathered[qi].query.answerable
-        for t, out in ((a, va), (b, vb)):
-            refused = not passes(gathered[qi].cands.best_cosine, t)
-            out.append(w * float(refused == want_refuse))
+    for ans, ra, rb in zip(answerable, refused_a, refused_b, strict=True):
+        w = n * 0.5 / (n_ans if ans else n_una)
+        va.append(w * float(ra != ans))  # right: refused iff unanswerable
+        vb.append(w * float(rb != ans))
     return paired(np.array(va), np.array(vb))
 
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from eval.stats import PairedResult, paired
-from eval.tune import Gathered, RefusalOutcome, TuneReport, ranking, split
+from eval.stats import PairedResult
+from eval.tune import Gathered, RefusalOutcome, TuneReport, paired_decisions, ranking, split
 from kb.rag.answerability import DocFreq, check
 from kb.rag.verify import PassageSentences, embed_passages
 from kb.search.options import SearchOptions
@@ -194,18 +194,9 @@ def _paired(
     b: float,
     require_keys: bool,
 ) -> PairedResult | None:
-    """Paired test of the balanced accuracy (per query 1 when the decision is right,
-    weighted ``0.5 * n / n_class`` so the mean is the balanced accuracy)."""
-    ans = [i for i in rows if gathered[i].query.answerable]
-    una = [i for i in rows if not gathered[i].query.answerable]
-    if not ans or not una:
-        return None
-    n = len(ans) + len(una)
-    va: list[float] = []
-    vb: list[float] = []
-    for i in ans + una:
-        w = n * 0.5 / (len(ans) if gathered[i].query.answerable else len(una))
-        want = not gathered[i].query.answerable
-        va.append(w * float(ev[i].refused(a, require_keys) == want))
-        vb.append(w * float(ev[i].refused(b, require_keys) == want))
-    return paired(np.array(va), np.array(vb))
+    """:func:`eval.tune.paired_decisions` of thresholds ``a`` vs ``b``."""
+    return paired_decisions(
+        [gathered[i].query.answerable for i in rows],
+        [ev[i].refused(a, require_keys) for i in rows],
+        [ev[i].refused(b, require_keys) for i in rows],
+    )

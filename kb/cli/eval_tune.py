@@ -11,7 +11,8 @@ from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
 from kb.cli.eval_common import GoldenArg, PathOption, TagOption, TypeOption, open_kb, search_opts
 
 if TYPE_CHECKING:
-    from eval.tune import TuneReport
+    from eval.stats import PairedResult
+    from eval.tune import RefusalOutcome, TuneReport
 
 SEARCH_KEYS = ("fusion", "candidates", "rrf_k", "vector_weight", "keyword_weight", "min_score")
 
@@ -188,6 +189,26 @@ def _fmt(x: float | None, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
+def _paired_row(table: Any, name: str, p: PairedResult) -> None:
+    ci = "—" if p.ci_low is None else f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"
+    table.add_row(name, str(p.n), _fmt(p.a), _fmt(p.b), _fmt(p.delta, True), _fmt(p.p_value), ci)
+
+
+def _refusal_rows(
+    table: Any,
+    key: str,
+    test: tuple[RefusalOutcome, RefusalOutcome],
+    rp: PairedResult | None,
+) -> None:
+    """Abstention and over-refusal of the current and best ``key``, and the paired test
+    of the refusal decision's balanced accuracy."""
+    cur, best = test
+    table.add_row(f"abstention ({key})", "", _fmt(cur.abstention), _fmt(best.abstention))
+    table.add_row(f"over_refusal ({key})", "", _fmt(cur.over_refusal), _fmt(best.over_refusal))
+    if rp is not None:
+        _paired_row(table, f"balanced acc. ({key})", rp)
+
+
 def render(report: TuneReport, apply: bool, written: Path | None) -> None:
     from rich.table import Table
 
@@ -209,48 +230,17 @@ def render(report: TuneReport, apply: bool, written: Path | None) -> None:
     an = report.answerable
     if an is not None:
         star = " *" if an.best != an.current else ""
-        t.add_row("[answer] min_answerable", _val(an.current), _val(an.best) + star)
+        t.add_row("answer.min_answerable", _val(an.current), _val(an.best) + star)
     out.print(t)
     m = Table(title="held-out test queries (paired randomization test, bootstrap 95% CI)")
     for col in ("metric", "n", "current", "best", "delta", "p", "95% CI"):
         m.add_column(col, justify="left" if col == "metric" else "right")
     for name, p in report.test.items():
-        ci = "—" if p.ci_low is None else f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"
-        m.add_row(name, str(p.n), _fmt(p.a), _fmt(p.b), _fmt(p.delta, True), _fmt(p.p_value), ci)
+        _paired_row(m, name, p)
     if report.refusal_test is not None:
-        cur, best = report.refusal_test
-        m.add_row("abstention (min_score)", "", _fmt(cur.abstention), _fmt(best.abstention))
-        m.add_row("over_refusal (min_score)", "", _fmt(cur.over_refusal), _fmt(best.over_refusal))
-        rp = report.refusal_paired
-        if rp is not None:
-            ci = "—" if rp.ci_low is None else f"[{rp.ci_low:+.3f}, {rp.ci_high:+.3f}]"
-            m.add_row(
-                "refusal balanced acc.",
-                str(rp.n),
-                _fmt(rp.a),
-                _fmt(rp.b),
-                _fmt(rp.delta, True),
-                _fmt(rp.p_value),
-                ci,
-            )
+        _refusal_rows(m, "min_score", report.refusal_test, report.refusal_paired)
     if an is not None:
-        cur, best = an.test
-        m.add_row("abstention (min_answerable)", "", _fmt(cur.abstention), _fmt(best.abstention))
-        m.add_row(
-            "over_refusal (min_answerable)", "", _fmt(cur.over_refusal), _fmt(best.over_refusal)
-        )
-        rp = an.paired
-        if rp is not None:
-            ci = "—" if rp.ci_low is None else f"[{rp.ci_low:+.3f}, {rp.ci_high:+.3f}]"
-            m.add_row(
-                "answer refusal bal. acc.",
-                str(rp.n),
-                _fmt(rp.a),
-                _fmt(rp.b),
-                _fmt(rp.delta, True),
-                _fmt(rp.p_value),
-                ci,
-            )
+        _refusal_rows(m, "min_answerable", an.test, an.paired)
     out.print(m)
     for w in report.warnings[:10]:
         err(f"kb: warning: {w}")
