@@ -20,6 +20,7 @@ sentence end with its citations and end punctuation in either order (``... Franc
 [#1].`` or ``... France. [#1]``), so a sentence is only *complete* once the next
 non-space character is known not to be another citation: the splitter holds back the
 tail until then, and :meth:`AnswerSplitter.finish` flushes it at the end of the answer.
+A piece without a letter ("3." numbering a quoted heading) never ends a sentence.
 """
 
 from __future__ import annotations
@@ -196,4 +197,6 @@ def _is_cited_or_final(text: str) -> bool:
     stripped = text.rstrip()
     if stripped.endswith("]"):
         return True
+    if not any(c.isalpha() for c in stripped):
+        return False  # "3." numbers a heading or list item: it is not a sentence
     return not _is_abbreviation(stripped, len(stripped) - 1)

@@ -96,6 +96,15 @@ def test_answer_splitter_waits_for_trailing_citations() -> None:
     assert [s.text for s in sp.finish()] == ["Next"]
 
 
+def test_a_quoted_heading_number_is_not_a_sentence() -> None:
+    # quote mode copies "3. Harvesting honey Honey is ready ..." from a PDF page whose
+    # heading is numbered: "3." alone must not become an uncited sentence
+    sp = AnswerSplitter()
+    got = sp.feed("3. Harvesting honey Honey is ready when capped. [#1] Next")
+    assert [s.text for s in got] == ["3. Harvesting honey Honey is ready when capped. [#1]"]
+    assert not AnswerSplitter.is_complete("12.") and AnswerSplitter.is_complete("Done.")
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(min_value=1, max_value=len(ANSWER)), max_size=12))
 def test_answer_splitter_is_independent_of_token_boundaries(cuts: list[int]) -> None:
