@@ -49,6 +49,7 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
+from kb.search.ann_leg import AnnOptions, ann_in_use, ann_top, cosines_of, hashes_of
 from kb.search.candidates import Candidates, fuse, true_ranks
 from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
@@ -108,6 +109,11 @@ class Retriever:
     (:mod:`kb.store.chunkings`; ``kb eval run --chunker``): its vectors, and a
     full-text index of its chunks alone (:mod:`kb.search.chunking_fts`). The live
     chunking and everything stored stay as they are.
+
+    ``ann``: when the live chunking has at least ``ann.threshold`` embedded chunks and
+    an ANN index was built, the vector leg queries it instead of the exact matrix
+    (:mod:`kb.search.ann_leg`; config ``[search] ann_threshold``, ``ann_nprobes``,
+    ``ann_refine_factor``). The default threshold 0 never uses it.
     """
 
     def __init__(
@@ -117,10 +123,13 @@ class Retriever:
         *,
         vector_cache: bool = True,
         chunking_id: int | None = None,
+        ann: AnnOptions | None = None,
     ) -> None:
         self.store = store
         self.vector_cache = vector_cache
         self.chunking_id = chunking_id
+        self.ann = ann or AnnOptions()
+        self._ann_state: tuple[tuple[int, int], bool] | None = None
         self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
@@ -195,10 +204,14 @@ class Retriever:
             qvec = embedder.embed_query(query)
             tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
-            matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
-            sims = matrix.similarities(qvec)
-            mask = matrix.allowed_mask(allowed)
-            out.vector = matrix.top(sims, depth, mask)
+            if self.uses_ann():
+                a = self.ann
+                out.vector = ann_top(self.store, qvec, depth, allowed, a.nprobes, a.refine_factor)
+            else:
+                matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
+                sims = matrix.similarities(qvec)
+                mask = matrix.allowed_mask(allowed)
+                out.vector = matrix.top(sims, depth, mask)
             if out.vector:
                 out.best_cosine = out.vector[0][1]
             tm["vector"] = time.perf_counter() - t
@@ -223,7 +236,39 @@ class Retriever:
                     out.cosine[int(i)] = float(sims[r])
                     out.vector_rank[int(i)] = int(rank)
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
+        elif embedder is not None:
+            t = time.perf_counter()
+            self._ann_keyword_cosines(out, qvec)
+            tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
+
+    def uses_ann(self) -> bool:
+        """Whether the vector leg queries the ANN index (re-decided after any commit)."""
+        if self.chunking_id is not None or self.ann.threshold <= 0:
+            return False
+        state = sqlite_state(self.store.conn)
+        if self._ann_state is None or self._ann_state[0] != state:
+            self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
+        return self._ann_state[1]
+
+    def _ann_keyword_cosines(self, out: Candidates, qvec: np.ndarray) -> None:
+        """ANN leg: ranks of the vector top, exact cosines (no rank) of the keyword
+        candidates outside it (:mod:`kb.search.ann_leg`)."""
+        for r, (i, s) in enumerate(out.vector, start=1):
+            out.cosine[i] = s
+            out.vector_rank[i] = r
+        rest = [i for i, _ in out.keyword if i not in out.cosine]
+        model = self.store.embedding_model()
+        if not rest or model is None:
+            return
+        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(q))
+        q = q / norm if norm > 0 else q
+        sha = hashes_of(self.store.conn, rest)
+        cos = cosines_of(self.store, model.model_id, q, sorted(set(sha.values())))
+        for i, h in sha.items():
+            if h in cos:
+                out.cosine[i] = cos[h]
 
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
