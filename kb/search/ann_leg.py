@@ -49,6 +49,17 @@ class AnnOptions:
     nprobes: int = 20
     refine_factor: int = 10
 
+    def __post_init__(self) -> None:
+        from kb.errors import ConfigError
+
+        for name in ("threshold", "nprobes", "refine_factor"):
+            low = 0 if name == "threshold" else 1
+            if getattr(self, name) < low:
+                raise ConfigError(
+                    f"[search] ann_{name} = {getattr(self, name)}: must be at least {low}; "
+                    "see `kb config show`"
+                )
+
 
 def live_embedded(conn: sqlite3.Connection) -> int:
     """Embedded chunks of the live chunking."""
@@ -77,8 +88,10 @@ def _chunks_of(
     for start in range(0, len(hashes), 500):
         part = hashes[start : start + 500]
         rows = conn.execute(
-            "SELECT embed_sha256, id, document_id FROM chunks WHERE chunking_id = ? "
-            "AND embedding_status = 'embedded' AND embed_sha256 IN "
+            # unary + keeps the planner on the embed_sha256 index (with one chunking,
+            # the chunking_id index would scan every chunk)
+            "SELECT embed_sha256, id, document_id FROM chunks WHERE +chunking_id = ? "
+            "AND +embedding_status = 'embedded' AND embed_sha256 IN "
             f"({','.join('?' * len(part))})",
             (cid, *part),
         ).fetchall()

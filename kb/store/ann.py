@@ -5,9 +5,10 @@ Big KBs search vectors through a LanceDB vector index instead of an in-memory ma
 that index on the ``embeddings`` table of :class:`kb.store.vectors.VectorIndex`.
 
 Index: ``IVF_PQ`` with the ``dot`` distance (vectors are L2-normalised, so LanceDB's
-dot distance is ``1 - cosine``), ``num_partitions = min(round(sqrt(rows)), rows // 256)``
-(LanceDB trains a partition from about 256 vectors, and so does each PQ codebook, so
-fewer than :data:`MIN_ROWS` vectors get no index) and ``num_sub_vectors = dim / 8``
+dot distance is ``1 - cosine``), ``num_partitions = min(round(sqrt(rows)), rows //
+4096)``, at least 1 (about 4,000 vectors per partition: k-means training stays near a
+minute at a million vectors on two cores; a PQ codebook needs 256 vectors, so fewer
+than :data:`MIN_ROWS` vectors get no index) and ``num_sub_vectors = dim / 8``
 (or the largest divisor of ``dim`` not above it).
 Two scalar indexes go with it: a bitmap on ``model`` (the prefilter of every query)
 and a B-tree on ``text_sha256`` (looking up the vectors of given texts).
@@ -35,6 +36,7 @@ from kb.store.vectors import VectorIndex, _quote
 
 INDEX_TYPE = "IVF_PQ"
 MIN_ROWS = 256
+ROWS_PER_PARTITION = 4096
 VECTOR_INDEX = "vector_idx"
 
 
@@ -88,7 +90,7 @@ def build(vectors: VectorIndex) -> AnnInfo | None:
         return None
     cfg = IvfPq(
         distance_type="dot",
-        num_partitions=max(1, min(round(math.sqrt(rows)), rows // MIN_ROWS)),
+        num_partitions=max(1, min(round(math.sqrt(rows)), rows // ROWS_PER_PARTITION)),
         num_sub_vectors=_sub_vectors(dim),
     )
     with warnings.catch_warnings():

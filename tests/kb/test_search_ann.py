@@ -149,3 +149,21 @@ def test_exact_scores_are_unit_norm_cosines(big: tuple[Store, BowEmbedder]) -> N
     vecs = ann.vectors_of(store.vectors, emb.model_id, [h for h, _ in found])
     for h, s in found:
         assert s == pytest.approx(float(np.dot(vecs[h], q)), abs=1e-5)
+
+
+def test_bad_ann_settings_are_config_errors() -> None:
+    from kb.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"ann_nprobes = 0: must be at least 1"):
+        AnnOptions(threshold=10, nprobes=0)
+    with pytest.raises(ConfigError, match=r"ann_threshold = -1"):
+        AnnOptions(threshold=-1)
+
+
+def test_too_few_vectors_get_no_index(kb_home: Path) -> None:
+    store = Store.open(kb_home)
+    add_doc(store, "a.md", _texts(0, 20))
+    embed_pending(store, BowEmbedder())
+    assert ann.build_and_record(store) is None and ann.maintain(store, 10) is None
+    assert describe(store, 10)["method"] == "exact"
+    store.close()
