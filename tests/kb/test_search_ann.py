@@ -167,3 +167,37 @@ def test_too_few_vectors_get_no_index(kb_home: Path) -> None:
     assert ann.build_and_record(store) is None and ann.maintain(store, 10) is None
     assert describe(store, 10)["method"] == "exact"
     store.close()
+
+
+def test_ingest_past_the_threshold_builds_then_extends_the_index(
+    kb_home: Path, tmp_path: Path
+) -> None:
+    """The real ingest pipeline: the run that crosses the threshold builds the index,
+    the next one folds its new vectors in, and kb search's retriever then uses it."""
+    from dataclasses import replace
+
+    from ingest.pipeline import ingest_paths
+    from kb.config import load_settings
+    from kb.rag.compose import make_retriever
+
+    base = load_settings()
+    settings = replace(base, search=replace(base.search, ann_threshold=256))
+    root = tmp_path / "corpus"
+    root.mkdir()
+    for i in range(300):
+        (root / f"n{i:03d}.md").write_text(" ".join(_texts(i, 1)) + "\n", encoding="utf-8")
+    from kb.backends.embedder import embedding_model_id
+
+    emb = BowEmbedder(embedding_model_id(settings.embedding))  # stands in for the model
+    with Store.open(kb_home) as store:
+        report = ingest_paths(store, settings, [root], embedder=emb)
+        assert report.to_dict()["ann_index"] == "built the ANN index (300 vectors)"
+        for i in range(300, 310):
+            (root / f"n{i:03d}.md").write_text(" ".join(_texts(i, 1)) + "\n", encoding="utf-8")
+        report = ingest_paths(store, settings, [root], embedder=emb)
+        assert report.ann_index == "added 10 vectors to the ANN index"
+        retriever = make_retriever(settings, store)
+        retriever._embedder = emb
+        assert retriever.uses_ann()
+        hits = retriever.search("w301x0 topic1", SearchOptions(k=3, min_score=-1)).hits
+        assert hits[0].path.endswith("n301.md")
