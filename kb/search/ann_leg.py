@@ -31,10 +31,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from kb.search.vector_cache import live_chunking
+from kb.search.candidates import Candidates
+from kb.search.vector_cache import live_chunking, sqlite_state
 
 EXACT_SCOPE = 20_000
 MAX_FETCH = 16_384
@@ -154,8 +156,21 @@ def _scope_rows(conn: sqlite3.Connection, allowed: set[int], what: str) -> list[
     return out
 
 
+_SIZES: dict[int, tuple[set[int], tuple[int, int], int]] = {}
+
+
 def _scope_size(conn: sqlite3.Connection, allowed: set[int]) -> int:
-    return sum(int(n) for (n,) in _scope_rows(conn, allowed, "count(*)"))
+    """Embedded live chunks in the scope; remembered for the same ``allowed`` set object
+    (the Retriever reuses it while the database is unchanged) and SQLite state."""
+    state = sqlite_state(conn)
+    hit = _SIZES.get(id(allowed))
+    if hit is not None and hit[0] is allowed and hit[1] == state:
+        return hit[2]
+    n = sum(int(n) for (n,) in _scope_rows(conn, allowed, "count(*)"))
+    if len(_SIZES) >= 32:
+        _SIZES.clear()
+    _SIZES[id(allowed)] = (allowed, state, n)
+    return n
 
 
 def _exact_in_scope(
@@ -209,3 +224,23 @@ def describe_line(vs: dict[str, object]) -> str:
     if isinstance(t, int) and isinstance(n, int) and t > 0 and n >= t:
         return f"vector search: exact ({n} chunks; over ann_threshold {t}: `kb reindex --ann`)"
     return f"vector search: exact ({n} chunks)"
+
+
+def keyword_cosines(store: Any, out: Candidates, qvec: np.ndarray) -> None:
+    """Fill ``out``'s cosines and ranks after an ANN vector leg: the vector top gets its
+    ranks, keyword candidates outside it their exact cosine but no rank (module docs)."""
+    for r, (i, s) in enumerate(out.vector, start=1):
+        out.cosine[i] = s
+        out.vector_rank[i] = r
+    rest = [i for i, _ in out.keyword if i not in out.cosine]
+    model = store.embedding_model()
+    if not rest or model is None:
+        return
+    q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(q))
+    q = q / norm if norm > 0 else q
+    sha = hashes_of(store.conn, rest)
+    cos = cosines_of(store, model.model_id, q, sorted(set(sha.values())))
+    for i, h in sha.items():
+        if h in cos:
+            out.cosine[i] = cos[h]

@@ -13,7 +13,8 @@ Per query:
 3. vector leg (modes ``vector``, ``hybrid``): embed the query (the embedder is loaded
    on first use and checked against the model that built the store), exact cosine
    against every embedded chunk (:mod:`kb.search.matrix`, cached by
-   :mod:`kb.search.vector_cache`), top ``n``;
+   :mod:`kb.search.vector_cache`), top ``n``; in a KB past ``[search] ann_threshold``
+   with an index, the LanceDB IVF-PQ index instead (:mod:`kb.search.ann_leg`);
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``;
 5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
@@ -49,7 +50,7 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
-from kb.search.ann_leg import AnnOptions, ann_in_use, ann_top, cosines_of, hashes_of
+from kb.search.ann_leg import AnnOptions, ann_in_use, ann_top, keyword_cosines
 from kb.search.candidates import Candidates, fuse, true_ranks
 from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
@@ -238,7 +239,7 @@ class Retriever:
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         elif embedder is not None:
             t = time.perf_counter()
-            self._ann_keyword_cosines(out, qvec)
+            keyword_cosines(self.store, out, qvec)
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
 
@@ -250,25 +251,6 @@ class Retriever:
         if self._ann_state is None or self._ann_state[0] != state:
             self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
         return self._ann_state[1]
-
-    def _ann_keyword_cosines(self, out: Candidates, qvec: np.ndarray) -> None:
-        """ANN leg: ranks of the vector top, exact cosines (no rank) of the keyword
-        candidates outside it (:mod:`kb.search.ann_leg`)."""
-        for r, (i, s) in enumerate(out.vector, start=1):
-            out.cosine[i] = s
-            out.vector_rank[i] = r
-        rest = [i for i, _ in out.keyword if i not in out.cosine]
-        model = self.store.embedding_model()
-        if not rest or model is None:
-            return
-        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(q))
-        q = q / norm if norm > 0 else q
-        sha = hashes_of(self.store.conn, rest)
-        cos = cosines_of(self.store, model.model_id, q, sorted(set(sha.values())))
-        for i, h in sha.items():
-            if h in cos:
-                out.cosine[i] = cos[h]
 
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
