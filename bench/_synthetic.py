@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import string
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,8 +95,12 @@ def build_store(
     vocab: Vocabulary | None = None,
     vector_batch: int = 25000,
     log: bool = False,
+    make_vectors: Callable[[np.random.Generator, int, int], np.ndarray] | None = None,
 ) -> Store:
-    """Create a KB at ``home`` with ``n_chunks`` embedded chunks (``home`` must be new)."""
+    """Create a KB at ``home`` with ``n_chunks`` embedded chunks (``home`` must be new).
+
+    ``make_vectors(rng, n, dim)`` draws the vectors (default :func:`unit_vectors`)."""
+    make_vectors = make_vectors or unit_vectors
     vocab = vocab or Vocabulary.make(seed=seed)
     rng = np.random.default_rng(seed + 1)
     store = Store.open(home)
@@ -137,7 +141,7 @@ def build_store(
     store.set_embedding_model(EmbeddingModelInfo(MODEL_ID, dim))
     for s in range(0, len(ids), vector_batch):
         part = ids[s : s + vector_batch]
-        add_for_chunks(store, part.tolist(), unit_vectors(rng, len(part), dim))
+        add_for_chunks(store, part.tolist(), make_vectors(rng, len(part), dim))
     store.mark_embedded(ids.tolist())
     t2 = time.perf_counter()
     if log:

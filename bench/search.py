@@ -11,9 +11,14 @@ For each size (default 10k and 100k chunks of 60 words, 384-d random unit vector
 - CPU time per query (``time.process_time``, all threads of the process): on a busy
   machine wall time includes waiting for a core, CPU time does not.
 
+With ``--ann SIZES`` it also benchmarks the ANN vector leg (:mod:`bench._ann`) on
+KBs of clustered vectors: hybrid p50/p95, vector recall@10 against exact search, and
+the peak RSS of a search process against the raw vectors' size.
+
 Usage::
 
     python bench/search.py [--sizes 10000,100000] [--queries 200] [--workdir DIR]
+    python bench/search.py --sizes '' --ann 1000000 [--nprobes 20] [--refine 10]
 
 ``--workdir`` keeps the built stores (``DIR/kb-<size>``) and reuses them next time.
 """
@@ -31,6 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._ann import run as bench_ann  # noqa: E402
 from bench._synthetic import FixedEmbedder, Vocabulary, build_store, unit_vectors  # noqa: E402
 from kb.search import Retriever, SearchOptions  # noqa: E402
 from kb.search.vector_cache import cache_path, clear_cache  # noqa: E402
@@ -165,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200, help="timed queries per size")
     ap.add_argument("--dim", type=int, default=384)
     ap.add_argument("--workdir", type=Path, help="keep and reuse built stores here")
+    ap.add_argument("--ann", default="", help="comma-separated sizes for the ANN bench")
+    ap.add_argument("--nprobes", type=int, default=20, help="ANN: IVF partitions probed")
+    ap.add_argument("--refine", type=int, default=10, help="ANN: refine factor")
     args = ap.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     tmp = None
@@ -185,6 +194,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['hybrid_p50'] / r['lance_p50']:5.2f}x  "
             f"{r['recall_kb']:.3f} / {r['recall_lance']:.3f}"
         )
+    ann_sizes = [int(s.replace("_", "")) for s in args.ann.split(",") if s.strip()]
+    ann_rows = [
+        bench_ann(workdir, n, args.queries, args.dim, args.nprobes, args.refine) for n in ann_sizes
+    ]
+    if ann_rows:
+        print("\nANN size  hybrid p50/p95 ms   recall@10   peak RSS / raw vectors MiB")
+        for r in ann_rows:
+            print(
+                f"{int(r['size']):>8,}  {r['hybrid_p50']:7.1f} /{r['hybrid_p95']:6.1f}    "
+                f"{r['recall']:.3f}       {r['peak_rss_mb']:.0f} / {r['raw_mb']:.0f}"
+            )
     if tmp is not None:
         tmp.cleanup()
     return 0

@@ -40,6 +40,8 @@ class IngestReport:
     seconds: float = 0.0
     # stored chunkings (not live) that this run left out of date: spec -> documents
     stale_chunkings: dict[str, int] = field(default_factory=dict)
+    # what this run did to the ANN vector index (kb.store.ann.maintain), if anything
+    ann_index: str | None = None
 
     def count(self, outcome: str) -> int:
         return sum(1 for f in self.files if f.outcome == outcome)
@@ -61,6 +63,7 @@ class IngestReport:
             "audio_seconds": round(self.audio_seconds, 2),
             "seconds": round(self.seconds, 3),
             "stale_chunkings": dict(self.stale_chunkings),
+            "ann_index": self.ann_index,
             "exit_code": self.exit_code,
             "files": [f.to_dict() for f in self.files if f.outcome != "unchanged"],
         }

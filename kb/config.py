@@ -85,6 +85,9 @@ class SearchSettings:
     keyword_weight: float = 1.0
     min_score: float = 0.25
     vector_cache: bool = True
+    ann_threshold: int = 200_000
+    ann_nprobes: int = 20
+    ann_refine_factor: int = 10
 
 
 @dataclass(frozen=True)

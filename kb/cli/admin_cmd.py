@@ -35,6 +35,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     """
     import json
 
+    from kb.search.ann_leg import describe
     from kb.store import Store
     from kb.store.sources import list_sources
     from kb.store.stats import store_stats
@@ -42,6 +43,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     settings = settings_for(kb)
     with Store.open(settings.home, create=False) as store:
         stats = store_stats(store)
+        stats["vector_search"] = describe(store, settings.search.ann_threshold)
         raw = store.meta_get("chunker")
         stats["sources"] = [s.to_dict() for s in list_sources(store, with_stats=True)]
     stats["chunker"] = json.loads(raw) if raw else None
@@ -97,6 +99,10 @@ def status_text(stats: dict[str, Any]) -> str:
             f"({cache['texts_used']} used by the chunkings, {cache['unused']} unused; "
             "`kb doctor --repair` drops unused ones)"
         )
+    if stats.get("vector_search"):
+        from kb.search.ann_leg import describe_line
+
+        lines.append(describe_line(stats["vector_search"]))
     lines.append(f"sqlite: {stats['sqlite']}")
     lines.append(f"lancedb: {stats['lancedb']}")
     from kb.quoting import quote_name
@@ -242,24 +248,57 @@ def _salvage(home: Path, json_out: bool) -> None:
             typer.echo(line)
 
 
-def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
+AnnOption = Annotated[
+    bool,
+    typer.Option(
+        "--ann",
+        help="Only (re)build the ANN vector index over the stored vectors; nothing is "
+        "re-embedded. It is searched once the KB has [search] ann_threshold chunks.",
+    ),
+]
+
+
+def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOption = False) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
-    Use it after changing the embedding model. Chunks are not re-parsed.
+    Use it after changing the embedding model. Chunks are not re-parsed. With
+    ``--ann``, only the ANN vector index is rebuilt from the stored vectors.
 
     \b
     Examples:
       kb reindex
+      kb reindex --ann
     """
     import time
 
     from ingest.embedding import embed_pending
     from kb.backends.embedder import make_embedder
-    from kb.store import Store
+    from kb.store import Store, ann
     from kb.store.sqlite import EmbeddingModelInfo
 
     settings = settings_for(kb)
     started = time.perf_counter()
+    if ann_only:
+        with Store.open(settings.home, create=False) as store:
+            store.require_writable("kb reindex --ann")
+            built = ann.build_and_record(store)
+        if built is None:
+            err(
+                f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
+                "smaller KBs are searched exactly"
+            )
+            raise typer.Exit(1)
+        seconds = time.perf_counter() - started
+        if json_out:
+            print_json(
+                {"ann_index": built.index_type, "vectors": built.indexed_rows, "seconds": seconds}
+            )
+        else:
+            typer.echo(
+                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
+                f"in {seconds:.1f}s"
+            )
+        return
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
@@ -269,6 +308,9 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False) -> None:
             store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
         store.vectors.drop()
         n = embed_pending(store, embedder, settings.ingest.embed_batch_size)
+        with store.tx() as c:  # the dropped table took its indexes along
+            c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
+        ann.maintain(store, settings.search.ann_threshold)
     result = {
         "chunks_embedded": n,
         "model": embedder.model_id,

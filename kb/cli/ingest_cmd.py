@@ -153,6 +153,8 @@ def _summary(report: object, home: Path, json_out: bool) -> None:
             f"ingested into {home}: {summary or 'nothing to do'}; "
             f"{plural(report.chunks_embedded, 'chunk')} embedded in {report.seconds:.1f}s"
         )
+        if report.ann_index:
+            typer.echo(f"vector search: {report.ann_index}")
         for spec, n in report.stale_chunkings.items():
             err(
                 f"kb: stored chunking {spec} is stale ({plural(n, 'document')} changed); "

@@ -20,16 +20,20 @@ if TYPE_CHECKING:
 def make_retriever(
     settings: Settings, store: Store, *, chunking_id: int | None = None
 ) -> Retriever:
-    """The one retrieval path over ``store`` with the configured embedder (lazy) and
-    ``[search] vector_cache``, searching ``chunking_id`` (``None``: the live chunking)."""
+    """The one retrieval path over ``store`` with the configured embedder (lazy),
+    ``[search] vector_cache`` and ANN settings, searching ``chunking_id`` (``None``: the
+    live chunking)."""
     from kb.backends.embedder import make_embedder
     from kb.search import Retriever
+    from kb.search.ann_leg import AnnOptions
 
+    s = settings.search
     return Retriever(
         store,
         lambda: make_embedder(settings.embedding, home=settings.home),
-        vector_cache=settings.search.vector_cache,
+        vector_cache=s.vector_cache,
         chunking_id=chunking_id,
+        ann=AnnOptions(s.ann_threshold, s.ann_nprobes, s.ann_refine_factor),
     )
 
 

@@ -13,7 +13,8 @@ Per query:
 3. vector leg (modes ``vector``, ``hybrid``): embed the query (the embedder is loaded
    on first use and checked against the model that built the store), exact cosine
    against every embedded chunk (:mod:`kb.search.matrix`, cached by
-   :mod:`kb.search.vector_cache`), top ``n``;
+   :mod:`kb.search.vector_cache`), top ``n``; in a KB past ``[search] ann_threshold``
+   with an index, the LanceDB IVF-PQ index instead (:mod:`kb.search.ann_leg`);
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``;
 5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
@@ -49,6 +50,7 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
+from kb.search.ann_leg import AnnOptions, ann_in_use, ann_top, keyword_cosines
 from kb.search.candidates import Candidates, fuse, true_ranks
 from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
@@ -108,6 +110,11 @@ class Retriever:
     (:mod:`kb.store.chunkings`; ``kb eval run --chunker``): its vectors, and a
     full-text index of its chunks alone (:mod:`kb.search.chunking_fts`). The live
     chunking and everything stored stay as they are.
+
+    ``ann``: when the live chunking has at least ``ann.threshold`` embedded chunks and
+    an ANN index was built, the vector leg queries it instead of the exact matrix
+    (:mod:`kb.search.ann_leg`; config ``[search] ann_threshold``, ``ann_nprobes``,
+    ``ann_refine_factor``). The default threshold 0 never uses it.
     """
 
     def __init__(
@@ -117,10 +124,13 @@ class Retriever:
         *,
         vector_cache: bool = True,
         chunking_id: int | None = None,
+        ann: AnnOptions | None = None,
     ) -> None:
         self.store = store
         self.vector_cache = vector_cache
         self.chunking_id = chunking_id
+        self.ann = ann or AnnOptions()
+        self._ann_state: tuple[tuple[int, int], bool] | None = None
         self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
@@ -195,10 +205,14 @@ class Retriever:
             qvec = embedder.embed_query(query)
             tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
-            matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
-            sims = matrix.similarities(qvec)
-            mask = matrix.allowed_mask(allowed)
-            out.vector = matrix.top(sims, depth, mask)
+            if self.uses_ann():
+                a = self.ann
+                out.vector = ann_top(self.store, qvec, depth, allowed, a.nprobes, a.refine_factor)
+            else:
+                matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
+                sims = matrix.similarities(qvec)
+                mask = matrix.allowed_mask(allowed)
+                out.vector = matrix.top(sims, depth, mask)
             if out.vector:
                 out.best_cosine = out.vector[0][1]
             tm["vector"] = time.perf_counter() - t
@@ -223,7 +237,20 @@ class Retriever:
                     out.cosine[int(i)] = float(sims[r])
                     out.vector_rank[int(i)] = int(rank)
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
+        elif embedder is not None:
+            t = time.perf_counter()
+            keyword_cosines(self.store, out, qvec)
+            tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
+
+    def uses_ann(self) -> bool:
+        """Whether the vector leg queries the ANN index (re-decided after any commit)."""
+        if self.chunking_id is not None or self.ann.threshold <= 0:
+            return False
+        state = sqlite_state(self.store.conn)
+        if self._ann_state is None or self._ann_state[0] != state:
+            self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
+        return self._ann_state[1]
 
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
