@@ -190,6 +190,8 @@ def leaderboard(
             + float(e.build.get("seconds_embed", 0))
             + float(e.build.get("seconds_eval", 0)),
         )
+        # lint of the stored chunks (kb/cli/eval_sweep.py puts it in the build record)
+        row.extra.update({f"lint {k}": v for k, v in (e.build.get("lint") or {}).items()})
         for col in EXTRA_COLUMNS:
             row.extra.update(col(e))
         if e is not base:

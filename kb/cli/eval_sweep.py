@@ -102,6 +102,7 @@ def sweep(
     from eval.run import RunOptions, run_eval
     from eval.store import EvalStore
     from eval.sweep import SweepEntry, leaderboard
+    from ingest.chunkers.lint import read_limit
     from ingest.chunkings import build_chunking
     from ingest.tokens import counter_for
     from kb import __version__
@@ -159,7 +160,11 @@ def sweep(
                 RunProgress(quiet=quiet),
                 tokenizer=tokenizer,
             )
-            build = {**rep.to_dict(), "seconds_eval": time.perf_counter() - started}
+            build = {
+                **rep.to_dict(),
+                "seconds_eval": time.perf_counter() - started,
+                "lint": stored_lint(store, rep.chunking_id, read_limit(settings.embedding.model)),
+            }
             row = es.get_run(out.run_id)
             assert row is not None
             count, mean, p95 = _token_stats(store, rep.chunking_id)
@@ -198,6 +203,23 @@ def _check_specs(settings: Any, specs: list[str]) -> None:
         if key in seen:
             raise UsageError(f"--chunker {s} names the same chunking as {seen[key]}")
         seen[key] = s
+
+
+def stored_lint(store: Any, chunking_id: int, limit: int) -> dict[str, int]:
+    """The lint a chunking's stored chunks show on their own (``kb chunkers check``
+    adds what needs the documents: heading crossings and uncovered text): chunks longer
+    than the embedder reads (``limit`` tokens), shorter than 32 tokens, and with an odd
+    number of ```` ``` ```` fences (a code block cut in two)."""
+    from ingest.chunkers.check import SHORT_TOKENS
+
+    out = {"too_long": 0, "short": 0, "broken_fence": 0}
+    for tokens, text in store.conn.execute(
+        "SELECT token_count, text FROM chunks WHERE chunking_id = ?", (chunking_id,)
+    ):
+        out["too_long"] += tokens > limit
+        out["short"] += tokens < SHORT_TOKENS
+        out["broken_fence"] += text.count("```") % 2
+    return out
 
 
 def _token_stats(store: Any, chunking_id: int) -> tuple[int, float | None, float | None]:

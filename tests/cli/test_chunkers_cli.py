@@ -193,6 +193,9 @@ def test_installed_plugin_is_listed_and_runs_in_a_sweep(
     assert base["verdict"] == "baseline" and para["spec"] == "para"
     assert para["verdict"] in ("win", "tie", "loss") and para["chunks"] > 0
     assert para["metrics"]["hit@5"] is not None and para["texts_embedded"] > 0
+    # the stored chunks' lint and the chunk-level metrics sit beside the retrieval metrics
+    assert {"lint too_long", "lint short", "lint broken_fence"} <= set(para["extra"])
+    assert para["metrics"]["precision_omega"] is not None
     assert "<svg" in html.read_text(encoding="utf-8")
     # the plug-in's chunking stays stored beside the live one; a second sweep embeds nothing
     listed = json.loads(kb("chunkers", "list", "--json", home=kb_home, site=site).stdout)

@@ -39,7 +39,13 @@ def entry(spec: str, found: list[bool], rid: int) -> SweepEntry:
         results.append(result(q, hits, pos=i))
     cfg = {"index": {"chunkers": [{"name": spec, "version": "1", "params": {}}]}}
     row = RunRow(rid, spec, 0.0, 1.0, "complete", "g.yaml", "h", cfg, {"k": 10}, None)
-    build = {"texts_embedded": 3, "texts_cached": 7, "seconds_chunk": 1.0, "seconds_eval": 0.5}
+    build = {
+        "texts_embedded": 3,
+        "texts_cached": 7,
+        "seconds_chunk": 1.0,
+        "seconds_eval": 0.5,
+        "lint": {"too_long": 0, "short": rid, "broken_fence": 0},
+    }
     return SweepEntry(spec, row, results, build, 10, 50.0, 90.0)
 
 
@@ -71,6 +77,7 @@ def test_only_a_significant_difference_wins_or_loses() -> None:
     assert better_row.mdd == pytest.approx(2.801585 * sd / math.sqrt(n), abs=1e-3)
     assert board.warnings and "fewer than 200" in board.warnings[0]
     assert board.rows[0].seconds == 1.5 and board.rows[0].texts_cached == 7
+    assert board.rows[1].extra["lint short"] == 2  # each chunking's own lint
     # a loss is a significant move the wrong way
     worse = leaderboard([entry("b", better, 1), entry("w", base, 2)], "hit@1", n_perm=2000)
     assert worse.rows[1].verdict == "loss"
