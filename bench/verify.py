@@ -67,16 +67,13 @@ from eval.store import EvalStore  # noqa: E402
 from kb.backends.embedder import make_embedder  # noqa: E402
 from kb.config import load_settings  # noqa: E402
 from kb.rag.answerability import DEFAULT_MODEL as ANSWERABILITY_MODEL  # noqa: E402
-from kb.rag.answerability import AnswerabilityModel  # noqa: E402
-from kb.rag.answerability import check as answerability_check  # noqa: E402
+from kb.rag.answerability import AnswerabilityModel, assess  # noqa: E402
 from kb.rag.docfreq import term_doc_freq  # noqa: E402
 from kb.rag.verify import (  # noqa: E402
     DEFAULT_MODEL,
     DEFAULT_THRESHOLD,  # noqa: E402
-    PassageSentences,
     SupportModel,
     Verifier,
-    embed_passages,
 )
 from kb.search import Retriever, SearchOptions  # noqa: E402
 from kb.store import Store  # noqa: E402
@@ -237,10 +234,7 @@ def answerability_features(
         if q.get("category") not in ("factual", "unanswerable", "pdf"):
             continue
         hits = retriever.search(q["question"], opts).hits
-        ps = [PassageSentences.of(i, hit) for i, hit in enumerate(hits, 1)]
-        embed_passages(ps, embed)
-        qvec = np.asarray(embed([q["question"]]), dtype=np.float32)[0]
-        res = answerability_check(q["question"], ps, df, 0.0, qvec=qvec)
+        res = assess(q["question"], hits, embed, df, 0.0).answerability
         cos = res.cosine or 0.0
         x.append((res.coverage, cos, cos if res.chunk_cosine is None else res.chunk_cosine))
         y.append(1.0 if q.get("answerable", True) else 0.0)

@@ -25,8 +25,7 @@ import numpy as np
 
 from eval.stats import PairedResult
 from eval.tune import Gathered, RefusalOutcome, TuneReport, paired_decisions, ranking, split
-from kb.rag.answerability import DocFreq, check
-from kb.rag.verify import PassageSentences, embed_passages
+from kb.rag.answerability import DocFreq, assess
 from kb.search.options import SearchOptions
 from kb.store import Store
 
@@ -101,12 +100,7 @@ def evidence(
             if cid in g.cands.cosine:
                 h = replace(h, scores={**h.scores, "vector": g.cands.cosine[cid]})
             hits.append(h)
-        ps = [PassageSentences.of(n, h) for n, h in enumerate(hits, 1)]
-        qvec = None
-        if embed is not None and ps:
-            embed_passages(ps, embed)
-            qvec = np.asarray(embed([g.query.question]), dtype=np.float32)[0]
-        a = check(g.query.question, ps, doc_freq, 0.0, qvec=qvec)
+        a = assess(g.query.question, hits, embed, doc_freq, 0.0).answerability
         out.append(Evidence(a.score, bool(a.absent_keys)))
     return out
 

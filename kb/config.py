@@ -231,6 +231,13 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
     raise ConfigError(f"{where}: expected {name}, got {value!r}")
 
 
+#: settings that were renamed: old dotted key -> what to write instead
+RENAMED = {
+    "answer.min_coverage": "answer.min_answerable (a probability now, default 0.4; "
+    "see README, Refusals that happen)",
+}
+
+
 def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
     """Return ``obj`` with ``data`` applied; errors read ``ORIGIN: section.key: problem``."""
     hints = get_type_hints(type(obj))
@@ -238,6 +245,8 @@ def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
     changes: dict[str, Any] = {}
     for key, value in data.items():
         dotted = f"{prefix}{key}"
+        if dotted in RENAMED:
+            raise ConfigError(f"{origin}: {dotted}: renamed; use {RENAMED[dotted]}")
         if key not in known:
             raise ConfigError(
                 f"{origin}: {dotted}: unknown setting; see `kb config show` for valid keys"

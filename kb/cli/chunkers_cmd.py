@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from kb.cli import chunkings_cmd
+from kb.cli.chunkings_cmd import SpecArg
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
 from kb.cli.help import command_kwargs, show_help_without_command
 
@@ -84,12 +85,7 @@ def list_chunkers(kb: KbOption = None, json_out: JsonOption = False) -> None:
     "check", **command_kwargs("Chunk files with a spec and report coverage and lint.")
 )
 def check(
-    spec: Annotated[
-        str,
-        typer.Argument(
-            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
-        ),
-    ],
+    spec: SpecArg,
     paths: Annotated[
         list[Path],
         typer.Argument(

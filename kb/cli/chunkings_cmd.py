@@ -10,6 +10,21 @@ import typer
 
 from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
 
+SpecArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
+    ),
+]
+
+
+def warn_build_problems(rep: Any) -> None:
+    """One stderr line per document a chunking build failed on or skipped."""
+    for path, e in rep.failed:
+        err(f"kb: {path}: chunker {rep.spec}: {e}")
+    for path, why in rep.skipped:
+        err(f"kb: {path}: not chunked: {why}")
+
 
 def stored(kb: Any) -> list[Any]:
     """The KB's chunkings, or none when there is no KB yet."""
@@ -23,12 +38,7 @@ def stored(kb: Any) -> list[Any]:
 
 
 def use(
-    spec: Annotated[
-        str,
-        typer.Argument(
-            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
-        ),
-    ],
+    spec: SpecArg,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -62,10 +72,7 @@ def use(
 
 
 def _report_build(rep: Any, json_out: bool, what: str) -> None:
-    for path, e in rep.failed:
-        err(f"kb: {path}: chunker {rep.spec}: {e}")
-    for path, why in rep.skipped:
-        err(f"kb: {path}: not chunked: {why}")
+    warn_build_problems(rep)
     if json_out:
         print_json({**rep.to_dict(), "state": what})
         return
@@ -76,12 +83,7 @@ def _report_build(rep: Any, json_out: bool, what: str) -> None:
 
 
 def rm(
-    spec: Annotated[
-        str,
-        typer.Argument(
-            metavar="SPEC", help="Chunker spec: NAME or NAME:key=value,...", show_default=False
-        ),
-    ],
+    spec: SpecArg,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:

@@ -276,6 +276,7 @@ def _build(store: Store, settings: Settings, spec: str, quiet: bool) -> tuple[in
     build_chunking`); returns its id and what the run records about it."""
     from ingest.chunkings import build_chunking
     from kb.backends.embedder import make_embedder
+    from kb.cli.chunkings_cmd import warn_build_problems
     from kb.store import chunkings
 
     rep = build_chunking(
@@ -284,10 +285,7 @@ def _build(store: Store, settings: Settings, spec: str, quiet: bool) -> tuple[in
         spec,
         lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
     )
-    for path, e in rep.failed:
-        err(f"kb: {path}: chunker {spec}: {e}")
-    for path, why in rep.skipped:
-        err(f"kb: {path}: not chunked: {why}")
+    warn_build_problems(rep)
     if not quiet and rep.documents:
         err(
             f"kb: chunking {spec}: {rep.documents} documents chunked, "
@@ -335,7 +333,7 @@ def _finish(
     enforce(gates, out.metrics["overall"]["metrics"])
 
 
-_LLM_PLACEMENT = frozenset(["model", "model_path", "n_gpu_layers", "threads", "n_threads"])
+_LLM_PLACEMENT = frozenset(["model", "n_gpu_layers", "threads"])  # where the model runs
 
 
 def _restored(current: Any, cls: Any, stored: Any, skip: frozenset[str] = frozenset()) -> Any:

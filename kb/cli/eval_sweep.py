@@ -107,6 +107,7 @@ def sweep(
     from ingest.tokens import counter_for
     from kb import __version__
     from kb.backends.embedder import embedding_model_id, make_embedder
+    from kb.cli.chunkings_cmd import warn_build_problems
     from kb.cli.eval_common import write_report
     from kb.cli.eval_runtime import RunProgress
     from kb.search import Retriever
@@ -138,10 +139,7 @@ def sweep(
         es = EvalStore(store)
         for s in chunker:
             rep = build_chunking(store, settings, s, ingest_embedder)
-            for path, e in rep.failed:
-                err(f"kb: {path}: chunker {s}: {e}")
-            for path, why in rep.skipped:
-                err(f"kb: {path}: not chunked: {why}")
+            warn_build_problems(rep)
             retriever = Retriever(store, cast("Embedder", queries), chunking_id=rep.chunking_id)
             extra = {
                 "kb_version": __version__,

@@ -53,7 +53,8 @@ from typing import Any
 import numpy as np
 
 from kb.rag.lexical import content_stems, found, key_tokens, tokens, unit_words
-from kb.rag.verify import PassageSentences
+from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
+from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 
@@ -186,6 +187,39 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
             seen |= st
     keys = [k for k in key_tokens(question) if " " not in k]
     return sorted(k for k in keys if not found(k, seen))
+
+
+@dataclass
+class Assessed:
+    """:func:`assess`'s outcome: the check, and the passages (with their sentence
+    vectors when an embedder was given) and question vector it used, for reuse."""
+
+    answerability: Answerability
+    passages: list[PassageSentences]
+    qvec: np.ndarray | None
+
+
+def assess(
+    question: str,
+    hits: Sequence[Hit],
+    embed: EmbedFn | None,
+    doc_freq: DocFreq | None,
+    min_answerable: float,
+    *,
+    require_keys: bool = False,
+) -> Assessed:
+    """The evidence check of ``question`` over ``hits`` as ``kb ask`` runs it: the hits
+    cut into sentences, their sentences and the question embedded (when ``embed`` is
+    given; without it the lexical model decides), then :func:`check`."""
+    passages = [PassageSentences.of(n, h) for n, h in enumerate(hits, 1)]
+    qvec = None
+    if embed is not None:
+        embed_passages(passages, embed)
+        qvec = np.asarray(embed([question]), dtype=np.float32)[0]
+    checked = check(
+        question, passages, doc_freq, min_answerable, qvec=qvec, require_keys=require_keys
+    )
+    return Assessed(checked, passages, qvec)
 
 
 def check(

@@ -48,13 +48,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import numpy as np
-
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
-from kb.rag.answerability import Answerability, DocFreq
-from kb.rag.answerability import check as check_answerability
+from kb.rag.answerability import Answerability, Assessed, DocFreq, assess
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
@@ -70,7 +67,7 @@ from kb.rag.record import (
 )
 from kb.rag.sentences import AnswerSentence, AnswerSplitter
 from kb.rag.stream import AnswerStream
-from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier, embed_passages
+from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier
 from kb.search.options import SearchOptions
 from kb.types import Hit
 
@@ -185,19 +182,11 @@ class AskPipeline:
         # always measured (no model), recorded, and enforced when min_answerable > 0; the
         # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
         # with anyway, so generate mode with the check off skips them (lexical score only)
-        passages = [PassageSentences.of(i, h) for i, h in enumerate(hits, 1)]
-        qvec = None
-        if self.embed is not None and (mode == "quote" or a.min_answerable > 0):
-            embed_passages(passages, self.embed)
-            qvec = np.asarray(self.embed([q]), dtype=np.float32)[0]
-        checked = check_answerability(
-            q,
-            passages,
-            self.doc_freq,
-            a.min_answerable,
-            qvec=qvec,
-            require_keys=a.require_key_terms,
+        embed = self.embed if (mode == "quote" or a.min_answerable > 0) else None
+        assessed = assess(
+            q, hits, embed, self.doc_freq, a.min_answerable, require_keys=a.require_key_terms
         )
+        checked = assessed.answerability
         if not checked.answerable:
             return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
         t_load = time.perf_counter()
@@ -207,7 +196,7 @@ class AskPipeline:
         verifier: Verifier | None = None
         gbnf: str | None
         if mode == "quote":
-            built, gbnf, verifier = self._quote_prompt(gen, q, hits, passages)
+            built, gbnf, verifier = self._quote_prompt(gen, q, hits, assessed)
         else:
             built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
             if not built.contexts:
@@ -275,14 +264,19 @@ class AskPipeline:
         )
 
     def _quote_prompt(
-        self, gen: Generator, q: str, hits: list[Hit], passages: list[PassageSentences]
+        self, gen: Generator, q: str, hits: list[Hit], assessed: Assessed
     ) -> tuple[BuiltPrompt, str, Verifier]:
         """Candidates that fit the window, the quote grammar, and the verifier that
-        already holds the embedded passage sentences."""
+        already holds the embedded passage sentences (the evidence check's)."""
         a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
-        verifier = self._verifier(hits, vectors=True, passages=passages)
+        verifier = self._verifier(hits, vectors=True, passages=assessed.passages)
         cands = rank_candidates(
-            q, verifier.passages, self.embed, a.quote_candidates, doc_freq=self.doc_freq
+            q,
+            verifier.passages,
+            self.embed,
+            a.quote_candidates,
+            doc_freq=self.doc_freq,
+            qvec=assessed.qvec,
         )
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
