@@ -87,7 +87,9 @@ def main() -> None:
     ap.add_argument("--kb", type=Path, default=DEFAULT_KB, help="a built KB (copied first)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ask-runs", type=int, default=3)
-    ap.add_argument("--query", default="Which NFL team won Super Bowl 50?")
+    ap.add_argument(
+        "--query", default="What service did BSkyB charge additional subscription fees for?"
+    )
     a = ap.parse_args()
     if not (a.kb / "kb.sqlite").is_file():
         sys.exit(
