@@ -7,11 +7,14 @@
 2. Encode exactly the same chunk texts (what kb embedded: heading line + text) with that
    embedder alone, and with a bare ``SentenceTransformer.encode`` at the same batch size.
 3. Print chunks/s for each and the throughput ratio bare_time / kb_time (target >= 1.5
-   with ONNX Runtime; about 0.9 with ``--runtime sentence-transformers``).
+   with ONNX Runtime; about 0.9 with ``--runtime sentence-transformers``). ``--quantize
+   int8`` ingests with the int8 model (:mod:`kb.backends.onnx_quantize`); the bare
+   encode stays the float sentence-transformers model.
 4. ``--memory``: ingest corpora of 1x, 2x and 4x the size in fresh subprocesses and print
    each one's peak RSS; flat means batching/streaming works (no whole-corpus lists).
 
-Usage: python bench/ingest.py [--corpus DIR] [--runtime auto|onnx|sentence-transformers] [--memory]
+Usage: python bench/ingest.py [--corpus DIR] [--runtime auto|onnx|sentence-transformers]
+       [--quantize none|int8] [--memory]
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def markdown_copy(src: Path, dst: Path, times: int = 1) -> Path:
     return dst
 
 
-def throughput(corpus: Path, runtime: str) -> None:
+def throughput(corpus: Path, runtime: str, quantize: str = "none") -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from ingest.pipeline import ingest_paths
     from kb.backends.embedder import SentenceTransformerEmbedder, make_embedder
@@ -53,7 +56,10 @@ def throughput(corpus: Path, runtime: str) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         src = markdown_copy(corpus, Path(tmp) / "md")
-        settings = override(load_settings(Path(tmp) / "kb"), **{"embedding.runtime": runtime})
+        settings = override(
+            load_settings(Path(tmp) / "kb"),
+            **{"embedding.runtime": runtime, "embedding.quantize": quantize},
+        )
         t0 = time.perf_counter()
         embedder = make_embedder(
             settings.embedding, batch_size=64, home=settings.home, purpose="ingest"
@@ -70,14 +76,17 @@ def throughput(corpus: Path, runtime: str) -> None:
         t0 = time.perf_counter()
         embedder.embed_batch(texts)
         runtime_s = time.perf_counter() - t0
-        bare = SentenceTransformerEmbedder(settings.embedding)._model
+        bare = SentenceTransformerEmbedder(settings.embedding)._model  # float, the reference
         bare.encode(["warm up"])
         t0 = time.perf_counter()
         bare.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
         bare_s = time.perf_counter() - t0
     n = len(texts)
     print(f"corpus: {corpus} ({report.count('added')} Markdown files, {n} chunks)")
-    print(f"embedder: {type(embedder).__name__} (runtime {runtime}); load/export {load_s:.1f} s")
+    print(
+        f"embedder: {type(embedder).__name__} (runtime {runtime}, quantize {quantize}); "
+        f"load/export {load_s:.1f} s"
+    )
     print(f"kb ingest:                 {kb_s:7.2f} s  {n / kb_s:7.1f} chunks/s")
     print(f"its embedder alone:        {runtime_s:7.2f} s  {n / runtime_s:7.1f} chunks/s")
     print(f"bare SentenceTransformer:  {bare_s:7.2f} s  {n / bare_s:7.1f} chunks/s")
@@ -124,12 +133,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT)
     ap.add_argument("--runtime", default="auto", help="[embedding] runtime for kb ingest")
+    ap.add_argument("--quantize", default="none", help="[embedding] quantize: none | int8")
     ap.add_argument("--memory", action="store_true", help="also measure peak RSS at 1x/2x/4x")
     ap.add_argument("--factors", default="1,2,4")
     a = ap.parse_args()
     if not a.corpus.is_dir():
         sys.exit(f"bench: corpus folder {a.corpus} not found; pass --corpus DIR")
-    throughput(a.corpus, a.runtime)
+    throughput(a.corpus, a.runtime, a.quantize)
     if a.memory:
         memory(a.corpus, [int(x) for x in a.factors.split(",")])
     shutil.rmtree(Path(tempfile.gettempdir()) / "kb-bench", ignore_errors=True)

@@ -62,6 +62,7 @@ class EmbeddingSettings:
     device: str = "auto"
     runtime: str = "auto"
     threads: int = 0
+    quantize: str = "none"
 
 
 @dataclass(frozen=True)

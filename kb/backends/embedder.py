@@ -52,7 +52,20 @@ def resolve_device(requested: str) -> str:
 
 
 def embedding_model_id(settings: EmbeddingSettings) -> str:
-    """Stable id recorded in the store: ``bundled:all-MiniLM-L6-v2`` or the folder's name + path."""
+    """Stable id recorded in the store: ``bundled:all-MiniLM-L6-v2`` or ``local:<path>``,
+    with ``+int8`` under ``[embedding] quantize = "int8"`` (its vectors differ: a model
+    of its own, :mod:`kb.backends.onnx_quantize`)."""
+    from kb.backends.onnx_quantize import QUANTIZE_MODES, SUFFIX
+
+    if settings.quantize not in QUANTIZE_MODES:
+        raise ConfigError(
+            f"[embedding] quantize = {settings.quantize!r}: use one of {', '.join(QUANTIZE_MODES)}"
+        )
+    return base_model_id(settings) + SUFFIX[settings.quantize]
+
+
+def base_model_id(settings: EmbeddingSettings) -> str:
+    """The float model's id, whatever ``quantize`` says."""
     if settings.model == "bundled":
         return "bundled:all-MiniLM-L6-v2"
     return f"local:{Path(settings.model).expanduser().resolve()}"
@@ -96,7 +109,7 @@ class SentenceTransformerEmbedder(Embedder):
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         quiet_hf_libraries()
         folder = model_folder(settings)
-        self.model_id = embedding_model_id(settings)
+        self.model_id = base_model_id(settings)
         self.batch_size = batch_size
         device = resolve_device(settings.device)
         try:
@@ -166,6 +179,9 @@ def make_embedder(
         raise ConfigError(
             f"[embedding] runtime = {settings.runtime!r}: use one of {', '.join(RUNTIMES)}"
         )
+    embedding_model_id(settings)  # checks [embedding] quantize
+    if settings.quantize != "none":
+        return _quantized(settings, batch_size, home, purpose, notice or _stderr_notice)
     if home is None or settings.runtime == "sentence-transformers":
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
     if settings.runtime == "auto" and purpose == "ingest" and not _on_cpu(settings):
@@ -174,7 +190,7 @@ def make_embedder(
     from kb.backends import onnx_export
 
     folder = model_folder(settings)
-    model_id = embedding_model_id(settings)
+    model_id = base_model_id(settings)
     target = onnx_export.export_dir(home, folder, model_id)
     if not onnx_export.is_complete(target):
         why = onnx_export.known_failure(target)
@@ -201,6 +217,46 @@ def make_embedder(
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types
         say(f"note: embedding with sentence-transformers: cannot run the ONNX export ({e})")
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+
+
+def _quantized(
+    settings: EmbeddingSettings,
+    batch_size: int,
+    home: Path | None,
+    purpose: str,
+    say: Callable[[str], None],
+) -> Embedder:
+    """The int8 embedder (:mod:`kb.backends.onnx_quantize`), for queries and ingest alike
+    and on the CPU, made from the float export on first use. Never falls back to the
+    float model: its vectors would not match the KB's."""
+    from kb.backends import onnx_export, onnx_quantize
+
+    what = f'[embedding] quantize = "{settings.quantize}"'
+    if settings.runtime == "sentence-transformers":
+        raise ConfigError(f'{what} runs on ONNX Runtime: set runtime = "auto" or "onnx"')
+    if home is None:
+        raise ModelError(f"{what} needs a KB folder to keep its ONNX export in")
+    folder = model_folder(settings)
+    target = onnx_export.export_dir(home, folder, embedding_model_id(settings))
+    if not onnx_export.is_complete(target):
+        float_dir = onnx_export.export_dir(home, folder, base_model_id(settings))
+        try:
+            if not onnx_export.is_complete(float_dir):
+                onnx_export.check_exportable(folder)
+                st = SentenceTransformerEmbedder(settings, batch_size=batch_size)
+                onnx_export.export(st._model, folder, float_dir, base_model_id(settings))
+            if purpose == "query":
+                say("note: making the int8 copy of the embedding model once")
+            onnx_quantize.quantize(float_dir, target, embedding_model_id(settings))
+        except (onnx_export.NotExportable, onnx_quantize.QuantizeError, OSError) as e:
+            raise ModelError(
+                f'{what}: cannot make the int8 model ({e}); set quantize = "none"'
+            ) from None
+    from kb.backends.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder(
+        target, threads=settings.threads, batch_size=batch_size, quick_start=purpose == "query"
+    )
 
 
 def _on_cpu(settings: EmbeddingSettings) -> bool:
