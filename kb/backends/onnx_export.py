@@ -217,14 +217,20 @@ def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportI
         shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
         (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
         _check(st_model, tmp)
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if not is_complete(target):  # another process won the race otherwise
-                raise
+        publish(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return info
+
+
+def publish(tmp: Path, target: Path) -> None:
+    """Rename the finished folder ``tmp`` to ``target`` (atomic); losing the race to
+    another process that published a complete one first is not an error."""
+    try:
+        os.replace(tmp, target)
+    except OSError:
+        if not is_complete(target):
+            raise
 
 
 def _optimize(raw: Path, final: Path) -> None:

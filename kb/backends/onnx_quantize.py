@@ -31,7 +31,7 @@ import shutil
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from kb.backends.onnx_export import _CHECK_TEXTS, ExportInfo, is_complete
+from kb.backends.onnx_export import _CHECK_TEXTS, ExportInfo, publish
 
 #: the worst cosine accepted between float and int8 vectors of the check texts
 MIN_COSINE = 0.97
@@ -63,11 +63,7 @@ def quantize(source: Path, target: Path, model_id: str) -> ExportInfo:
                 f"int8 vectors drift too far from the float model's (cosine {worst:.4f} < "
                 f'{MIN_COSINE}); keep [embedding] quantize = "none" for this model'
             )
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            if not is_complete(target):  # another process won the race otherwise
-                raise
+        publish(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return info
