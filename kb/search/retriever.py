@@ -272,15 +272,22 @@ class Retriever:
         """The sentence rerank of ``fused`` (:mod:`kb.search.rerank`); returns the new
         order and each re-scored chunk's ``s`` (empty, order kept, when skipped)."""
         top = [f.id for f in fused[: opts.rerank_depth]]
-        if cands.query_vector is None or len(top) < 2:
+        if len(top) < 2:
             return fused, {}
-        embedder = self.embedder
-        s = sentence_scores(
-            self.store, embedder.model_id, top, cands.query_vector, embedder.embed_batch
-        )
+        s = self.sentence_scores(cands, top)
         if s is None:
             return fused, {}
         return rescore(fused, s, opts.sentence_weight, opts.rerank_depth), s
+
+    def sentence_scores(self, cands: Candidates, chunk_ids: list[int]) -> dict[int, float] | None:
+        """Each chunk's best sentence cosine to the query of ``cands``
+        (:func:`kb.search.rerank.sentence_scores`); ``None``: skip the rerank."""
+        if cands.query_vector is None:
+            return None
+        embedder = self.embedder
+        return sentence_scores(
+            self.store, embedder.model_id, chunk_ids, cands.query_vector, embedder.embed_batch
+        )
 
     def uses_ann(self) -> bool:
         """Whether the vector leg queries the ANN index (re-decided after any commit)."""
