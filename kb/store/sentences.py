@@ -95,12 +95,15 @@ def have(store: Store, model: str, shas: Sequence[str]) -> set[str]:
 
 def for_chunks(store: Store, model: str, chunk_ids: Sequence[int]) -> dict[int, SentenceVectors]:
     """The sentence vectors of ``chunk_ids`` under ``model`` (one query; chunks without
-    a row are left out)."""
+    a row are left out). ``CROSS JOIN`` keeps SQLite's plan to "chunks by id, then their
+    row by primary key" (~0.1 ms for 20 chunks): left to itself the planner may scan every
+    row of the model instead (hundreds of ms at 100k chunks)."""
     ids = list(dict.fromkeys(int(i) for i in chunk_ids))
     if not ids:
         return {}
     rows = store.conn.execute(
-        "SELECT c.id, s.n, s.dim, s.spans, s.vectors FROM chunks c JOIN sentence_vectors s "
+        "SELECT c.id, s.n, s.dim, s.spans, s.vectors FROM chunks c CROSS JOIN "
+        "sentence_vectors s "
         "ON s.model = ? AND s.sha = c.embed_sha256 "
         f"WHERE c.id IN ({','.join('?' * len(ids))})",
         [model, *ids],
