@@ -96,10 +96,13 @@ def build_store(
     vector_batch: int = 25000,
     log: bool = False,
     make_vectors: Callable[[np.random.Generator, int, int], np.ndarray] | None = None,
+    sentences_per_chunk: int = 0,
 ) -> Store:
     """Create a KB at ``home`` with ``n_chunks`` embedded chunks (``home`` must be new).
 
-    ``make_vectors(rng, n, dim)`` draws the vectors (default :func:`unit_vectors`)."""
+    ``make_vectors(rng, n, dim)`` draws the vectors (default :func:`unit_vectors`).
+    ``sentences_per_chunk``: also store that many random sentence vectors per chunk
+    (spans cut the text in equal parts) for the sentence rerank; 0 = none."""
     make_vectors = make_vectors or unit_vectors
     vocab = vocab or Vocabulary.make(seed=seed)
     rng = np.random.default_rng(seed + 1)
@@ -144,12 +147,33 @@ def build_store(
         add_for_chunks(store, part.tolist(), make_vectors(rng, len(part), dim))
     store.mark_embedded(ids.tolist())
     t2 = time.perf_counter()
+    if sentences_per_chunk > 0:
+        add_sentence_vectors(store, sentences_per_chunk, dim, rng)
+    t3 = time.perf_counter()
     if log:
         print(
             f"  built {n_chunks} chunks in {n_docs} documents: SQLite+FTS {t1 - t0:.1f} s, "
-            f"vectors {t2 - t1:.1f} s"
+            f"vectors {t2 - t1:.1f} s, sentence vectors {t3 - t2:.1f} s"
         )
     return store
+
+
+def add_sentence_vectors(
+    store: Store, per_chunk: int, dim: int, rng: np.random.Generator, batch: int = 5000
+) -> None:
+    """Store ``per_chunk`` random unit sentence vectors for every chunk text."""
+    from kb.store import sentences
+
+    rows = store.conn.execute("SELECT DISTINCT embed_sha256, length(text) FROM chunks").fetchall()
+    for s in range(0, len(rows), batch):
+        part = rows[s : s + batch]
+        vecs = unit_vectors(rng, len(part) * per_chunk, dim)
+        out = []
+        for j, (sha, n) in enumerate(part):
+            cuts = [int(n) * i // per_chunk for i in range(per_chunk + 1)]
+            spans = list(zip(cuts[:-1], cuts[1:], strict=True))
+            out.append((str(sha), spans, vecs[j * per_chunk : (j + 1) * per_chunk]))
+        sentences.add(store, MODEL_ID, out)
 
 
 class FixedEmbedder(Embedder):

@@ -4,6 +4,8 @@ For each size (default 10k and 100k chunks of 60 words, 384-d random unit vector
 
 - warm latency p50/p95 of ``Retriever.search`` in hybrid mode (k=10, 50 candidates per
   leg; a fixed-vector embedder, so only retrieval is timed), with the per-stage split;
+  every chunk has 4 stored random sentence vectors (squad-dev's chunks average 4.3), so
+  the sentence rerank of the top 20 runs (``--sentence-weight 0`` turns it off);
 - warm latency p50/p95 of a bare LanceDB vector query, ``tbl.search(vec).limit(k)``
   (a flat scan: no ANN index), and the ratio hybrid / bare;
 - recall@10 of kb's vector leg and of the bare LanceDB query against exact brute
@@ -49,6 +51,9 @@ def pct(xs: list[float], q: float) -> float:
     return float(np.percentile(np.array(xs) * 1000.0, q))
 
 
+SENTENCES_PER_CHUNK = 4
+
+
 def open_or_build(workdir: Path, size: int, dim: int, vocab: Vocabulary) -> Store:
     home = workdir / f"kb-{size}"
     if (home / "kb.sqlite").exists():
@@ -57,7 +62,9 @@ def open_or_build(workdir: Path, size: int, dim: int, vocab: Vocabulary) -> Stor
             print(f"  reusing {home}")
             return store
         raise SystemExit(f"{home} exists with another size; remove it or pick another --workdir")
-    return build_store(home, size, dim=dim, vocab=vocab, log=True)
+    return build_store(
+        home, size, dim=dim, vocab=vocab, log=True, sentences_per_chunk=SENTENCES_PER_CHUNK
+    )
 
 
 def exact_top(ids: np.ndarray, mat64: np.ndarray, q: np.ndarray, k: int) -> set[int]:
@@ -65,7 +72,9 @@ def exact_top(ids: np.ndarray, mat64: np.ndarray, q: np.ndarray, k: int) -> set[
     return {int(i) for i in ids[np.argsort(-sims, kind="stable")[:k]]}
 
 
-def bench_size(workdir: Path, size: int, n_queries: int, dim: int) -> dict[str, float]:
+def bench_size(
+    workdir: Path, size: int, n_queries: int, dim: int, sentence_weight: float = 0.3
+) -> dict[str, float]:
     print(f"\n== {size:,} chunks ==")
     vocab = Vocabulary.make()
     t0 = time.perf_counter()
@@ -77,7 +86,9 @@ def bench_size(workdir: Path, size: int, n_queries: int, dim: int) -> dict[str, 
     qvecs = unit_vectors(rng, n_queries, dim)
     embedder = FixedEmbedder(dim, dict(zip(questions, qvecs, strict=True)))
     retriever = Retriever(store, embedder)
-    opts = SearchOptions(k=K, mode="hybrid", candidates=50, min_score=-1.0)
+    opts = SearchOptions(
+        k=K, mode="hybrid", candidates=50, min_score=-1.0, sentence_weight=sentence_weight
+    )
 
     clear_cache()
     cache_path(store.home).unlink(missing_ok=True)
@@ -92,7 +103,7 @@ def bench_size(workdir: Path, size: int, n_queries: int, dim: int) -> dict[str, 
         retriever.search(q, opts)
     totals: list[float] = []
     cpu: list[float] = []
-    stages: dict[str, list[float]] = {"vector": [], "keyword": [], "fuse": []}
+    stages: dict[str, list[float]] = {"vector": [], "keyword": [], "fuse": [], "rerank": []}
     for q in questions:
         c = time.process_time()
         res = retriever.search(q, opts)
@@ -121,7 +132,8 @@ def bench_size(workdir: Path, size: int, n_queries: int, dim: int) -> dict[str, 
     ids_np = np.array([id_of[x] for x in arrow.column("text_sha256").to_pylist()])
     col = arrow.column("vector").combine_chunks()
     mat = col.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float64)
-    vec_opts = SearchOptions(k=K, mode="vector", min_score=-1.0)
+    # the vector leg alone (no sentence rerank: these sentence vectors are random)
+    vec_opts = SearchOptions(k=K, mode="vector", min_score=-1.0, sentence_weight=0.0)
     recall_kb: list[float] = []
     recall_lance: list[float] = []
     for q, v, lh in zip(questions, qvecs, lance_hits, strict=True):
@@ -170,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="10000,100000", help="comma-separated chunk counts")
     ap.add_argument("--queries", type=int, default=200, help="timed queries per size")
     ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument(
+        "--sentence-weight", type=float, default=0.3, help="[search] sentence_weight (0 = off)"
+    )
     ap.add_argument("--workdir", type=Path, help="keep and reuse built stores here")
     ap.add_argument("--ann", default="", help="comma-separated sizes for the ANN bench")
     ap.add_argument("--nprobes", type=int, default=20, help="ANN: IVF partitions probed")
@@ -185,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir.mkdir(parents=True, exist_ok=True)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} CPUs, load average {load} (other processes slow every number)")
-    rows = [bench_size(workdir, n, args.queries, args.dim) for n in sizes]
+    rows = [bench_size(workdir, n, args.queries, args.dim, args.sentence_weight) for n in sizes]
     print("\nsize      hybrid p50/p95 ms   LanceDB p50/p95 ms   ratio   recall@10 kb/lance")
     for r in rows:
         print(

@@ -117,6 +117,8 @@ def _search_options(data: dict[str, Any]) -> SearchOptions:
     kw: dict[str, Any] = {
         k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known
     }
+    if data and "sentence_weight" not in data:
+        kw["sentence_weight"] = 0.0  # stored by a kb without the sentence rerank: resume alike
     return SearchOptions(**kw)
 
 

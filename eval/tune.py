@@ -15,7 +15,10 @@ answer):
 3. **Fusion** (``fusion``, ``candidates``, ``rrf_k``, ``keyword_weight`` with
    ``vector_weight`` 1; both fusions depend only on the weights' ratio): the grid point
    with the highest **mrr@10** over the answerable train queries wins; ties keep the
-   current settings, then the earlier grid point.
+   current settings, then the earlier grid point. Then, at the winning fusion point,
+   ``sentence_weight`` (the sentence rerank of :mod:`kb.search.rerank`, with each
+   candidate's best sentence cosine computed once per query and reused) is chosen the
+   same way from :attr:`Grid.sentence_weight`.
 4. **Threshold** (``min_score``, the refusal decision of
    :mod:`kb.search.evidence`): a query is refused when its best cosine is below the
    threshold. Train objective: the most abstention on unanswerable queries while
@@ -55,6 +58,7 @@ from kb.errors import (
 from kb.search.candidates import Candidates, fuse
 from kb.search.evidence import passes
 from kb.search.options import SearchOptions
+from kb.search.rerank import rescore
 from kb.store import Store
 
 if TYPE_CHECKING:
@@ -63,7 +67,14 @@ if TYPE_CHECKING:
 SEED = 20240601
 K = 10
 FATAL = (ModelError, EmptyStoreError, EmbeddingMismatchError, StoreError, ConfigError)
-FUSION_KEYS = ("fusion", "candidates", "rrf_k", "vector_weight", "keyword_weight")
+FUSION_KEYS = (
+    "fusion",
+    "candidates",
+    "rrf_k",
+    "vector_weight",
+    "keyword_weight",
+    "sentence_weight",
+)
 MAX_OVER_REFUSAL = 0.05
 RANK_METRICS = ("hit@1", "hit@5", "hit@10", "mrr@10", "recall_all@10")
 
@@ -80,6 +91,7 @@ class Grid:
     candidates: tuple[int, ...] = (20, 50, 100, 200)
     rrf_k: tuple[int, ...] = (10, 30, 60, 100)
     keyword_weight: tuple[float, ...] = (0.5, 0.75, 1.0, 1.5, 2.0)
+    sentence_weight: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
     min_score: tuple[float, ...] = (-1.0, *(round(0.01 * i, 2) for i in range(81)))
 
     @property
@@ -111,13 +123,33 @@ class CandidateSource(Protocol):
     def candidates(self, query: str, opts: SearchOptions, depth: int) -> Candidates: ...
 
 
+#: ``(candidates, chunk ids) -> {chunk id: best sentence cosine}`` or ``None`` (skip the
+#: rerank); :meth:`kb.search.Retriever.sentence_scores`
+SentenceScorer = Callable[[Candidates, list[int]], "dict[int, float] | None"]
+
+
 @dataclass
 class Gathered:
-    """One query's deep candidates and resolved supports."""
+    """One query's deep candidates and resolved supports; ``scorer`` gives the sentence
+    rerank's ``s`` (memoised per chunk in ``sentence``), ``None`` without one."""
 
     query: GoldenQuery
     cands: Candidates
     resolved: list[ResolvedSupport]
+    scorer: SentenceScorer | None = None
+    sentence: dict[int, float] = field(default_factory=dict)
+
+    def sentence_scores(self, ids: list[int]) -> dict[int, float] | None:
+        """``s`` of ``ids`` (computed once per chunk), or ``None`` to skip the rerank."""
+        if self.scorer is None:
+            return None
+        todo = [i for i in ids if i not in self.sentence]
+        if todo:
+            got = self.scorer(self.cands, todo)
+            if got is None:
+                return None
+            self.sentence.update(got)
+        return {i: self.sentence[i] for i in ids}
 
 
 @dataclass
@@ -172,6 +204,7 @@ class TuneReport:
                 "rrf_k": o.rrf_k,
                 "vector_weight": o.vector_weight,
                 "keyword_weight": o.keyword_weight,
+                "sentence_weight": o.sentence_weight,
                 "min_score": o.min_score,
             }
 
@@ -256,8 +289,16 @@ class Matcher:
 
 
 def ranking(g: Gathered, opts: SearchOptions, k: int = K) -> list[int]:
-    """Chunk ids of the top ``k`` for ``opts``, from the gathered candidates."""
-    return [f.id for f in fuse(g.cands, replace(opts, k=k))]
+    """Chunk ids of the top ``k`` for ``opts``, from the gathered candidates, sentence
+    rerank included (as :meth:`kb.search.Retriever.search` ranks)."""
+    o = replace(opts, k=k)
+    if not o.reranks or g.scorer is None:
+        return [f.id for f in fuse(g.cands, o)]
+    fused = fuse(g.cands, o, max(k, o.rerank_depth))
+    s = g.sentence_scores([f.id for f in fused[: o.rerank_depth]])
+    if s is not None:
+        fused = rescore(fused, s, o.sentence_weight, o.rerank_depth)
+    return [f.id for f in fused[:k]]
 
 
 def mean_mrr(matcher: Matcher, rows: Sequence[int], opts: SearchOptions) -> float | None:
@@ -315,6 +356,7 @@ def gather(
     """Deep candidates for every query (failures are skipped with a warning)."""
     resolver = Resolver(store.conn, golden.corpus_dir, opts)
     hybrid = replace(opts, mode="hybrid")
+    scorer: SentenceScorer | None = getattr(source, "sentence_scores", None)
     out: list[Gathered] = []
     warnings: list[str] = []
     for q in golden.queries:
@@ -325,7 +367,7 @@ def gather(
         except Exception as e:  # noqa: BLE001 - one bad query does not stop tuning
             warnings.append(f"query '{q.id}': skipped: {e}")
             continue
-        out.append(Gathered(q, cands, resolver.resolve_query(q)))
+        out.append(Gathered(q, cands, resolver.resolve_query(q), scorer))
         if on_query is not None:
             on_query(q.id)
     return out, warnings
@@ -360,6 +402,13 @@ def tune(
     points = grid.points(current)
     if train_r:
         for p in points:
+            m = mean_mrr(matcher, train_r, p)
+            if m is not None and best_mrr is not None and m > best_mrr + 1e-12:
+                best, best_mrr = p, m
+        fused_best = best
+        for w in grid.sentence_weight:
+            p = replace(fused_best, sentence_weight=w)
+            points.append(p)
             m = mean_mrr(matcher, train_r, p)
             if m is not None and best_mrr is not None and m > best_mrr + 1e-12:
                 best, best_mrr = p, m

@@ -130,7 +130,12 @@ def build_chunking(
     if store.count_chunks("pending", chunking=cid):
         stats = EmbedStats()
         embed_pending(
-            store, embedder(), settings.ingest.embed_batch_size, chunking_id=cid, stats=stats
+            store,
+            embedder(),
+            settings.ingest.embed_batch_size,
+            chunking_id=cid,
+            stats=stats,
+            sentences=settings.embedding.sentence_vectors,
         )
         rep.embedded, rep.seconds_embed = stats.embedded, stats.seconds
     rep.chunks = store.count_chunks(chunking=cid)

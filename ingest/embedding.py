@@ -12,6 +12,12 @@ vectors`), so per batch of pending chunks (crash-safe at every step):
    is marked ``embedded`` — a crash in between leaves them ``pending`` and the next
    run finds their vectors cached.
 
+With ``sentences`` (``[embedding] sentence_vectors``, on by default), every chunk text
+of the batch, cache hit or not, whose sentence vectors are not stored yet gets them in
+the *same* ``embed_batch`` call as the batch's chunk texts
+(:mod:`ingest.sentence_vectors`); they are stored before the chunks are marked
+``embedded``, so a crash leaves nothing half done.
+
 Deleted chunks leave their vectors in the cache (another chunking may use them, or
 use them again); ``kb doctor --repair`` drops vectors no chunking uses. The
 ``vector_tombstones`` kept by SQLite for deleted chunk ids are just cleared.
@@ -23,9 +29,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ingest.sentence_vectors import embed_with_chunks, jobs_for
 from kb.backends.embedder import Embedder
 from kb.errors import EmbeddingMismatchError
 from kb.store import Store
+from kb.store.sentences import add as add_sentences
 from kb.store.sqlite import EmbeddingModelInfo
 
 
@@ -56,12 +64,15 @@ def ensure_model_recorded(store: Store, embedder: Embedder) -> None:
 class EmbedStats:
     """What one :func:`embed_pending` call did: ``embedded`` distinct texts sent to the
     model, ``cached`` distinct texts taken from the cache, ``chunks`` chunks marked
-    embedded, ``seconds`` spent (model and cache writes)."""
+    embedded, ``seconds`` spent (model and cache writes, sentence vectors included)."""
 
     embedded: int = 0
     cached: int = 0
     chunks: int = 0
     seconds: float = 0.0
+    #: chunk texts whose sentences were embedded (and stored), and those sentences
+    sentence_texts: int = 0
+    sentences: int = 0
 
 
 def embed_pending(
@@ -71,9 +82,11 @@ def embed_pending(
     on_batch: Callable[[int], None] | None = None,
     chunking_id: int | None = None,
     stats: EmbedStats | None = None,
+    sentences: bool = True,
 ) -> int:
     """Embed every pending chunk (of one chunking, or all); returns how many distinct
-    texts were embedded (cache hits are not counted; ``stats`` gets both)."""
+    texts were embedded (cache hits are not counted; ``stats`` gets both). With
+    ``sentences``, their sentence vectors too (module docs)."""
     started = time.perf_counter()
     ensure_model_recorded(store, embedder)
     model = embedder.model_id
@@ -88,10 +101,15 @@ def embed_pending(
         for _, text, sha in batch:
             if sha not in cached and sha not in todo:
                 todo[sha] = text
-        if todo:
-            vecs = embedder.embed_batch(list(todo.values()))
-            store.vectors.add(model, list(todo), vecs)
-            cached.update(todo)
+        jobs = jobs_for(store, model, [*hits, *todo]) if sentences else []
+        if todo or jobs:
+            vecs, rows = embed_with_chunks(embedder, todo, jobs)
+            if todo:
+                store.vectors.add(model, list(todo), vecs)
+                cached.update(todo)
+            add_sentences(store, model, rows)
+            st.sentence_texts += len(rows)
+            st.sentences += sum(len(j.spans) for j in jobs)
         store.mark_hashes_embedded([*hits, *todo])
         done += len(todo)
         st.embedded += len(todo)

@@ -396,7 +396,13 @@ class Ingestor:
         if self.store.count_chunks("pending", chunking="all") == 0:
             self._pending_since_flush = 0
             return
-        n = embed_pending(self.store, self.embedder(), batch, on_batch=self._on_batch)
+        n = embed_pending(
+            self.store,
+            self.embedder(),
+            batch,
+            on_batch=self._on_batch,
+            sentences=self.settings.embedding.sentence_vectors,
+        )
         self.report.chunks_embedded += n
         self._pending_since_flush = 0
 

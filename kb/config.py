@@ -63,6 +63,7 @@ class EmbeddingSettings:
     runtime: str = "auto"
     threads: int = 0
     quantize: str = "none"
+    sentence_vectors: bool = True
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class SearchSettings:
     rrf_k: int = 60
     vector_weight: float = 1.0
     keyword_weight: float = 1.0
+    sentence_weight: float = 0.3
+    rerank_depth: int = 20
     min_score: float = 0.25
     vector_cache: bool = True
     ann_threshold: int = 200_000

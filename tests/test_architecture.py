@@ -14,7 +14,15 @@ HEAVY = {"torch", "sentence_transformers", "lancedb", "llama_cpp", "faster_whisp
 HEAVY |= {"starlette", "uvicorn", "mcp", "jinja2"}
 
 # the stdlib-only base layer every package may use
-BASE = ("kb.types", "kb.errors", "kb.config", "kb.globs", "kb.hashing", "kb.quoting")
+BASE = (
+    "kb.types",
+    "kb.errors",
+    "kb.config",
+    "kb.globs",
+    "kb.hashing",
+    "kb.quoting",
+    "kb.sentence_spans",
+)
 
 # module prefix -> kb-internal prefixes it may import
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -23,6 +31,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.globs": (),
     "kb.hashing": (),
     "kb.quoting": (),
+    "kb.sentence_spans": (),
     "kb.config": ("kb.errors",),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),

@@ -99,6 +99,14 @@ def status_text(stats: dict[str, Any]) -> str:
             f"({cache['texts_used']} used by the chunkings, {cache['unused']} unused; "
             "`kb doctor --repair` drops unused ones)"
         )
+    sv = stats.get("sentence_vectors")
+    if sv and sv["chunks"]:
+        rest = sv["chunks"] - sv["with_sentence_vectors"]
+        hint = f"; `kb reindex --sentences` adds the other {rest}" if rest else ""
+        lines.append(
+            f"sentence vectors: {sv['with_sentence_vectors']} of {plural(sv['chunks'], 'chunk')}"
+            f" (sentence rerank{hint})"
+        )
     if stats.get("vector_search"):
         from kb.search.ann_leg import describe_line
 
@@ -150,14 +158,16 @@ def doctor(
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store)
-        if repair and (not report.clean or report.unused_vectors):
+        if repair and (not report.clean or report.unused_vectors or report.unused_sentence_vectors):
             do_repair(store, report)
             if store.count_chunks("pending"):
                 from ingest.embedding import embed_pending
                 from kb.backends.embedder import make_embedder
 
                 n = embed_pending(
-                    store, make_embedder(settings.embedding, home=store.home, purpose="ingest")
+                    store,
+                    make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+                    sentences=settings.embedding.sentence_vectors,
                 )
                 report.repaired.append(f"embedded {n} pending chunks")
             repaired = report.repaired
@@ -190,6 +200,11 @@ def doctor_text(out: dict[str, Any]) -> str:
     lines.append(
         "  ok    full-text index" if out["fts_in_sync"] else "  FAIL  full-text index out of sync"
     )
+    if out.get("unused_sentence_vectors"):
+        lines.append(
+            f"  note  sentence vectors: {plural(out['unused_sentence_vectors'], 'chunk text')} "
+            "no chunking uses (`kb doctor --repair` drops them)"
+        )
     if out["unused_vectors"]:
         lines.append(
             f"  note  embedding cache: {plural(out['unused_vectors'], 'vector')} no chunking "
@@ -258,16 +273,34 @@ AnnOption = Annotated[
 ]
 
 
-def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOption = False) -> None:
+SentencesOption = Annotated[
+    bool,
+    typer.Option(
+        "--sentences",
+        help="Only embed the sentence vectors that chunks lack (a KB ingested before "
+        "they existed, or with [embedding] sentence_vectors = false); chunk vectors "
+        "are kept.",
+    ),
+]
+
+
+def reindex(
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+    ann_only: AnnOption = False,
+    sentences_only: SentencesOption = False,
+) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
     Use it after changing the embedding model. Chunks are not re-parsed. With
-    ``--ann``, only the ANN vector index is rebuilt from the stored vectors.
+    ``--ann``, only the ANN vector index is rebuilt from the stored vectors. With
+    ``--sentences``, only missing sentence vectors (the sentence rerank's) are added.
 
     \b
     Examples:
       kb reindex
       kb reindex --ann
+      kb reindex --sentences
     """
     import time
 
@@ -299,15 +332,24 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOpti
                 f"in {seconds:.1f}s"
             )
         return
+    if sentences_only:
+        _reindex_sentences(settings, json_out, started)
+        return
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")
             c.execute("DELETE FROM vector_tombstones")
+            c.execute("DELETE FROM sentence_vectors")
             store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
         store.vectors.drop()
-        n = embed_pending(store, embedder, settings.ingest.embed_batch_size)
+        n = embed_pending(
+            store,
+            embedder,
+            settings.ingest.embed_batch_size,
+            sentences=settings.embedding.sentence_vectors,
+        )
         with store.tx() as c:  # the dropped table took its indexes along
             c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
         ann.maintain(store, settings.search.ann_threshold)
@@ -320,6 +362,29 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOpti
         print_json(result)
     else:
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
+
+
+def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
+    """``kb reindex --sentences``: embed the sentences of chunk texts that have none."""
+    import time
+
+    from ingest.sentence_vectors import fill_missing
+    from kb.backends.embedder import make_embedder
+    from kb.store import Store
+
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb reindex --sentences")
+        embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
+        store.check_embedding_model(embedder.model_id)
+        n, _ = fill_missing(store, embedder, settings.ingest.embed_batch_size)
+    seconds = time.perf_counter() - started
+    if json_out:
+        print_json({"sentence_vectors_added": n, "model": embedder.model_id, "seconds": seconds})
+    else:
+        typer.echo(
+            f"added the sentence vectors of {n} chunk texts with {embedder.model_id} "
+            f"in {seconds:.1f}s"
+        )
 
 
 @config_app.command("show", **command_kwargs("Print the effective configuration."))

@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from eval.stats import PairedResult
     from eval.tune import RefusalOutcome, TuneReport
 
-SEARCH_KEYS = ("fusion", "candidates", "rrf_k", "vector_weight", "keyword_weight", "min_score")
+SEARCH_KEYS = (
+    "fusion",
+    "candidates",
+    "rrf_k",
+    "vector_weight",
+    "keyword_weight",
+    "sentence_weight",
+    "min_score",
+)
 
 
 def tune(
@@ -70,7 +78,8 @@ def tune(
     in memory exactly as kb search would rank it: fusion score/rrf, candidates
     20/50/100/200, rrf_k 10/30/60/100 (rrf only), keyword_weight 0.5-2
     (vector_weight 1). The best mrr@10 on train
-    wins. min_score is chosen on train for the refusal decision (kb ask refuses
+    wins; then sentence_weight 0-0.5 (the sentence rerank) at that point.
+    min_score is chosen on train for the refusal decision (kb ask refuses
     when no chunk's cosine reaches it): the most unanswerable queries refused while
     at most --max-over-refusal of the answerable ones are. [answer] min_answerable
     (kb ask's evidence check, computed over the passages the best fusion retrieves;

@@ -48,7 +48,10 @@ def search(
     (fusion = "rrf": vector_weight/(rrf_k + vector rank) + keyword_weight/(rrf_k +
     keyword rank)). A chunk either leg ranks highly stays a candidate, so a rare
     exact word (a name, a code, a number) reaches the top even when its meaning is
-    far from anything the embedding model knows.
+    far from anything the embedding model knows. Then (hybrid and vector modes) the
+    top [search] rerank_depth chunks are re-scored by their best single sentence:
+    (1 - sentence_weight) * score / best score + sentence_weight * s / best s, s =
+    the best cosine of one of the chunk's sentences (embedded alone at ingest).
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB

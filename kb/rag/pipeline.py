@@ -66,6 +66,7 @@ from kb.rag.record import (
     is_refusal,
 )
 from kb.rag.sentences import AnswerSentence, AnswerSplitter
+from kb.rag.stored_vectors import known_vectors, reusing_embed
 from kb.rag.stream import AnswerStream
 from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier
 from kb.search.options import SearchOptions
@@ -129,6 +130,8 @@ class AskPipeline:
         self.retriever = retriever
         self.settings = settings
         self.embed = _embed_from(retriever) if embed is _AUTO else embed
+        # the retriever's own embedder: its store's sentence vectors can stand in for it
+        self._reuse_stored = embed is _AUTO and self.embed is not None
         self.doc_freq = _doc_freq_from(retriever) if doc_freq is _AUTO else doc_freq
         self._generator: Generator | None = None
         self._factory: GeneratorFactory | None = None
@@ -183,6 +186,14 @@ class AskPipeline:
         # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
         # with anyway, so generate mode with the check off skips them (lexical score only)
         embed = self.embed if (mode == "quote" or a.min_answerable > 0) else None
+        if embed is not None and self._reuse_stored:
+            known = known_vectors(
+                getattr(self.retriever, "store", None),
+                hits,
+                q,
+                getattr(result, "query_vector", None),
+            )
+            embed = reusing_embed(embed, known)
         assessed = assess(
             q, hits, embed, self.doc_freq, a.min_answerable, require_keys=a.require_key_terms
         )

@@ -28,70 +28,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MIN_SENTENCE_CHARS = 12
+from kb.sentence_spans import (
+    ABBREVIATIONS,
+    MIN_SENTENCE_CHARS,
+    split_sentences,
+)
+from kb.sentence_spans import is_abbreviation as _is_abbreviation
 
-_ABBREVIATIONS_TEXT = """
-    mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
-    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
-ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
-
-_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
-_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
-_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
-
-
-def _is_abbreviation(text: str, dot: int) -> bool:
-    """True when the ``.`` at ``dot`` ends an abbreviation or an initial."""
-    if text[dot] != ".":
-        return False
-    start = dot
-    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
-        start -= 1
-    word = text[start:dot].lower()
-    if not word:
-        return False
-    if word in ABBREVIATIONS:
-        return True
-    return len(word) == 1 and text[start].isupper()
-
-
-def _raw_boundaries(text: str) -> list[int]:
-    cuts: set[int] = set()
-    for m in _END.finditer(text):
-        if not _is_abbreviation(text, m.start()):
-            cuts.add(m.end())
-    for m in _BLOCK.finditer(text):
-        cuts.add(m.start())
-    for m in _HEADING_LINE.finditer(text):
-        cuts.add(m.end())
-    return sorted(cuts)
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans of ``text`` (see the module docstring)."""
-    spans: list[tuple[int, int]] = []
-    prev = 0
-    for cut in [*_raw_boundaries(text), len(text)]:
-        piece = text[prev:cut]
-        s = prev + (len(piece) - len(piece.lstrip()))
-        e = prev + len(piece.rstrip())
-        prev = cut
-        if e <= s:
-            continue
-        short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
-        if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
-            spans[-1] = (spans[-1][0], e)
-            continue
-        spans.append((s, e))
-    first = spans[0] if spans else (0, 0)
-    if (
-        len(spans) >= 2
-        and text[first[0]] != "#"
-        and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
-    ):
-        spans[0:2] = [(first[0], spans[1][1])]
-    return spans
-
+__all__ = [
+    "ABBREVIATIONS",
+    "MIN_SENTENCE_CHARS",
+    "AnswerSentence",
+    "AnswerSplitter",
+    "cited_numbers",
+    "split_sentences",
+    "strip_citations",
+]
 
 _CITE = re.compile(r"\[#(\d{1,9})\]")
 _CITE_TAIL = re.compile(r"(?:\s*\[#\d{1,9}\])+\s*[.!?]?\s*$|\s*[.!?]\s*(?:\[#\d{1,9}\]\s*)+$")

@@ -54,6 +54,8 @@ class Candidates:
     ``vector_rank``: the true 1-based vector rank (within the scope) of every
     candidate that has a vector. ``best_cosine``: the highest cosine of any chunk in
     the scope (``None`` when no vector was searched or none is in scope).
+    ``query_vector``: the query's vector (``None`` in keyword mode), for the sentence
+    rerank (:mod:`kb.search.rerank`).
     """
 
     depth: int
@@ -62,6 +64,7 @@ class Candidates:
     cosine: dict[int, float] = field(default_factory=dict)
     vector_rank: dict[int, int] = field(default_factory=dict)
     best_cosine: float | None = None
+    query_vector: np.ndarray | None = None
 
 
 def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -78,18 +81,20 @@ def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = Non
     return out
 
 
-def fuse(c: Candidates, opts: SearchOptions) -> list[Fused]:
-    """The best ``opts.k`` entries for ``opts.mode`` (see the module docs);
-    ``Fused.ranks`` holds each leg's rank (in hybrid mode the vector rank is the true
-    one whenever the chunk has a vector)."""
+def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[Fused]:
+    """The best ``opts.k`` entries for ``opts.mode`` (see the module docs), or the best
+    ``limit`` (the sentence rerank looks deeper than ``k``; the legs' depth ``n`` is
+    still decided by ``opts.k``); ``Fused.ranks`` holds each leg's rank (in hybrid mode
+    the vector rank is the true one whenever the chunk has a vector)."""
+    keep = opts.k if limit is None else limit
     k = opts.k
     if opts.mode == "vector":
         out = [Fused(i, s, {"vector": r}) for r, (i, s) in enumerate(c.vector, start=1)]
         if opts.min_score > -1:
             out = [f for f in out if f.score >= opts.min_score]
-        return out[:k]
+        return out[:keep]
     if opts.mode == "keyword":
-        return [Fused(i, s, {"keyword": r}) for r, (i, s) in enumerate(c.keyword[:k], start=1)]
+        return [Fused(i, s, {"keyword": r}) for r, (i, s) in enumerate(c.keyword[:keep], start=1)]
     n = max(opts.candidates, k)
     kw_ranks = {i: r for r, (i, _) in enumerate(c.keyword[:n], start=1)}
     vec_ranks = {i: r for r, (i, _) in enumerate(c.vector[:n], start=1)}
@@ -101,7 +106,7 @@ def fuse(c: Candidates, opts: SearchOptions) -> list[Fused]:
         fused = rrf_ranks({"vector": vec_ranks, "keyword": kw_ranks}, weights, opts.rrf_k)
     else:
         fused = score_fusion(c, vec_ranks, kw_ranks, opts.vector_weight, opts.keyword_weight)
-    return fused[:k]
+    return fused[:keep]
 
 
 def score_fusion(

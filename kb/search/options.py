@@ -31,7 +31,9 @@ class SearchOptions:
     ``fusion``: ``score`` (convex combination of max-normalised cosine and bm25) or
     ``rrf`` (reciprocal rank fusion, ``sum(w / (rrf_k + rank))``); ``vector_weight``,
     ``keyword_weight`` weigh the legs in both, ``rrf_k`` is RRF's constant
-    (:mod:`kb.search.candidates`).
+    (:mod:`kb.search.candidates`). ``sentence_weight`` (0 = off, at most 1) and
+    ``rerank_depth``: the sentence rerank of the top candidates in modes hybrid and
+    vector (:mod:`kb.search.rerank`).
     """
 
     k: int = _DEFAULTS.k
@@ -45,6 +47,8 @@ class SearchOptions:
     rrf_k: int = _DEFAULTS.rrf_k
     vector_weight: float = _DEFAULTS.vector_weight
     keyword_weight: float = _DEFAULTS.keyword_weight
+    sentence_weight: float = _DEFAULTS.sentence_weight
+    rerank_depth: int = _DEFAULTS.rerank_depth
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -66,6 +70,15 @@ class SearchOptions:
             raise UsageError("vector_weight and keyword_weight must be 0 or more")
         if self.rrf_k < 0:
             raise UsageError(f"rrf_k {self.rrf_k}: must be 0 or more")
+        if not 0 <= self.sentence_weight <= 1:
+            raise UsageError(f"sentence_weight {self.sentence_weight}: must be from 0 to 1")
+        if self.rerank_depth < 1:
+            raise UsageError(f"rerank_depth {self.rerank_depth}: must be at least 1")
+
+    @property
+    def reranks(self) -> bool:
+        """Whether the sentence rerank runs (:mod:`kb.search.rerank`)."""
+        return self.mode != "keyword" and self.sentence_weight > 0 and self.rerank_depth > 1
 
     @property
     def scoped(self) -> bool:
@@ -82,5 +95,7 @@ class SearchOptions:
             rrf_k=s.rrf_k,
             vector_weight=s.vector_weight,
             keyword_weight=s.keyword_weight,
+            sentence_weight=s.sentence_weight,
+            rerank_depth=s.rerank_depth,
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})

@@ -25,18 +25,25 @@ Per query:
    either leg ranks highly stays a candidate, so an exact match of a rare word (a
    name, a code) is found even when its cosine is low. Vector mode drops chunks whose
    cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is bm25 order;
-6. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk: the
+6. sentence rerank (modes ``vector``, ``hybrid``; :mod:`kb.search.rerank`): the top
+   ``opts.rerank_depth`` fused candidates are re-scored with each one's best sentence
+   cosine ``s``, ``final = (1 - a) * f/max f + a * s/max s`` with ``a =
+   opts.sentence_weight`` (0 = off); skipped when too many of them have no stored
+   sentence vectors;
+7. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk: the
    refusal decision (``kb ask``: is there anything worth answering from?) is
    :func:`kb.search.evidence.has_evidence` on it, separate from ranking;
-7. the best ``k`` become :class:`~kb.types.Hit` objects.
+8. the best ``k`` become :class:`~kb.types.Hit` objects.
 
-``n`` is ``opts.k`` for a single-leg mode and ``max(opts.candidates, opts.k)`` per leg
-in hybrid mode. ``Hit.score`` is the fused score (hybrid), the cosine (vector) or
-``-bm25`` (keyword). ``Hit.ranks`` has the 1-based rank from each leg that ranked the
-chunk (in hybrid mode the vector rank is the true one whenever the chunk has a
-vector); ``Hit.scores`` has ``vector`` (cosine, whenever known in vector/hybrid mode),
-``keyword`` (``-bm25``, when that leg returned it) and, in hybrid mode, the fused
-score under the fusion's name (``score`` or ``rrf``).
+``n`` is ``opts.k`` for a single-leg mode (at least ``rerank_depth`` in vector mode when
+the rerank runs) and ``max(opts.candidates, opts.k)`` per leg in hybrid mode.
+``Hit.score`` is the fused score (hybrid), the cosine (vector) or ``-bm25`` (keyword);
+after a sentence rerank it is the re-scored ``final``. ``Hit.ranks`` has the 1-based
+rank from each leg that ranked the chunk (in hybrid mode the vector rank is the true
+one whenever the chunk has a vector); ``Hit.scores`` has ``vector`` (cosine, whenever
+known in vector/hybrid mode), ``keyword`` (``-bm25``, when that leg returned it), in
+hybrid mode the fused score under the fusion's name (``score`` or ``rrf``), and
+``sentence`` (``s``) when the sentence rerank ran.
 """
 
 from __future__ import annotations
@@ -59,11 +66,12 @@ from kb.search.fusion import Fused
 from kb.search.keyword import keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
+from kb.search.rerank import rescore, sentence_scores
 from kb.search.vector_cache import get_matrix, sqlite_state
 from kb.store import Store
 from kb.types import Hit
 
-TIMING_KEYS = ("embed", "vector", "keyword", "fuse", "total")
+TIMING_KEYS = ("embed", "vector", "keyword", "fuse", "rerank", "total")
 
 
 @dataclass
@@ -72,7 +80,8 @@ class SearchResult:
 
     ``best_cosine``: the highest cosine similarity of any in-scope chunk to the query
     (``None`` in keyword mode or when no chunk in scope has a vector); the input of
-    the refusal decision :meth:`has_evidence`.
+    the refusal decision :meth:`has_evidence`. ``query_vector``: the query's vector
+    (``None`` in keyword mode), which ``kb ask``'s evidence check reuses.
     """
 
     query: str
@@ -80,6 +89,7 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
     mode: str = "hybrid"
     best_cosine: float | None = None
+    query_vector: np.ndarray | None = None
 
     def has_evidence(self, min_score: float) -> bool:
         """Whether ``kb ask`` should answer from these hits: :func:`kb.search.evidence.
@@ -159,7 +169,8 @@ class Retriever:
 
         ``timings`` (seconds): ``embed`` the query embedding, ``vector`` the cosine
         search (including a cache reload), ``keyword`` FTS5, ``fuse`` fusion, score
-        filtering and loading the hit rows, ``total`` all of it. A first-use model
+        filtering and loading the hit rows, ``rerank`` the sentence rerank (loading
+        the sentence vectors), ``total`` all of it. A first-use model
         load is not counted: it is a one-off cost of the process, not of the search.
         """
         self._validate(query)
@@ -168,11 +179,21 @@ class Retriever:
         t_start = time.perf_counter()
         timings = dict.fromkeys(TIMING_KEYS, 0.0)
         per_leg = opts.k if opts.mode != "hybrid" else max(opts.candidates, opts.k)
+        if opts.reranks and opts.mode == "vector":
+            per_leg = max(per_leg, opts.rerank_depth)
         cands = self.candidates(query, opts, per_leg, timings)
         t = time.perf_counter()
-        fused = fuse(cands, opts)
-        hits = self._hits(opts.mode, opts.fusion, fused, cands)
+        fused = fuse(cands, opts, max(opts.k, opts.rerank_depth) if opts.reranks else None)
         timings["fuse"] = time.perf_counter() - t
+        sentence: dict[int, float] = {}
+        fused_score = {f.id: f.score for f in fused}
+        if opts.reranks:
+            t = time.perf_counter()
+            fused, sentence = self.rerank(fused, cands, opts)
+            timings["rerank"] = time.perf_counter() - t
+        t = time.perf_counter()
+        hits = self._hits(opts.mode, opts.fusion, fused[: opts.k], cands, sentence, fused_score)
+        timings["fuse"] += time.perf_counter() - t
         timings["total"] = time.perf_counter() - t_start
         return SearchResult(
             query=query,
@@ -180,6 +201,7 @@ class Retriever:
             timings=timings,
             mode=opts.mode,
             best_cosine=cands.best_cosine,
+            query_vector=cands.query_vector,
         )
 
     def candidates(
@@ -203,6 +225,7 @@ class Retriever:
         if embedder is not None:
             t = time.perf_counter()
             qvec = embedder.embed_query(query)
+            out.query_vector = qvec
             tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
             if self.uses_ann():
@@ -243,6 +266,29 @@ class Retriever:
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
 
+    def rerank(
+        self, fused: list[Fused], cands: Candidates, opts: SearchOptions
+    ) -> tuple[list[Fused], dict[int, float]]:
+        """The sentence rerank of ``fused`` (:mod:`kb.search.rerank`); returns the new
+        order and each re-scored chunk's ``s`` (empty, order kept, when skipped)."""
+        top = [f.id for f in fused[: opts.rerank_depth]]
+        if len(top) < 2:
+            return fused, {}
+        s = self.sentence_scores(cands, top)
+        if s is None:
+            return fused, {}
+        return rescore(fused, s, opts.sentence_weight, opts.rerank_depth), s
+
+    def sentence_scores(self, cands: Candidates, chunk_ids: list[int]) -> dict[int, float] | None:
+        """Each chunk's best sentence cosine to the query of ``cands``
+        (:func:`kb.search.rerank.sentence_scores`); ``None``: skip the rerank."""
+        if cands.query_vector is None:
+            return None
+        embedder = self.embedder
+        return sentence_scores(
+            self.store, embedder.model_id, chunk_ids, cands.query_vector, embedder.embed_batch
+        )
+
     def uses_ann(self) -> bool:
         """Whether the vector leg queries the ANN index (re-decided after any commit)."""
         if self.chunking_id is not None or self.ann.threshold <= 0:
@@ -280,9 +326,19 @@ class Retriever:
         self._scopes[key] = (state, allowed)
         return allowed
 
-    def _hits(self, mode: str, fusion: str, fused: list[Fused], c: Candidates) -> list[Hit]:
-        """Fused entries as :class:`Hit` rows (see the module docs for the fields)."""
+    def _hits(
+        self,
+        mode: str,
+        fusion: str,
+        fused: list[Fused],
+        c: Candidates,
+        sentence: dict[int, float] | None = None,
+        fused_score: dict[int, float] | None = None,
+    ) -> list[Hit]:
+        """Fused entries as :class:`Hit` rows (see the module docs for the fields);
+        ``sentence``: the rerank's ``s``, ``fused_score``: the scores before it."""
         kw_score = dict(c.keyword)
+        fused_score = fused_score or {}
         rows_by_id = self.store.hits_for([f.id for f in fused])
         hits: list[Hit] = []
         for f in fused:
@@ -297,7 +353,9 @@ class Retriever:
             if f.id in kw_score:
                 scores["keyword"] = kw_score[f.id]
             if mode == "hybrid":
-                scores[fusion] = f.score
+                scores[fusion] = fused_score.get(f.id, f.score)
+            if sentence and f.id in sentence:
+                scores["sentence"] = sentence[f.id]
             hit.scores = scores
             hits.append(hit)
         return hits

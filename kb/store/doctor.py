@@ -10,7 +10,9 @@ Checks:
 
 Reported, not a fault: ``unused_vectors``, cached vectors whose text no chunk of any
 chunking embeds (a dropped chunking, an edited document). Keeping them makes
-switching back free; ``--repair`` drops them.
+switching back free; ``--repair`` drops them. Likewise ``unused_sentence_vectors``:
+stored sentence vectors (:mod:`kb.store.sentences`) of texts no chunk has, or of
+another model.
 
 Repairs (:func:`repair`) never touch chunk rows' text: missing vectors are
 marked pending again (re-embedded by the caller), unused vectors are deleted from
@@ -22,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.store import sentences
 from kb.store.embeddings import drop_unused, missing_chunks, unused_keys
 from kb.store.sqlite import Store
 
@@ -31,6 +34,7 @@ class DoctorReport:
     pending: int = 0
     missing_vectors: list[int] = field(default_factory=list)
     unused_vectors: list[tuple[str, str]] = field(default_factory=list)
+    unused_sentence_vectors: list[tuple[str, str]] = field(default_factory=list)
     tombstones: int = 0
     fts_ok: bool = True
     repaired: list[str] = field(default_factory=list)
@@ -45,6 +49,7 @@ class DoctorReport:
             "pending_chunks": self.pending,
             "missing_vectors": len(self.missing_vectors),
             "unused_vectors": len(self.unused_vectors),
+            "unused_sentence_vectors": len(self.unused_sentence_vectors),
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
             "repaired": self.repaired,
@@ -56,6 +61,7 @@ def check(store: Store) -> DoctorReport:
         pending=store.count_chunks("pending", chunking="all"),
         missing_vectors=missing_chunks(store),
         unused_vectors=unused_keys(store),
+        unused_sentence_vectors=sentences.unused_keys(store),
         tombstones=len(store.tombstones()),
         fts_ok=store.fts_integrity_ok(),
     )
@@ -66,6 +72,9 @@ def repair(store: Store, report: DoctorReport) -> DoctorReport:
     if report.unused_vectors:
         n = drop_unused(store, report.unused_vectors)
         report.repaired.append(f"dropped {n} cached vectors no chunking uses")
+    if report.unused_sentence_vectors:
+        n = sentences.delete(store, report.unused_sentence_vectors)
+        report.repaired.append(f"dropped the sentence vectors of {n} texts no chunking uses")
     ts = store.tombstones()
     if ts:
         store.clear_tombstones(ts)

@@ -385,6 +385,32 @@ def m005_chunkings(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_sentence_vectors(conn: sqlite3.Connection) -> None:
+    """Sentence vectors: each chunk text's sentences embedded on their own.
+
+    Keyed like the embedding cache, by ``(model, sha)`` where ``sha`` is the chunk's
+    ``embed_sha256``, so chunkings and re-ingests that share a chunk share its row.
+    ``spans`` holds ``int32[n, 2]`` character offsets into the chunk's text (the
+    :func:`kb.rag.sentences.split_sentences` spans), ``vectors`` ``float16[n, dim]``,
+    both little-endian (:mod:`kb.store.sentences`). Nothing is filled here: the next
+    ingest or ``kb reindex --sentences`` embeds them.
+    """
+    _run_script(
+        conn,
+        """
+        CREATE TABLE sentence_vectors (
+            model   TEXT NOT NULL,
+            sha     TEXT NOT NULL,
+            n       INTEGER NOT NULL,
+            dim     INTEGER NOT NULL,
+            spans   BLOB NOT NULL,
+            vectors BLOB NOT NULL,
+            PRIMARY KEY (model, sha)
+        );
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
@@ -393,6 +419,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (3, "sources", m003_sources),
     (4, "eval_process", m004_eval_process),
     (5, "chunkings", m005_chunkings),
+    (6, "sentence_vectors", m006_sentence_vectors),
 ]
 
 LATEST = MIGRATIONS[-1][0]

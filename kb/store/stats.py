@@ -1,5 +1,6 @@
 """Counts for ``kb status``: documents and chunks (of the live chunking) by type and
-status, models, chunkers, the stored chunkings and the embedding cache."""
+status, models, chunkers, the stored chunkings, the embedding cache and how many
+chunks have sentence vectors."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from kb.store import chunkings
 from kb.store.embeddings import cache_stats
+from kb.store.sentences import coverage
 from kb.store.sqlite import Store
 
 
@@ -53,5 +55,6 @@ def store_stats(store: Store) -> dict[str, Any]:
         "chunkers": chunkers,
         "chunkings": [ch.to_dict() for ch in chunkings.list_all(store)],
         "embedding_cache": cache_stats(store),
+        "sentence_vectors": coverage(store, None if model is None else model.model_id),
         "failed": failed,
     }

@@ -22,3 +22,12 @@ def test_a_resumed_run_takes_its_snapshot_not_todays_config() -> None:
     assert (llm.max_tokens, llm.grammar) == (256, False)
     # an old run without a snapshot keeps today's settings
     assert _restored(SearchSettings(k=7), SearchSettings, None).k == 7
+
+
+def test_a_run_stored_before_the_sentence_rerank_resumes_without_it() -> None:
+    from eval.run import RunOptions
+
+    old = RunOptions.from_json({"k": 10, "search": {"k": 10, "mode": "hybrid"}})
+    assert old.search.sentence_weight == 0.0
+    new = RunOptions.from_json({"k": 10, "search": {"k": 10, "sentence_weight": 0.3}})
+    assert new.search.sentence_weight == 0.3

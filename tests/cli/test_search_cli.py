@@ -54,7 +54,7 @@ def test_json_output(demo_kb: Path, shared_embedder: None) -> None:
     out = search_json(demo_kb, "How long does the bulk fermentation take?", "-k", "3")
     assert out["query"] == "How long does the bulk fermentation take?"
     assert out["mode"] == "hybrid" and out["k"] == 3
-    assert set(out["timings"]) == {"embed", "vector", "keyword", "fuse", "total"}
+    assert set(out["timings"]) == {"embed", "vector", "keyword", "fuse", "rerank", "total"}
     assert 1 <= len(out["hits"]) <= 3
     top = out["hits"][0]
     assert top["path"] == "notes/sourdough.md"

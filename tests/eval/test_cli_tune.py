@@ -20,8 +20,11 @@ def test_tune_reports_on_held_out_queries_and_writes_only_with_apply(
     demo_kb: Path, use_session_embedder: None
 ) -> None:
     cfg = demo_kb / "config.toml"
-    # a poor start: rank fusion that all but ignores the keyword leg
-    start = '# my settings\n[search]\nk = 7 # keep me\nfusion = "rrf"\nkeyword_weight = 0.1\n'
+    # a poor start: rank fusion that all but ignores the keyword leg, no sentence rerank
+    start = (
+        '# my settings\n[search]\nk = 7 # keep me\nfusion = "rrf"\nkeyword_weight = 0.1\n'
+        "sentence_weight = 0.0\n"
+    )
     cfg.write_text(start, encoding="utf-8")
     code, out, err = invoke("eval", "tune", str(GOLDEN), "--kb", str(demo_kb), "--json")
     assert code == 0, err
@@ -30,7 +33,7 @@ def test_tune_reports_on_held_out_queries_and_writes_only_with_apply(
     assert n == 20 and rep["split"]["test"] == 10  # 17 answerable + 3 unanswerable, halved
     assert rep["current"]["fusion"] == "rrf" and rep["current"]["min_score"] == 0.25
     assert rep["train_mrr@10"]["best"] > rep["train_mrr@10"]["current"]
-    assert rep["grid_size"] == 100
+    assert rep["grid_size"] == 100 + 6  # fusion points, then 6 sentence weights
     mrr = rep["test"]["mrr@10"]
     assert mrr["n"] > 0 and 0 <= mrr["a"] <= 1 and 0 <= mrr["b"] <= 1
     assert mrr["p_value"] is not None and mrr["ci_low"] <= mrr["delta"] <= mrr["ci_high"]

@@ -115,12 +115,14 @@ def test_in_memory_fusion_ranks_exactly_like_search(tmp_path: Path) -> None:
         gathered, warnings = gather(store, r, gs, base, grid.depth)
         assert not warnings and len(gathered) == 6
         for g in gathered:
-            for opts in [*grid.points(base), replace(base, mode="vector", min_score=0.1)]:
+            extra = [replace(base, mode="vector", min_score=0.1)]
+            extra += [replace(base, sentence_weight=w, rerank_depth=3) for w in (0.0, 0.5)]
+            for opts in [*grid.points(base), *extra]:
                 want = [h.chunk_id for h in r.search(g.query.question, opts).hits]
                 assert ranking(g, opts) == want, (g.query.id, opts)
 
         rep = tune(store, gathered, base, grid, test_fraction=0.5)
-        assert rep.n_train + rep.n_test == 6 and rep.grid_size == 12
+        assert rep.n_train + rep.n_test == 6 and rep.grid_size == 12 + len(grid.sentence_weight)
         assert set(rep.test) == {"hit@1", "hit@5", "hit@10", "mrr@10", "recall_all@10"}
         assert rep.test["mrr@10"].n == 2  # answerable test queries
         assert rep.train_mrr[1] is not None and rep.train_mrr[0] is not None

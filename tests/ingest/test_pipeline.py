@@ -46,7 +46,9 @@ def corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(kb_home: Path) -> Settings:
-    return load_settings()
+    # these tests count chunk texts sent to the model; sentence vectors (which add their
+    # sentences to the same batches) have their own tests in test_sentence_vectors.py
+    return override(load_settings(), **{"embedding.sentence_vectors": False})
 
 
 def run(

@@ -125,7 +125,7 @@ def test_keyword_mode_never_loads_the_embedder(store: Store) -> None:
     assert [h.text for h in res.hits] == ["goodbye moon"]  # min_score does not apply
     assert res.hits[0].ranks == {"keyword": 1} and set(res.hits[0].scores) == {"keyword"}
     assert res.hits[0].score == res.hits[0].scores["keyword"] > 0
-    assert set(res.timings) == {"embed", "vector", "keyword", "fuse", "total"}
+    assert set(res.timings) == {"embed", "vector", "keyword", "fuse", "rerank", "total"}
 
 
 def test_vector_mode_is_exact_cosine(store: Store) -> None:

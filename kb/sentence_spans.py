@@ -1,0 +1,89 @@
+"""Passage sentence spans (stdlib only): one splitter for ingest, search and kb.rag.
+
+Spans ``(start, end)`` index the passage text, white space trimmed, so
+``text[start:end]`` is always real source text. A boundary is:
+
+- ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets) then white
+  space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
+  ``St.``) or a single capital letter (an initial, ``J. Smith``);
+- a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
+  precedes a heading or list item, so headings and bullet lines never glue onto prose.
+
+Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
+previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
+a piece of its own. Edge cases: empty or blank text gives no spans; text without any
+boundary is one span.
+
+It lives in the base layer because three layers cut passages the same way: ingest
+stores a vector per sentence (:mod:`kb.store.sentences`), search re-ranks by them
+(:mod:`kb.search.rerank`) and the evidence check reuses them (:mod:`kb.rag.verify`);
+a stored vector is only reused for identical spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_SENTENCE_CHARS = 12
+
+_ABBREVIATIONS_TEXT = """
+    mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
+    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
+ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+
+_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
+_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
+_HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
+
+
+def is_abbreviation(text: str, dot: int) -> bool:
+    """True when the ``.`` at ``dot`` ends an abbreviation or an initial."""
+    if text[dot] != ".":
+        return False
+    start = dot
+    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
+        start -= 1
+    word = text[start:dot].lower()
+    if not word:
+        return False
+    if word in ABBREVIATIONS:
+        return True
+    return len(word) == 1 and text[start].isupper()
+
+
+def _raw_boundaries(text: str) -> list[int]:
+    cuts: set[int] = set()
+    for m in _END.finditer(text):
+        if not is_abbreviation(text, m.start()):
+            cuts.add(m.end())
+    for m in _BLOCK.finditer(text):
+        cuts.add(m.start())
+    for m in _HEADING_LINE.finditer(text):
+        cuts.add(m.end())
+    return sorted(cuts)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of ``text`` (see the module docstring)."""
+    spans: list[tuple[int, int]] = []
+    prev = 0
+    for cut in [*_raw_boundaries(text), len(text)]:
+        piece = text[prev:cut]
+        s = prev + (len(piece) - len(piece.lstrip()))
+        e = prev + len(piece.rstrip())
+        prev = cut
+        if e <= s:
+            continue
+        short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
+        if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
+            spans[-1] = (spans[-1][0], e)
+            continue
+        spans.append((s, e))
+    first = spans[0] if spans else (0, 0)
+    if (
+        len(spans) >= 2
+        and text[first[0]] != "#"
+        and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
+    ):
+        spans[0:2] = [(first[0], spans[1][1])]
+    return spans
