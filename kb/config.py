@@ -88,6 +88,7 @@ class SearchSettings:
     ann_threshold: int = 200_000
     ann_nprobes: int = 20
     ann_refine_factor: int = 10
+    keyword_index_threshold: int = 200_000
 
 
 @dataclass(frozen=True)

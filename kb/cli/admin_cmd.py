@@ -36,6 +36,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     import json
 
     from kb.search.ann_leg import describe
+    from kb.search.keyword_lance import describe as describe_keyword
     from kb.store import Store
     from kb.store.sources import list_sources
     from kb.store.stats import store_stats
@@ -44,6 +45,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     with Store.open(settings.home, create=False) as store:
         stats = store_stats(store)
         stats["vector_search"] = describe(store, settings.search.ann_threshold)
+        stats["keyword_search"] = describe_keyword(store, settings.search.keyword_index_threshold)
         raw = store.meta_get("chunker")
         stats["sources"] = [s.to_dict() for s in list_sources(store, with_stats=True)]
     stats["chunker"] = json.loads(raw) if raw else None
@@ -103,6 +105,10 @@ def status_text(stats: dict[str, Any]) -> str:
         from kb.search.ann_leg import describe_line
 
         lines.append(describe_line(stats["vector_search"]))
+    if stats.get("keyword_search"):
+        from kb.search.keyword_lance import describe_line as keyword_line
+
+        lines.append(keyword_line(stats["keyword_search"]))
     lines.append(f"sqlite: {stats['sqlite']}")
     lines.append(f"lancedb: {stats['lancedb']}")
     from kb.quoting import quote_name
@@ -258,16 +264,33 @@ AnnOption = Annotated[
 ]
 
 
-def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOption = False) -> None:
+KeywordOption = Annotated[
+    bool,
+    typer.Option(
+        "--keyword",
+        help="Only (re)build the keyword index (LanceDB full-text) from the chunks in "
+        "SQLite. It is searched once the KB has [search] keyword_index_threshold chunks.",
+    ),
+]
+
+
+def reindex(
+    kb: KbOption = None,
+    json_out: JsonOption = False,
+    ann_only: AnnOption = False,
+    keyword_only: KeywordOption = False,
+) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
     Use it after changing the embedding model. Chunks are not re-parsed. With
-    ``--ann``, only the ANN vector index is rebuilt from the stored vectors.
+    ``--ann``, only the ANN vector index is rebuilt from the stored vectors; with
+    ``--keyword``, only the keyword index from the chunks (both flags: both).
 
     \b
     Examples:
       kb reindex
       kb reindex --ann
+      kb reindex --keyword
     """
     import time
 
@@ -278,26 +301,8 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOpti
 
     settings = settings_for(kb)
     started = time.perf_counter()
-    if ann_only:
-        with Store.open(settings.home, create=False) as store:
-            store.require_writable("kb reindex --ann")
-            built = ann.build_and_record(store)
-        if built is None:
-            err(
-                f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
-                "smaller KBs are searched exactly"
-            )
-            raise typer.Exit(1)
-        seconds = time.perf_counter() - started
-        if json_out:
-            print_json(
-                {"ann_index": built.index_type, "vectors": built.indexed_rows, "seconds": seconds}
-            )
-        else:
-            typer.echo(
-                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
-                f"in {seconds:.1f}s"
-            )
+    if ann_only or keyword_only:
+        _reindex_derived(settings.home, ann_only, keyword_only, json_out)
         return
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
@@ -320,6 +325,47 @@ def reindex(kb: KbOption = None, json_out: JsonOption = False, ann_only: AnnOpti
         print_json(result)
     else:
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
+
+
+def _reindex_derived(home: Path, do_ann: bool, do_keyword: bool, json_out: bool) -> None:
+    """``kb reindex --ann`` / ``--keyword``: rebuild the derived search indexes only."""
+    import time
+
+    from kb.store import Store, ann, keyword_index
+
+    result: dict[str, Any] = {}
+    lines: list[str] = []
+    with Store.open(home, create=False) as store:
+        store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
+        if do_ann:
+            t = time.perf_counter()
+            built = ann.build_and_record(store)
+            if built is None:
+                err(
+                    f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
+                    "smaller KBs are searched exactly"
+                )
+                raise typer.Exit(1)
+            seconds = time.perf_counter() - t
+            result.update(ann_index=built.index_type, vectors=built.indexed_rows, seconds=seconds)
+            lines.append(
+                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
+                f"in {seconds:.1f}s"
+            )
+        if do_keyword:
+            t = time.perf_counter()
+            rec = keyword_index.build(store)
+            if rec is None:
+                err("kb: the KB has no chunks to index; run `kb ingest PATH` first")
+                raise typer.Exit(1)
+            seconds = time.perf_counter() - t
+            result.update(keyword_index_chunks=rec["rows"], keyword_seconds=seconds)
+            lines.append(f"built the keyword index over {rec['rows']} chunks in {seconds:.1f}s")
+    if json_out:
+        print_json(result)
+    else:
+        for line in lines:
+            typer.echo(line)
 
 
 @config_app.command("show", **command_kwargs("Print the effective configuration."))
