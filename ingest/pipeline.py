@@ -183,7 +183,8 @@ class Ingestor:
             touched |= self._ingest_scope(key, is_dir, cands, sources)
         self._flush(final=True)
         self.report.vectors_removed += apply_tombstones(self.store)
-        self.report.ann_index = ann.maintain(self.store, self.settings.search.ann_threshold)
+        search = self.settings.search
+        self.report.ann_index = ann.maintain(self.store, search.ann_threshold, search.ann_index)
         self.report.keyword_index = keyword_index.maintain(
             self.store, self.settings.search.keyword_index_threshold
         )

@@ -302,7 +302,7 @@ def reindex(
     settings = settings_for(kb)
     started = time.perf_counter()
     if ann_only or keyword_only:
-        _reindex_derived(settings.home, ann_only, keyword_only, json_out)
+        _reindex_derived(settings, ann_only, keyword_only, json_out)
         return
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
@@ -315,7 +315,7 @@ def reindex(
         n = embed_pending(store, embedder, settings.ingest.embed_batch_size)
         with store.tx() as c:  # the dropped table took its indexes along
             c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
-        ann.maintain(store, settings.search.ann_threshold)
+        ann.maintain(store, settings.search.ann_threshold, settings.search.ann_index)
     result = {
         "chunks_embedded": n,
         "model": embedder.model_id,
@@ -327,7 +327,7 @@ def reindex(
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
 
 
-def _reindex_derived(home: Path, do_ann: bool, do_keyword: bool, json_out: bool) -> None:
+def _reindex_derived(settings: Any, do_ann: bool, do_keyword: bool, json_out: bool) -> None:
     """``kb reindex --ann`` / ``--keyword``: rebuild the derived search indexes only."""
     import time
 
@@ -335,11 +335,11 @@ def _reindex_derived(home: Path, do_ann: bool, do_keyword: bool, json_out: bool)
 
     result: dict[str, Any] = {}
     lines: list[str] = []
-    with Store.open(home, create=False) as store:
+    with Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
         if do_ann:
             t = time.perf_counter()
-            built = ann.build_and_record(store)
+            built = ann.build_and_record(store, settings.search.ann_index)
             if built is None:
                 err(
                     f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "

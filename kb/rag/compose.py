@@ -33,7 +33,7 @@ def make_retriever(
         lambda: make_embedder(settings.embedding, home=settings.home),
         vector_cache=s.vector_cache,
         chunking_id=chunking_id,
-        ann=AnnOptions(s.ann_threshold, s.ann_nprobes, s.ann_refine_factor),
+        ann=AnnOptions(s.ann_threshold, s.ann_nprobes, s.ann_refine_factor, s.ann_index, s.ann_ef),
         keyword_threshold=s.keyword_index_threshold,
     )
 

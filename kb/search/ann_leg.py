@@ -45,16 +45,26 @@ MAX_FETCH = 16_384
 @dataclass(frozen=True)
 class AnnOptions:
     """``[search] ann_threshold`` (0 = never), ``ann_nprobes`` (IVF partitions
-    scanned per query), ``ann_refine_factor`` (candidates re-scored exactly per hit)."""
+    scanned per query), ``ann_refine_factor`` (candidates re-scored exactly per hit),
+    ``ann_index`` (the index type built: ``ivf_pq`` or ``ivf_hnsw_sq``) and ``ann_ef``
+    (HNSW candidates kept per query; ``ivf_hnsw_sq`` only)."""
 
     threshold: int = 0
     nprobes: int = 20
     refine_factor: int = 10
+    index: str = "ivf_pq"
+    ef: int = 128
 
     def __post_init__(self) -> None:
         from kb.errors import ConfigError
+        from kb.store.ann import INDEX_TYPES
 
-        for name in ("threshold", "nprobes", "refine_factor"):
+        if self.index not in INDEX_TYPES:
+            raise ConfigError(
+                f"[search] ann_index = {self.index!r}: expected one of "
+                f"{', '.join(INDEX_TYPES)}; see `kb config show`"
+            )
+        for name in ("threshold", "nprobes", "refine_factor", "ef"):
             low = 0 if name == "threshold" else 1
             if getattr(self, name) < low:
                 raise ConfigError(
@@ -114,8 +124,10 @@ def ann_top(
     allowed: set[int] | None,
     nprobes: int,
     refine_factor: int,
+    ef: int = 128,
 ) -> list[tuple[int, float]]:
-    """The ``depth`` best ``(chunk_id, cosine)`` of the live chunking in the scope."""
+    """The ``depth`` best ``(chunk_id, cosine)`` of the live chunking in the scope
+    (``ef``: HNSW candidates, used when the index is ``IVF_HNSW_SQ``)."""
     from kb.store import ann
 
     conn: sqlite3.Connection = store.conn  # type: ignore[attr-defined]
@@ -129,8 +141,13 @@ def ann_top(
     if allowed is not None and _scope_size(conn, allowed) <= EXACT_SCOPE:
         return _exact_in_scope(store, model, q, depth, allowed)
     fetch = depth + max(8, depth // 4)
+    rec = ann.recorded(store) or {}
+    if rec.get("type") == "IVF_HNSW_SQ":  # probe every graph, keep ef candidates
+        nprobes = max(nprobes, ann.hnsw_partitions(int(rec.get("rows", 0))))
+    else:
+        ef = 0
     while True:
-        found = ann.search(store.vectors, model, q, fetch, nprobes, refine_factor)  # type: ignore[attr-defined]
+        found = ann.search(store.vectors, model, q, fetch, nprobes, refine_factor, ef)  # type: ignore[attr-defined]
         chunks = _chunks_of(conn, [h for h, _ in found], allowed)
         pairs = [(i, s) for h, s in found for i in chunks.get(h, [])]
         if len(pairs) >= depth or len(found) < fetch or fetch >= MAX_FETCH:

@@ -222,7 +222,9 @@ class Retriever:
             t = time.perf_counter()
             if self.uses_ann():
                 a = self.ann
-                out.vector = ann_top(self.store, qvec, depth, allowed, a.nprobes, a.refine_factor)
+                out.vector = ann_top(
+                    self.store, qvec, depth, allowed, a.nprobes, a.refine_factor, a.ef
+                )
             else:
                 matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
                 sims = matrix.similarities(qvec)
