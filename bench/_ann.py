@@ -104,10 +104,14 @@ def child(
     hits = [[h.chunk_id for h in r.search(q, vec).hits] for q in questions]
     scoped = SearchOptions(k=K, mode="hybrid", candidates=50, min_score=-1.0, tags=("alpha",))
     scoped_t: list[float] = []
+    scoped_v: list[float] = []
+    scoped_k: list[float] = []
     scoped_n: list[int] = []
     for q in questions[:50]:
         res = r.search(q, scoped)
         scoped_t.append(res.timings["total"])
+        scoped_v.append(res.timings["vector"])
+        scoped_k.append(res.timings["keyword"])
         scoped_n.append(len(res.hits))
     store.close()
     return {
@@ -120,6 +124,8 @@ def child(
         "keyword_p95": pct(kw_stage, 95),
         "scoped_p50": pct(scoped_t, 50),
         "scoped_p95": pct(scoped_t, 95),
+        "scoped_vector_p50": pct(scoped_v, 50),
+        "scoped_keyword_p50": pct(scoped_k, 50),
         "scoped_min_hits": min(scoped_n),
         "hits": hits,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -199,8 +205,9 @@ def run(
         f"({kw}) p50/p95 {row['keyword_p50']:.1f}/{row['keyword_p95']:.1f} ms"
     )
     print(
-        f"  with --tag alpha: p50 {row['scoped_p50']:.1f} ms, p95 {row['scoped_p95']:.1f} ms, "
-        f"fewest hits {row['scoped_min_hits']}"
+        f"  with --tag alpha: p50 {row['scoped_p50']:.1f} ms, p95 {row['scoped_p95']:.1f} ms "
+        f"(vector p50 {row.get('scoped_vector_p50', 0):.1f} ms, keyword p50 "
+        f"{row.get('scoped_keyword_p50', 0):.1f} ms), fewest hits {row['scoped_min_hits']}"
     )
     print(
         f"  vector recall@{K} vs exact {row['recall']:.3f} ({ann.INDEX_TYPES[kind]}, nprobes "

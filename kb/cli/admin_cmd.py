@@ -156,7 +156,7 @@ def doctor(
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store)
-        if repair and (not report.clean or report.unused_vectors):
+        if repair and (not report.clean or report.unused_vectors or report.keyword_index_stale):
             do_repair(store, report)
             if store.count_chunks("pending"):
                 from ingest.embedding import embed_pending
@@ -200,6 +200,11 @@ def doctor_text(out: dict[str, Any]) -> str:
         lines.append(
             f"  note  embedding cache: {plural(out['unused_vectors'], 'vector')} no chunking "
             "uses (kept so switching back is free; `kb doctor --repair` drops them)"
+        )
+    if out.get("keyword_index_stale"):
+        lines.append(
+            "  note  keyword index: out of date, keyword search uses FTS5 until "
+            "`kb doctor --repair` or `kb reindex --keyword` rebuilds it"
         )
     for backend, info in (out.get("devices") or {}).items():
         lines.append(f"device {backend}: {info}")

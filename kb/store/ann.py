@@ -16,7 +16,8 @@ L2-normalised, so LanceDB's dot distance is ``1 - cosine``):
   per partition, ``num_partitions = ceil(rows / 262144)`` (graphs of at most about a
   quarter million vectors keep the build's memory bounded), ``m = 16``,
   ``ef_construction = 150``. Queries probe every partition (``nprobes`` is raised to
-  the partition count) with ``ef = max(ann_ef, limit * refine_factor)``.
+  the partition count) with ``ef = max(ann_ef, limit)``; the found vectors are
+  re-scored exactly (refine factor 1; ``ann_refine_factor`` is for IVF_PQ).
 Two scalar indexes go with it: a bitmap on ``model`` (the prefilter of every query)
 and a B-tree on ``text_sha256`` (looking up the vectors of given texts).
 
@@ -152,28 +153,39 @@ def search(
 ) -> list[tuple[str, float]]:
     """The ``limit`` nearest ``(text_sha256, cosine)`` of ``model``, best first.
 
-    ``ef`` > 0 marks an HNSW index: every partition is probed and the graph search
-    keeps ``max(ef, limit * refine_factor)`` candidates; the result is always
-    re-scored with the full vectors (refine factor at least 1), so cosines are exact
-    (an 8-bit quantised distance is not)."""
+    ``ef`` > 0 marks an HNSW index: every partition is probed, the graph search keeps
+    ``max(ef, limit)`` candidates and the ones found are re-scored with the full
+    vectors (refine factor 1: 8-bit quantised distances rank well, but the cosines
+    reported must be exact); ``refine_factor`` applies to IVF_PQ.
+
+    The table normally holds one model's vectors (kb refuses to mix models), and a
+    ``model = ...`` prefilter costs more than the search itself at a million rows
+    (LanceDB builds a row mask from the bitmap index). So the query runs without it
+    first; only if a row of another model comes back is it run again prefiltered.
+    """
     t = vectors.table()
     if t is None or limit < 1:
         return []
     q = np.asarray(query, dtype=np.float32).reshape(-1)
-    builder: Any = (
-        t.search(q)
-        .distance_type("dot")
-        .where(f"model = {_quote(model)}", prefilter=True)
-        .nprobes(max(1, nprobes))
-        .limit(limit)
-        .select(["text_sha256", "_distance"])
-    )
-    if ef > 0:
-        refine = max(1, refine_factor)
-        builder = builder.ef(max(ef, limit * refine)).refine_factor(refine)
-    elif refine_factor > 1:
-        builder = builder.refine_factor(refine_factor)
-    arrow = builder.to_arrow()
+
+    def run(prefilter: bool) -> Any:
+        builder: Any = t.search(q).distance_type("dot")
+        if prefilter:
+            builder = builder.where(f"model = {_quote(model)}", prefilter=True)
+        builder = (
+            builder.nprobes(max(1, nprobes))
+            .limit(limit)
+            .select(["model", "text_sha256", "_distance"])
+        )
+        if ef > 0:
+            builder = builder.ef(max(ef, limit)).refine_factor(1)
+        elif refine_factor > 1:
+            builder = builder.refine_factor(refine_factor)
+        return builder.to_arrow()
+
+    arrow = run(prefilter=False)
+    if any(m != model for m in arrow.column("model").to_pylist()):
+        arrow = run(prefilter=True)
     keys = arrow.column("text_sha256").to_pylist()
     dist = arrow.column("_distance").to_numpy(zero_copy_only=False)
     return [(k, float(1.0 - d)) for k, d in zip(keys, dist, strict=True)]

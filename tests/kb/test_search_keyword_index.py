@@ -212,3 +212,18 @@ def test_cli_reindex_keyword_and_status(kb: tuple[Store, BowEmbedder]) -> None:
     r = runner.invoke(app, ["search", "ZX-4417", "--mode", "keyword", "--json"])
     assert r.exit_code == 0, r.output
     assert "ZX-4417" in r.output
+
+
+def test_doctor_notes_and_repairs_a_stale_keyword_index(kb: tuple[Store, BowEmbedder]) -> None:
+    from kb.store.doctor import check, repair
+
+    store, emb = kb
+    assert not check(store).keyword_index_stale  # none built: nothing to say
+    keyword_index.build(store)
+    add_doc(store, "late.md", ["a late note about quokkas"])
+    embed_pending(store, emb)
+    report = check(store)
+    assert report.keyword_index_stale and report.clean  # a note, not a fault
+    repair(store, report)
+    assert report.repaired == ["rebuilt the keyword index"]
+    assert keyword_index.is_current(store)
