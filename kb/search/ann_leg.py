@@ -14,7 +14,8 @@ Per query (:func:`ann_top`):
   the live chunks that embed that text (several chunks may share one vector);
 - unscoped: ``fetch = depth`` rounded up by a margin for vectors of other
   chunkings; scoped (``--path``/``--type``/``--tag``), chunks outside the scope are
-  dropped and ``fetch`` grows four-fold until ``depth`` chunks are in the scope or
+  dropped, ``fetch`` starts at that divided by the scope's share of the live chunks
+  (times 1.25) and grows four-fold until ``depth`` chunks are in the scope or
   :data:`MAX_FETCH` is reached. A scope of at most :data:`EXACT_SCOPE` chunks skips
   the index: its vectors are looked up by hash and ranked exactly, so a narrow filter
   still returns ``k`` hits;
@@ -138,9 +139,14 @@ def ann_top(
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q
-    if allowed is not None and _scope_size(conn, allowed) <= EXACT_SCOPE:
-        return _exact_in_scope(store, model, q, depth, allowed)
     fetch = depth + max(8, depth // 4)
+    if allowed is not None:
+        size = _scope_size(conn, allowed)
+        if size <= EXACT_SCOPE:
+            return _exact_in_scope(store, model, q, depth, allowed)
+        # start near the depth the scope's share of the chunks needs (one query, not two)
+        share = size / max(live_embedded_cached(conn), 1)
+        fetch = min(MAX_FETCH, max(fetch, int(fetch * 1.25 / max(share, 1e-6))))
     rec = ann.recorded(store) or {}
     if rec.get("type") == "IVF_HNSW_SQ":  # probe every graph, keep ef candidates
         nprobes = max(nprobes, ann.hnsw_partitions(int(rec.get("rows", 0))))
@@ -187,6 +193,22 @@ def _scope_size(conn: sqlite3.Connection, allowed: set[int]) -> int:
     if len(_SIZES) >= 32:
         _SIZES.clear()
     _SIZES[id(allowed)] = (allowed, state, n)
+    return n
+
+
+_LIVE: dict[int, tuple[tuple[int, int], int]] = {}
+
+
+def live_embedded_cached(conn: sqlite3.Connection) -> int:
+    """:func:`live_embedded`, remembered per connection until the database changes."""
+    state = sqlite_state(conn)
+    hit = _LIVE.get(id(conn))
+    if hit is not None and hit[0] == state:
+        return hit[1]
+    n = live_embedded(conn)
+    if len(_LIVE) >= 32:
+        _LIVE.clear()
+    _LIVE[id(conn)] = (state, n)
     return n
 
 

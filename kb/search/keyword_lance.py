@@ -22,9 +22,16 @@ The query keeps :func:`kb.search.keyword.fts_query`'s guarantees:
 
 Score: LanceDB's BM25 (higher is better), reported as the keyword score; score fusion
 divides it by the query's best, so only its shape matters. Order: score descending,
-chunk id ascending. A scoped search (``--path``/``--type``/``--tag``) prefilters the
-index by ``document_id IN (...)`` (a B-tree scalar index), so it still returns
-``limit`` hits when the scope has them.
+chunk id ascending.
+
+A scoped search (``--path``/``--type``/``--tag``) still returns ``limit`` hits when the
+scope has them. A scope of at most :data:`PREFILTER_DOCS` documents prefilters the
+index by ``document_id IN (...)`` (a B-tree scalar index); a wider one (where that
+list costs more than the search) takes the index's top ``fetch`` unscoped and keeps
+the in-scope rows, ``fetch`` starting at ``limit`` divided by the scope's share of the
+documents and growing four-fold until ``limit`` are kept, then, past
+:data:`MAX_FETCH`, prefiltering after all. BM25 statistics are the whole index's in
+both ways, so both give the same ranking.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from typing import Any
 from kb.search.keyword import query_terms
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+PREFILTER_DOCS = 1000
+MAX_FETCH = 4096
 
 
 def tokens(term: str) -> list[str]:
@@ -87,13 +96,40 @@ def search(
     t = keyword_index.table(store)
     if q is None or t is None:
         return []
+    if document_ids is None:
+        return _ranked(_query(t, q, limit, None))
+    if len(document_ids) > PREFILTER_DOCS:
+        allowed = {int(i) for i in document_ids}
+        total = max(int(store.conn.execute("SELECT count(*) FROM documents").fetchone()[0]), 1)
+        fetch = min(MAX_FETCH, max(limit, int(limit * 1.25 * total / len(allowed))))
+        while True:
+            arrow = _query(t, q, fetch, None)
+            docs = arrow.column("document_id").to_pylist()
+            ids, scores = arrow.column("chunk_id").to_pylist(), arrow.column("_score").to_pylist()
+            kept = [(i, s) for i, d, s in zip(ids, docs, scores, strict=True) if d in allowed]
+            if len(kept) >= limit or len(ids) < fetch:
+                return _sorted(kept)[:limit]
+            if fetch >= MAX_FETCH:
+                break
+            fetch = min(fetch * 4, MAX_FETCH)
+    return _ranked(_query(t, q, limit, document_ids))
+
+
+def _query(t: Any, q: Any, limit: int, document_ids: Collection[int] | None) -> Any:
     builder = t.search(q, query_type="fts")
     if document_ids is not None:
         ids = ",".join(str(int(i)) for i in sorted(document_ids))
         builder = builder.where(f"document_id IN ({ids})", prefilter=True)
-    arrow = builder.select(["chunk_id", "_score"]).limit(int(limit)).to_arrow()
+    cols = ["chunk_id", "document_id", "_score"]
+    return builder.select(cols).limit(int(limit)).to_arrow()
+
+
+def _ranked(arrow: Any) -> list[tuple[int, float]]:
     ids, scores = arrow.column("chunk_id").to_pylist(), arrow.column("_score").to_pylist()
-    pairs = zip(ids, scores, strict=True)
+    return _sorted(list(zip(ids, scores, strict=True)))
+
+
+def _sorted(pairs: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return sorted(((int(i), float(s)) for i, s in pairs), key=lambda p: (-p[1], p[0]))
 
 

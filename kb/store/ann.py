@@ -192,7 +192,10 @@ def search(
 
 
 def vectors_of(vectors: VectorIndex, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-    """The stored vectors of ``hashes`` under ``model`` (missing ones are left out)."""
+    """The stored vectors of ``hashes`` under ``model`` (missing ones are left out).
+
+    Looked up by the ``text_sha256`` B-tree alone, rows of other models dropped here:
+    adding ``model = ...`` to the filter makes LanceDB evaluate the bitmap too."""
     t = vectors.table()
     if t is None or not hashes:
         return {}
@@ -202,8 +205,8 @@ def vectors_of(vectors: VectorIndex, model: str, hashes: Sequence[str]) -> dict[
         part = ",".join(_quote(h) for h in hs[start : start + 500])
         arrow = (
             t.search()
-            .where(f"model = {_quote(model)} AND text_sha256 IN ({part})")
-            .select(["text_sha256", "vector"])
+            .where(f"text_sha256 IN ({part})")
+            .select(["model", "text_sha256", "vector"])
             .limit(None)
             .to_arrow()
         )
@@ -211,8 +214,11 @@ def vectors_of(vectors: VectorIndex, model: str, hashes: Sequence[str]) -> dict[
             continue
         flat = arrow.column("vector").combine_chunks()
         vecs = flat.flatten().to_numpy(zero_copy_only=False).reshape(-1, flat.type.list_size)
-        for k, v in zip(arrow.column("text_sha256").to_pylist(), vecs, strict=True):
-            out[k] = np.asarray(v, dtype=np.float32)
+        keys = arrow.column("text_sha256").to_pylist()
+        models = arrow.column("model").to_pylist()
+        for k, m, v in zip(keys, models, vecs, strict=True):
+            if m == model:
+                out[k] = np.asarray(v, dtype=np.float32)
     return out
 
 

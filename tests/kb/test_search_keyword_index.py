@@ -151,17 +151,38 @@ def test_hybrid_uses_the_index_and_keeps_the_code_word_first(
     assert "ZX-4417" in _text_of(store, top[0])
 
 
+@pytest.mark.parametrize("prefilter", [True, False])
 @pytest.mark.parametrize("scope", [{"tags": ("red",)}, {"types": ("txt",)}, {"paths": ("d4.md",)}])
 def test_scoped_search_returns_k_hits_in_scope(
-    kb: tuple[Store, BowEmbedder], scope: dict[str, tuple[str, ...]]
+    kb: tuple[Store, BowEmbedder],
+    scope: dict[str, tuple[str, ...]],
+    prefilter: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Narrow scopes prefilter the index, wide ones (forced here) over-fetch and keep
+    the in-scope rows: both return ``k`` hits, all in scope, in the same order."""
+    from kb.search import keyword_lance
+
     store, emb = kb
     keyword_index.build(store)
-    got = _hits(store, emb, "the section part", 10, k=10, **scope)
-    assert len(got) == 10
-    assert got == _hits(store, emb, "the section part", 0, k=10, **scope) or set(got) <= set(
-        _hits(store, emb, "the section part", 0, k=100, **scope)
-    )
+    query = "rainfall valley section part"
+    monkeypatch.setattr(keyword_lance, "PREFILTER_DOCS", 1000)
+    want = _hits(store, emb, query, 10, k=10, **scope)
+    if not prefilter:
+        monkeypatch.setattr(keyword_lance, "PREFILTER_DOCS", 0)
+        monkeypatch.setattr(keyword_lance, "MAX_FETCH", 16)
+    got = _hits(store, emb, query, 10, k=10, **scope)
+    assert len(got) == 10 and got == want
+    from kb.search.filters import allowed_documents
+
+    allowed = allowed_documents(store.conn, SearchOptions(**scope))  # type: ignore[arg-type]
+    docs = {
+        int(r[0])
+        for r in store.conn.execute(
+            f"SELECT document_id FROM chunks WHERE id IN ({','.join(map(str, got))})"
+        )
+    }
+    assert allowed is not None and docs <= allowed
 
 
 def test_stale_index_falls_back_to_fts5_with_a_notice(kb: tuple[Store, BowEmbedder]) -> None:
