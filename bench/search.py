@@ -207,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nprobes", type=int, default=20, help="ANN: IVF partitions probed")
     ap.add_argument("--refine", type=int, default=10, help="ANN: refine factor")
     ap.add_argument(
-        "--ann-index", default="ivf_pq", choices=("ivf_pq", "ivf_hnsw_sq"), help="ANN index type"
+        "--ann-index",
+        default="ivf_hnsw_sq",
+        choices=("ivf_pq", "ivf_hnsw_sq"),
+        help="ANN index type",
     )
     ap.add_argument("--ef", type=int, default=128, help="ANN: HNSW candidates (ivf_hnsw_sq)")
     ap.add_argument(

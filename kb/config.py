@@ -88,7 +88,7 @@ class SearchSettings:
     ann_threshold: int = 200_000
     ann_nprobes: int = 20
     ann_refine_factor: int = 10
-    ann_index: str = "ivf_pq"
+    ann_index: str = "ivf_hnsw_sq"
     ann_ef: int = 128
     keyword_index_threshold: int = 200_000
 

@@ -10,8 +10,9 @@ chunking (``kb eval run --chunker``) is always exact.
 Per query (:func:`ann_top`):
 
 - the index returns the nearest ``fetch`` text hashes of the KB's model with exact
-  cosines (IVF-PQ, refined; :func:`kb.store.ann.search`); SQLite maps each hash to
-  the live chunks that embed that text (several chunks may share one vector);
+  cosines (IVF_HNSW_SQ or IVF_PQ, re-scored with the full vectors;
+  :func:`kb.store.ann.search`); SQLite maps each hash to the live chunks that embed
+  that text (several chunks may share one vector);
 - unscoped: ``fetch = depth`` rounded up by a margin for vectors of other
   chunkings; scoped (``--path``/``--type``/``--tag``), chunks outside the scope are
   dropped, ``fetch`` starts at that divided by the scope's share of the live chunks
@@ -53,7 +54,7 @@ class AnnOptions:
     threshold: int = 0
     nprobes: int = 20
     refine_factor: int = 10
-    index: str = "ivf_pq"
+    index: str = "ivf_hnsw_sq"
     ef: int = 128
 
     def __post_init__(self) -> None:

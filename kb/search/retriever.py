@@ -14,7 +14,7 @@ Per query:
    on first use and checked against the model that built the store), exact cosine
    against every embedded chunk (:mod:`kb.search.matrix`, cached by
    :mod:`kb.search.vector_cache`), top ``n``; in a KB past ``[search] ann_threshold``
-   with an index, the LanceDB IVF-PQ index instead (:mod:`kb.search.ann_leg`);
+   with an index, the LanceDB ANN index instead (:mod:`kb.search.ann_leg`);
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``; in a KB past ``[search] keyword_index_threshold`` with a current
    derived index, LanceDB's full-text index instead (:mod:`kb.search.keyword_lance`;
