@@ -82,18 +82,23 @@ def lance_query(text: str, column: str = "text") -> Any | None:
 
 
 def search(
-    store: Any, text: str, limit: int, document_ids: Collection[int] | None = None
+    store: Any,
+    text: str,
+    limit: int,
+    document_ids: Collection[int] | None = None,
+    table: Any = None,
 ) -> list[tuple[int, float]]:
     """Top ``limit`` live chunks for ``text`` as ``(chunk_id, bm25)``, best first.
 
     ``document_ids``: as in :func:`kb.search.keyword.keyword_search` (``None``: no
-    restriction; empty: no results)."""
+    restriction; empty: no results). ``table``: the open index table, when the caller
+    keeps one (opening it costs a directory listing and a manifest read)."""
     from kb.store import keyword_index
 
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
     q = lance_query(text)
-    t = keyword_index.table(store)
+    t = table if table is not None else keyword_index.table(store)
     if q is None or t is None:
         return []
     if document_ids is None:

@@ -64,7 +64,7 @@ from kb.search.keyword_lance import search as index_keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
 from kb.search.vector_cache import get_matrix, sqlite_state
-from kb.store import Store
+from kb.store import Store, keyword_index
 from kb.types import Hit
 
 TIMING_KEYS = ("embed", "vector", "keyword", "fuse", "total")
@@ -145,6 +145,7 @@ class Retriever:
         self._ann_state: tuple[tuple[int, int], bool] | None = None
         self.keyword_threshold = keyword_threshold
         self._kw_state: tuple[tuple[int, int], str] | None = None
+        self._kw_table: Any = None
         self._notify = notify or _stderr_line
         self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
@@ -237,7 +238,11 @@ class Retriever:
         if opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
             if self.uses_keyword_index():
-                out.keyword = index_keyword_search(self.store, query, depth, allowed)
+                if self._kw_table is None:
+                    self._kw_table = keyword_index.table(self.store)
+                out.keyword = index_keyword_search(
+                    self.store, query, depth, allowed, self._kw_table
+                )
             else:
                 fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
                 out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
@@ -281,6 +286,7 @@ class Retriever:
         if self._kw_state is None or self._kw_state[0] != state:
             kw = keyword_index_state(self.store, self.keyword_threshold)
             self._kw_state = (state, kw)
+            self._kw_table = None  # reopened: a rebuild makes a new table
             if kw == "stale":
                 self._notify(STALE_NOTICE)
         return self._kw_state[1] == "index"
