@@ -1,5 +1,8 @@
-"""The ANN half of ``bench/search.py --ann``: latency, recall and memory of the vector
-leg through the LanceDB IVF-PQ index (:mod:`kb.search.ann_leg`).
+"""The ANN half of ``bench/search.py --ann``: latency, recall and memory of a big KB's
+search through its derived LanceDB indexes: the vector leg through the ANN index
+(IVF_PQ or IVF_HNSW_SQ, :mod:`kb.search.ann_leg`) and the keyword leg through the
+LanceDB full-text index (:mod:`kb.search.keyword_lance`; ``--keyword fts5`` keeps
+SQLite FTS5 for comparison).
 
 Random unit vectors have no neighbourhoods (in 384 dimensions every pair is nearly
 orthogonal), which no ANN index can search and no embedding model produces. So the
@@ -64,7 +67,9 @@ def pct(xs: list[float], q: float) -> float:
     return float(np.percentile(np.array(xs) * 1000.0, q))
 
 
-def child(home: Path, n_queries: int, dim: int, nprobes: int, refine: int) -> dict[str, object]:
+def child(
+    home: Path, n_queries: int, dim: int, nprobes: int, refine: int, kind: str, ef: int, kw: str
+) -> dict[str, object]:
     """Search ``home`` through the index only; timings, hits and peak RSS as a dict."""
     from kb.search import Retriever, SearchOptions
     from kb.search.ann_leg import AnnOptions
@@ -73,8 +78,14 @@ def child(home: Path, n_queries: int, dim: int, nprobes: int, refine: int) -> di
     questions, qvecs = workload(n_queries, dim)
     store = Store.open(home)
     emb = FixedEmbedder(dim, dict(zip(questions, qvecs, strict=True)))
-    r = Retriever(store, emb, ann=AnnOptions(1, nprobes, refine))
+    r = Retriever(
+        store,
+        emb,
+        ann=AnnOptions(1, nprobes, refine, kind, ef),
+        keyword_threshold=1 if kw == "index" else 0,
+    )
     assert r.uses_ann(), "no ANN index in use"
+    assert r.uses_keyword_index() == (kw == "index"), "keyword index not in use"
     hybrid = SearchOptions(k=K, mode="hybrid", candidates=50, min_score=-1.0)
     t = time.perf_counter()
     r.search(questions[0], hybrid)
@@ -83,18 +94,24 @@ def child(home: Path, n_queries: int, dim: int, nprobes: int, refine: int) -> di
         r.search(q, hybrid)
     totals: list[float] = []
     vec_stage: list[float] = []
+    kw_stage: list[float] = []
     for q in questions:
         res = r.search(q, hybrid)
         totals.append(res.timings["total"])
         vec_stage.append(res.timings["vector"])
+        kw_stage.append(res.timings["keyword"])
     vec = SearchOptions(k=K, mode="vector", min_score=-1.0)
     hits = [[h.chunk_id for h in r.search(q, vec).hits] for q in questions]
     scoped = SearchOptions(k=K, mode="hybrid", candidates=50, min_score=-1.0, tags=("alpha",))
     scoped_t: list[float] = []
+    scoped_v: list[float] = []
+    scoped_k: list[float] = []
     scoped_n: list[int] = []
     for q in questions[:50]:
         res = r.search(q, scoped)
         scoped_t.append(res.timings["total"])
+        scoped_v.append(res.timings["vector"])
+        scoped_k.append(res.timings["keyword"])
         scoped_n.append(len(res.hits))
     store.close()
     return {
@@ -102,16 +119,32 @@ def child(home: Path, n_queries: int, dim: int, nprobes: int, refine: int) -> di
         "hybrid_p50": pct(totals, 50),
         "hybrid_p95": pct(totals, 95),
         "vector_p50": pct(vec_stage, 50),
+        "vector_p95": pct(vec_stage, 95),
+        "keyword_p50": pct(kw_stage, 50),
+        "keyword_p95": pct(kw_stage, 95),
         "scoped_p50": pct(scoped_t, 50),
+        "scoped_p95": pct(scoped_t, 95),
+        "scoped_vector_p50": pct(scoped_v, 50),
+        "scoped_keyword_p50": pct(scoped_k, 50),
         "scoped_min_hits": min(scoped_n),
         "hits": hits,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-def run(workdir: Path, size: int, n_queries: int, dim: int, nprobes: int, refine: int) -> dict:
-    """Build (or reuse) the clustered KB and its index, search in a child, score recall."""
-    from kb.store import Store, ann
+def run(
+    workdir: Path,
+    size: int,
+    n_queries: int,
+    dim: int,
+    nprobes: int,
+    refine: int,
+    kind: str = "ivf_pq",
+    ef: int = 128,
+    kw: str = "index",
+) -> dict:
+    """Build (or reuse) the clustered KB and its indexes, search in a child, score recall."""
+    from kb.store import Store, ann, keyword_index
 
     home = workdir / f"kb-ann-{size}"
     print(f"\n== ANN index, {size:,} chunks (clustered vectors) ==")
@@ -121,17 +154,23 @@ def run(workdir: Path, size: int, n_queries: int, dim: int, nprobes: int, refine
         print(f"  reusing {home}")
     else:
         store = build_store(home, size, dim=dim, log=True, make_vectors=Clustered(dim))
-    build_s = 0.0
-    if ann.recorded(store) is None:
+    build_s = kw_build_s = 0.0
+    rec = ann.recorded(store)
+    if rec is None or rec.get("type") != ann.INDEX_TYPES[kind]:
         t = time.perf_counter()
-        ann.build_and_record(store)
+        ann.build_and_record(store, kind)
         build_s = time.perf_counter() - t
-        print(f"  built the IVF_PQ index in {build_s:.1f} s")
+        print(f"  built the {ann.INDEX_TYPES[kind]} index in {build_s:.1f} s")
+    if kw == "index" and not keyword_index.is_current(store):
+        t = time.perf_counter()
+        keyword_index.build(store)
+        kw_build_s = time.perf_counter() - t
+        print(f"  built the keyword index (LanceDB full-text) in {kw_build_s:.1f} s")
     print(f"  store ready in {time.perf_counter() - t0:.1f} s")
     store.close()
     cmd = [sys.executable, "-m", "bench._ann", "child", str(home), str(n_queries), str(dim)]
     out = subprocess.run(
-        [*cmd, str(nprobes), str(refine)],
+        [*cmd, str(nprobes), str(refine), kind, str(ef), kw],
         check=True,
         capture_output=True,
         text=True,
@@ -154,17 +193,26 @@ def run(workdir: Path, size: int, n_queries: int, dim: int, nprobes: int, refine
     row = {
         "size": size,
         "build_s": build_s,
+        "keyword_build_s": kw_build_s,
         **{k: v for k, v in res.items() if k != "hits"},
         "recall": float(np.mean(recall)),
         "raw_mb": raw_mb,
     }
     print(f"  first query of the process {row['first_ms']:.0f} ms (opens LanceDB and the index)")
     print(
-        f"  hybrid p50 {row['hybrid_p50']:.1f} ms, p95 {row['hybrid_p95']:.1f} ms "
-        f"(vector stage p50 {row['vector_p50']:.1f} ms); with --tag alpha p50 "
-        f"{row['scoped_p50']:.1f} ms, fewest hits {row['scoped_min_hits']}"
+        f"  hybrid p50 {row['hybrid_p50']:.1f} ms, p95 {row['hybrid_p95']:.1f} ms; vector "
+        f"stage p50/p95 {row['vector_p50']:.1f}/{row['vector_p95']:.1f} ms, keyword "
+        f"({kw}) p50/p95 {row['keyword_p50']:.1f}/{row['keyword_p95']:.1f} ms"
     )
-    print(f"  vector recall@{K} vs exact {row['recall']:.3f} (nprobes {nprobes}, refine {refine})")
+    print(
+        f"  with --tag alpha: p50 {row['scoped_p50']:.1f} ms, p95 {row['scoped_p95']:.1f} ms "
+        f"(vector p50 {row.get('scoped_vector_p50', 0):.1f} ms, keyword p50 "
+        f"{row.get('scoped_keyword_p50', 0):.1f} ms), fewest hits {row['scoped_min_hits']}"
+    )
+    print(
+        f"  vector recall@{K} vs exact {row['recall']:.3f} ({ann.INDEX_TYPES[kind]}, nprobes "
+        f"{nprobes}, refine {refine}, ef {ef})"
+    )
     print(
         f"  peak RSS of the search process {row['peak_rss_mb']:.0f} MiB; raw vectors "
         f"{raw_mb:.0f} MiB ({row['peak_rss_mb'] / raw_mb:.2f}x)"
@@ -172,6 +220,6 @@ def run(workdir: Path, size: int, n_queries: int, dim: int, nprobes: int, refine
     return row
 
 
-if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "child":
-    _, _, h, nq, d, npb, rf = sys.argv
-    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf))))
+if __name__ == "__main__" and len(sys.argv) == 10 and sys.argv[1] == "child":
+    _, _, h, nq, d, npb, rf, kd, e, k = sys.argv
+    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf), kd, int(e), k)))

@@ -21,6 +21,7 @@ Usage::
 
     python bench/search.py [--sizes 10000,100000] [--queries 200] [--workdir DIR]
     python bench/search.py --sizes '' --ann 1000000 [--nprobes 20] [--refine 10]
+        [--ann-index ivf_pq|ivf_hnsw_sq] [--ef 128] [--keyword index|fts5]
 
 ``--workdir`` keeps the built stores (``DIR/kb-<size>``) and reuses them next time.
 """
@@ -70,6 +71,28 @@ def open_or_build(workdir: Path, size: int, dim: int, vocab: Vocabulary) -> Stor
 def exact_top(ids: np.ndarray, mat64: np.ndarray, q: np.ndarray, k: int) -> set[int]:
     sims = mat64 @ q.astype(np.float64)
     return {int(i) for i in ids[np.argsort(-sims, kind="stable")[:k]]}
+
+
+def keyword_engines(
+    store: Store, embedder: FixedEmbedder, questions: list[str]
+) -> tuple[list[float], list[float], float]:
+    """Keyword-mode latency through FTS5 and through the LanceDB full-text index (built
+    here when missing); returns both lists of seconds and the build time."""
+    from kb.store import keyword_index
+
+    build_s = 0.0
+    if not keyword_index.is_current(store):
+        t = time.perf_counter()
+        keyword_index.build(store)
+        build_s = time.perf_counter() - t
+    kw = SearchOptions(k=50, mode="keyword")
+    out: list[list[float]] = []
+    for threshold in (0, 1):
+        r = Retriever(store, embedder, keyword_threshold=threshold)
+        for q in questions[:10]:
+            r.search(q, kw)
+        out.append([r.search(q, kw).timings["keyword"] for q in questions])
+    return out[0], out[1], build_s
 
 
 def bench_size(
@@ -128,6 +151,8 @@ def bench_size(
         bare_cpu.append(time.process_time() - c)
         lance_hits.append({id_of[x] for x in out.column("text_sha256").to_pylist()})
 
+    kw_fts5, kw_index, kw_build = keyword_engines(store, embedder, questions)
+
     arrow = store.vectors.table().to_arrow()
     ids_np = np.array([id_of[x] for x in arrow.column("text_sha256").to_pylist()])
     col = arrow.column("vector").combine_chunks()
@@ -155,6 +180,8 @@ def bench_size(
         "lance_cpu_p50": pct(bare_cpu, 50),
         "recall_kb": float(np.mean(recall_kb)),
         "recall_lance": float(np.mean(recall_lance)),
+        "kw_fts5_p50": pct(kw_fts5, 50),
+        "kw_index_p50": pct(kw_index, 50),
     }
     print(
         f"  first query of a process: {row['cold_ms']:.0f} ms reading LanceDB (and writing "
@@ -169,6 +196,11 @@ def bench_size(
     print(
         f"  CPU time per query p50 (all threads): hybrid {row['hybrid_cpu_p50']:.1f} ms, "
         f"bare LanceDB {row['lance_cpu_p50']:.1f} ms"
+    )
+    print(
+        f"  keyword leg p50/p95: FTS5 {pct(kw_fts5, 50):.1f}/{pct(kw_fts5, 95):.1f} ms, "
+        f"LanceDB full-text index {pct(kw_index, 50):.1f}/{pct(kw_index, 95):.1f} ms "
+        f"(built in {kw_build:.1f} s; used from [search] keyword_index_threshold)"
     )
     print(
         f"  recall@{K} vs exact: kb vector leg {row['recall_kb']:.3f}, "
@@ -189,6 +221,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ann", default="", help="comma-separated sizes for the ANN bench")
     ap.add_argument("--nprobes", type=int, default=20, help="ANN: IVF partitions probed")
     ap.add_argument("--refine", type=int, default=10, help="ANN: refine factor")
+    ap.add_argument(
+        "--ann-index",
+        default="ivf_hnsw_sq",
+        choices=("ivf_pq", "ivf_hnsw_sq"),
+        help="ANN index type",
+    )
+    ap.add_argument("--ef", type=int, default=128, help="ANN: HNSW candidates (ivf_hnsw_sq)")
+    ap.add_argument(
+        "--keyword",
+        default="index",
+        choices=("index", "fts5"),
+        help="ANN bench: keyword leg through the LanceDB full-text index or SQLite FTS5",
+    )
     args = ap.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     tmp = None
@@ -211,7 +256,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     ann_sizes = [int(s.replace("_", "")) for s in args.ann.split(",") if s.strip()]
     ann_rows = [
-        bench_ann(workdir, n, args.queries, args.dim, args.nprobes, args.refine) for n in ann_sizes
+        bench_ann(
+            workdir,
+            n,
+            args.queries,
+            args.dim,
+            args.nprobes,
+            args.refine,
+            args.ann_index,
+            args.ef,
+            args.keyword,
+        )
+        for n in ann_sizes
     ]
     if ann_rows:
         print("\nANN size  hybrid p50/p95 ms   recall@10   peak RSS / raw vectors MiB")

@@ -44,7 +44,7 @@ from kb.backends.embedder import Embedder, embedding_model_id
 from kb.config import Settings
 from kb.errors import IngestError, UsageError
 from kb.globs import path_selected
-from kb.store import Store, ann
+from kb.store import Store, ann, keyword_index
 from kb.store.sources import Source, abs_key, add_source, list_sources, owner, touch_sources
 from kb.store.sqlite import DocumentRow
 
@@ -183,7 +183,11 @@ class Ingestor:
             touched |= self._ingest_scope(key, is_dir, cands, sources)
         self._flush(final=True)
         self.report.vectors_removed += apply_tombstones(self.store)
-        self.report.ann_index = ann.maintain(self.store, self.settings.search.ann_threshold)
+        search = self.settings.search
+        self.report.ann_index = ann.maintain(self.store, search.ann_threshold, search.ann_index)
+        self.report.keyword_index = keyword_index.maintain(
+            self.store, self.settings.search.keyword_index_threshold
+        )
         touch_sources(self.store, touched)
         chunkings.mark_built(self.store, self.chunking_id)
         for ch in chunkings.list_all(self.store):

@@ -42,6 +42,8 @@ class IngestReport:
     stale_chunkings: dict[str, int] = field(default_factory=dict)
     # what this run did to the ANN vector index (kb.store.ann.maintain), if anything
     ann_index: str | None = None
+    # what it did to the derived keyword index (kb.store.keyword_index.maintain)
+    keyword_index: str | None = None
 
     def count(self, outcome: str) -> int:
         return sum(1 for f in self.files if f.outcome == outcome)
@@ -64,6 +66,7 @@ class IngestReport:
             "seconds": round(self.seconds, 3),
             "stale_chunkings": dict(self.stale_chunkings),
             "ann_index": self.ann_index,
+            "keyword_index": self.keyword_index,
             "exit_code": self.exit_code,
             "files": [f.to_dict() for f in self.files if f.outcome != "unchanged"],
         }

@@ -92,6 +92,9 @@ class SearchSettings:
     ann_threshold: int = 200_000
     ann_nprobes: int = 20
     ann_refine_factor: int = 10
+    ann_index: str = "ivf_pq"
+    ann_ef: int = 128
+    keyword_index_threshold: int = 200_000
 
 
 @dataclass(frozen=True)

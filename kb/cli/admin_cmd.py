@@ -36,6 +36,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     import json
 
     from kb.search.ann_leg import describe
+    from kb.search.keyword_lance import describe as describe_keyword
     from kb.store import Store
     from kb.store.sources import list_sources
     from kb.store.stats import store_stats
@@ -44,6 +45,7 @@ def status(kb: KbOption = None, json_out: JsonOption = False) -> None:
     with Store.open(settings.home, create=False) as store:
         stats = store_stats(store)
         stats["vector_search"] = describe(store, settings.search.ann_threshold)
+        stats["keyword_search"] = describe_keyword(store, settings.search.keyword_index_threshold)
         raw = store.meta_get("chunker")
         stats["sources"] = [s.to_dict() for s in list_sources(store, with_stats=True)]
     stats["chunker"] = json.loads(raw) if raw else None
@@ -111,6 +113,10 @@ def status_text(stats: dict[str, Any]) -> str:
         from kb.search.ann_leg import describe_line
 
         lines.append(describe_line(stats["vector_search"]))
+    if stats.get("keyword_search"):
+        from kb.search.keyword_lance import describe_line as keyword_line
+
+        lines.append(keyword_line(stats["keyword_search"]))
     lines.append(f"sqlite: {stats['sqlite']}")
     lines.append(f"lancedb: {stats['lancedb']}")
     from kb.quoting import quote_name
@@ -158,7 +164,12 @@ def doctor(
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store)
-        if repair and (not report.clean or report.unused_vectors or report.unused_sentence_vectors):
+        if repair and (
+            not report.clean
+            or report.unused_vectors
+            or report.unused_sentence_vectors
+            or report.keyword_index_stale
+        ):
             do_repair(store, report)
             if store.count_chunks("pending"):
                 from ingest.embedding import embed_pending
@@ -209,6 +220,11 @@ def doctor_text(out: dict[str, Any]) -> str:
         lines.append(
             f"  note  embedding cache: {plural(out['unused_vectors'], 'vector')} no chunking "
             "uses (kept so switching back is free; `kb doctor --repair` drops them)"
+        )
+    if out.get("keyword_index_stale"):
+        lines.append(
+            "  note  keyword index: out of date, keyword search uses FTS5 until "
+            "`kb doctor --repair` or `kb reindex --keyword` rebuilds it"
         )
     for backend, info in (out.get("devices") or {}).items():
         lines.append(f"device {backend}: {info}")
@@ -284,16 +300,28 @@ SentencesOption = Annotated[
 ]
 
 
+KeywordOption = Annotated[
+    bool,
+    typer.Option(
+        "--keyword",
+        help="Only (re)build the keyword index (LanceDB full-text) from the chunks in "
+        "SQLite. It is searched once the KB has [search] keyword_index_threshold chunks.",
+    ),
+]
+
+
 def reindex(
     kb: KbOption = None,
     json_out: JsonOption = False,
     ann_only: AnnOption = False,
     sentences_only: SentencesOption = False,
+    keyword_only: KeywordOption = False,
 ) -> None:
     """Rebuild every vector from the chunks in SQLite with the configured embedding model.
 
     Use it after changing the embedding model. Chunks are not re-parsed. With
-    ``--ann``, only the ANN vector index is rebuilt from the stored vectors. With
+    ``--ann``, only the ANN vector index is rebuilt from the stored vectors; with
+    ``--keyword``, only the keyword index from the chunks (both flags: both). With
     ``--sentences``, only missing sentence vectors (the sentence rerank's) are added.
 
     \b
@@ -301,6 +329,7 @@ def reindex(
       kb reindex
       kb reindex --ann
       kb reindex --sentences
+      kb reindex --keyword
     """
     import time
 
@@ -311,26 +340,8 @@ def reindex(
 
     settings = settings_for(kb)
     started = time.perf_counter()
-    if ann_only:
-        with Store.open(settings.home, create=False) as store:
-            store.require_writable("kb reindex --ann")
-            built = ann.build_and_record(store)
-        if built is None:
-            err(
-                f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
-                "smaller KBs are searched exactly"
-            )
-            raise typer.Exit(1)
-        seconds = time.perf_counter() - started
-        if json_out:
-            print_json(
-                {"ann_index": built.index_type, "vectors": built.indexed_rows, "seconds": seconds}
-            )
-        else:
-            typer.echo(
-                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
-                f"in {seconds:.1f}s"
-            )
+    if ann_only or keyword_only:
+        _reindex_derived(settings, ann_only, keyword_only, json_out)
         return
     if sentences_only:
         _reindex_sentences(settings, json_out, started)
@@ -352,7 +363,7 @@ def reindex(
         )
         with store.tx() as c:  # the dropped table took its indexes along
             c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
-        ann.maintain(store, settings.search.ann_threshold)
+        ann.maintain(store, settings.search.ann_threshold, settings.search.ann_index)
     result = {
         "chunks_embedded": n,
         "model": embedder.model_id,
@@ -385,6 +396,47 @@ def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
             f"added the sentence vectors of {n} chunk texts with {embedder.model_id} "
             f"in {seconds:.1f}s"
         )
+
+
+def _reindex_derived(settings: Any, do_ann: bool, do_keyword: bool, json_out: bool) -> None:
+    """``kb reindex --ann`` / ``--keyword``: rebuild the derived search indexes only."""
+    import time
+
+    from kb.store import Store, ann, keyword_index
+
+    result: dict[str, Any] = {}
+    lines: list[str] = []
+    with Store.open(settings.home, create=False) as store:
+        store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
+        if do_ann:
+            t = time.perf_counter()
+            built = ann.build_and_record(store, settings.search.ann_index)
+            if built is None:
+                err(
+                    f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
+                    "smaller KBs are searched exactly"
+                )
+                raise typer.Exit(1)
+            seconds = time.perf_counter() - t
+            result.update(ann_index=built.index_type, vectors=built.indexed_rows, seconds=seconds)
+            lines.append(
+                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
+                f"in {seconds:.1f}s"
+            )
+        if do_keyword:
+            t = time.perf_counter()
+            rec = keyword_index.build(store)
+            if rec is None:
+                err("kb: the KB has no chunks to index; run `kb ingest PATH` first")
+                raise typer.Exit(1)
+            seconds = time.perf_counter() - t
+            result.update(keyword_index_chunks=rec["rows"], keyword_seconds=seconds)
+            lines.append(f"built the keyword index over {rec['rows']} chunks in {seconds:.1f}s")
+    if json_out:
+        print_json(result)
+    else:
+        for line in lines:
+            typer.echo(line)
 
 
 @config_app.command("show", **command_kwargs("Print the effective configuration."))

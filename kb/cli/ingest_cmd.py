@@ -155,6 +155,8 @@ def _summary(report: object, home: Path, json_out: bool) -> None:
         )
         if report.ann_index:
             typer.echo(f"vector search: {report.ann_index}")
+        if report.keyword_index:
+            typer.echo(f"keyword search: {report.keyword_index}")
         for spec, n in report.stale_chunkings.items():
             err(
                 f"kb: stored chunking {spec} is stale ({plural(n, 'document')} changed); "

@@ -21,8 +21,8 @@ def make_retriever(
     settings: Settings, store: Store, *, chunking_id: int | None = None
 ) -> Retriever:
     """The one retrieval path over ``store`` with the configured embedder (lazy),
-    ``[search] vector_cache`` and ANN settings, searching ``chunking_id`` (``None``: the
-    live chunking)."""
+    ``[search] vector_cache``, ANN and keyword-index settings, searching
+    ``chunking_id`` (``None``: the live chunking)."""
     from kb.backends.embedder import make_embedder
     from kb.search import Retriever
     from kb.search.ann_leg import AnnOptions
@@ -33,7 +33,8 @@ def make_retriever(
         lambda: make_embedder(settings.embedding, home=settings.home),
         vector_cache=s.vector_cache,
         chunking_id=chunking_id,
-        ann=AnnOptions(s.ann_threshold, s.ann_nprobes, s.ann_refine_factor),
+        ann=AnnOptions(s.ann_threshold, s.ann_nprobes, s.ann_refine_factor, s.ann_index, s.ann_ef),
+        keyword_threshold=s.keyword_index_threshold,
     )
 
 

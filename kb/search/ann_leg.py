@@ -10,11 +10,13 @@ chunking (``kb eval run --chunker``) is always exact.
 Per query (:func:`ann_top`):
 
 - the index returns the nearest ``fetch`` text hashes of the KB's model with exact
-  cosines (IVF-PQ, refined; :func:`kb.store.ann.search`); SQLite maps each hash to
-  the live chunks that embed that text (several chunks may share one vector);
+  cosines (IVF_HNSW_SQ or IVF_PQ, re-scored with the full vectors;
+  :func:`kb.store.ann.search`); SQLite maps each hash to the live chunks that embed
+  that text (several chunks may share one vector);
 - unscoped: ``fetch = depth`` rounded up by a margin for vectors of other
   chunkings; scoped (``--path``/``--type``/``--tag``), chunks outside the scope are
-  dropped and ``fetch`` grows four-fold until ``depth`` chunks are in the scope or
+  dropped, ``fetch`` starts at that divided by the scope's share of the live chunks
+  (times 1.25) and grows four-fold until ``depth`` chunks are in the scope or
   :data:`MAX_FETCH` is reached. A scope of at most :data:`EXACT_SCOPE` chunks skips
   the index: its vectors are looked up by hash and ranked exactly, so a narrow filter
   still returns ``k`` hits;
@@ -45,16 +47,26 @@ MAX_FETCH = 16_384
 @dataclass(frozen=True)
 class AnnOptions:
     """``[search] ann_threshold`` (0 = never), ``ann_nprobes`` (IVF partitions
-    scanned per query), ``ann_refine_factor`` (candidates re-scored exactly per hit)."""
+    scanned per query), ``ann_refine_factor`` (candidates re-scored exactly per hit),
+    ``ann_index`` (the index type built: ``ivf_pq`` or ``ivf_hnsw_sq``) and ``ann_ef``
+    (HNSW candidates kept per query; ``ivf_hnsw_sq`` only)."""
 
     threshold: int = 0
     nprobes: int = 20
     refine_factor: int = 10
+    index: str = "ivf_pq"
+    ef: int = 128
 
     def __post_init__(self) -> None:
         from kb.errors import ConfigError
+        from kb.store.ann import INDEX_TYPES
 
-        for name in ("threshold", "nprobes", "refine_factor"):
+        if self.index not in INDEX_TYPES:
+            raise ConfigError(
+                f"[search] ann_index = {self.index!r}: expected one of "
+                f"{', '.join(INDEX_TYPES)}; see `kb config show`"
+            )
+        for name in ("threshold", "nprobes", "refine_factor", "ef"):
             low = 0 if name == "threshold" else 1
             if getattr(self, name) < low:
                 raise ConfigError(
@@ -114,8 +126,10 @@ def ann_top(
     allowed: set[int] | None,
     nprobes: int,
     refine_factor: int,
+    ef: int = 128,
 ) -> list[tuple[int, float]]:
-    """The ``depth`` best ``(chunk_id, cosine)`` of the live chunking in the scope."""
+    """The ``depth`` best ``(chunk_id, cosine)`` of the live chunking in the scope
+    (``ef``: HNSW candidates, used when the index is ``IVF_HNSW_SQ``)."""
     from kb.store import ann
 
     conn: sqlite3.Connection = store.conn  # type: ignore[attr-defined]
@@ -126,11 +140,21 @@ def ann_top(
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q
-    if allowed is not None and _scope_size(conn, allowed) <= EXACT_SCOPE:
-        return _exact_in_scope(store, model, q, depth, allowed)
     fetch = depth + max(8, depth // 4)
+    if allowed is not None:
+        size = _scope_size(conn, allowed)
+        if size <= EXACT_SCOPE:
+            return _exact_in_scope(store, model, q, depth, allowed)
+        # start near the depth the scope's share of the chunks needs (one query, not two)
+        share = size / max(live_embedded_cached(conn), 1)
+        fetch = min(MAX_FETCH, max(fetch, int(fetch * 1.25 / max(share, 1e-6))))
+    rec = ann.recorded(store) or {}
+    if rec.get("type") == "IVF_HNSW_SQ":  # probe every graph, keep ef candidates
+        nprobes = max(nprobes, ann.hnsw_partitions(int(rec.get("rows", 0))))
+    else:
+        ef = 0
     while True:
-        found = ann.search(store.vectors, model, q, fetch, nprobes, refine_factor)  # type: ignore[attr-defined]
+        found = ann.search(store.vectors, model, q, fetch, nprobes, refine_factor, ef)  # type: ignore[attr-defined]
         chunks = _chunks_of(conn, [h for h, _ in found], allowed)
         pairs = [(i, s) for h, s in found for i in chunks.get(h, [])]
         if len(pairs) >= depth or len(found) < fetch or fetch >= MAX_FETCH:
@@ -170,6 +194,22 @@ def _scope_size(conn: sqlite3.Connection, allowed: set[int]) -> int:
     if len(_SIZES) >= 32:
         _SIZES.clear()
     _SIZES[id(allowed)] = (allowed, state, n)
+    return n
+
+
+_LIVE: dict[int, tuple[tuple[int, int], int]] = {}
+
+
+def live_embedded_cached(conn: sqlite3.Connection) -> int:
+    """:func:`live_embedded`, remembered per connection until the database changes."""
+    state = sqlite_state(conn)
+    hit = _LIVE.get(id(conn))
+    if hit is not None and hit[0] == state:
+        return hit[1]
+    n = live_embedded(conn)
+    if len(_LIVE) >= 32:
+        _LIVE.clear()
+    _LIVE[id(conn)] = (state, n)
     return n
 
 

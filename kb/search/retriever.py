@@ -14,9 +14,11 @@ Per query:
    on first use and checked against the model that built the store), exact cosine
    against every embedded chunk (:mod:`kb.search.matrix`, cached by
    :mod:`kb.search.vector_cache`), top ``n``; in a KB past ``[search] ann_threshold``
-   with an index, the LanceDB IVF-PQ index instead (:mod:`kb.search.ann_leg`);
+   with an index, the LanceDB ANN index instead (:mod:`kb.search.ann_leg`);
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
-   top ``n``;
+   top ``n``; in a KB past ``[search] keyword_index_threshold`` with a current
+   derived index, LanceDB's full-text index instead (:mod:`kb.search.keyword_lance`;
+   a stale or missing one falls back to FTS5 with a one-line notice);
 5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
    ``score = (w_v * cosine/best cosine + w_k * bm25/best bm25) / (w_v + w_k)``
    (``fusion = "score"``) or by reciprocal rank (``fusion = "rrf"``), where a keyword
@@ -64,11 +66,13 @@ from kb.search.evidence import has_evidence
 from kb.search.filters import allowed_documents
 from kb.search.fusion import Fused
 from kb.search.keyword import keyword_search
+from kb.search.keyword_lance import STALE_NOTICE, keyword_index_state
+from kb.search.keyword_lance import search as index_keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
 from kb.search.rerank import rescore, sentence_scores
 from kb.search.vector_cache import get_matrix, sqlite_state
-from kb.store import Store
+from kb.store import Store, keyword_index
 from kb.types import Hit
 
 TIMING_KEYS = ("embed", "vector", "keyword", "fuse", "rerank", "total")
@@ -125,6 +129,12 @@ class Retriever:
     an ANN index was built, the vector leg queries it instead of the exact matrix
     (:mod:`kb.search.ann_leg`; config ``[search] ann_threshold``, ``ann_nprobes``,
     ``ann_refine_factor``). The default threshold 0 never uses it.
+
+    ``keyword_threshold``: from that many live chunks on, the keyword leg queries the
+    derived LanceDB full-text index when it is current (:mod:`kb.search.keyword_lance`;
+    config ``[search] keyword_index_threshold``; 0 = never). ``notify`` receives the
+    one-line notice when the index is missing or stale (default: standard error), once
+    per database state.
     """
 
     def __init__(
@@ -135,12 +145,18 @@ class Retriever:
         vector_cache: bool = True,
         chunking_id: int | None = None,
         ann: AnnOptions | None = None,
+        keyword_threshold: int = 0,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.vector_cache = vector_cache
         self.chunking_id = chunking_id
         self.ann = ann or AnnOptions()
         self._ann_state: tuple[tuple[int, int], bool] | None = None
+        self.keyword_threshold = keyword_threshold
+        self._kw_state: tuple[tuple[int, int], str] | None = None
+        self._kw_table: Any = None
+        self._notify = notify or _stderr_line
         self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
@@ -230,7 +246,9 @@ class Retriever:
             t = time.perf_counter()
             if self.uses_ann():
                 a = self.ann
-                out.vector = ann_top(self.store, qvec, depth, allowed, a.nprobes, a.refine_factor)
+                out.vector = ann_top(
+                    self.store, qvec, depth, allowed, a.nprobes, a.refine_factor, a.ef
+                )
             else:
                 matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
                 sims = matrix.similarities(qvec)
@@ -242,8 +260,15 @@ class Retriever:
 
         if opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
-            fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
-            out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
+            if self.uses_keyword_index():
+                if self._kw_table is None:
+                    self._kw_table = keyword_index.table(self.store)
+                out.keyword = index_keyword_search(
+                    self.store, query, depth, allowed, self._kw_table
+                )
+            else:
+                fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
+                out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
             tm["keyword"] = time.perf_counter() - t
 
         if matrix is not None and sims is not None:
@@ -297,6 +322,20 @@ class Retriever:
         if self._ann_state is None or self._ann_state[0] != state:
             self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
         return self._ann_state[1]
+
+    def uses_keyword_index(self) -> bool:
+        """Whether the keyword leg queries the LanceDB full-text index (re-decided after
+        any commit; a stale index is reported once per state and not used)."""
+        if self.chunking_id is not None or self.keyword_threshold <= 0:
+            return False
+        state = sqlite_state(self.store.conn)
+        if self._kw_state is None or self._kw_state[0] != state:
+            kw = keyword_index_state(self.store, self.keyword_threshold)
+            self._kw_state = (state, kw)
+            self._kw_table = None  # reopened: a rebuild makes a new table
+            if kw == "stale":
+                self._notify(STALE_NOTICE)
+        return self._kw_state[1] == "index"
 
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
@@ -359,3 +398,10 @@ class Retriever:
             hit.scores = scores
             hits.append(hit)
         return hits
+
+
+def _stderr_line(message: str) -> None:
+    import sys
+
+    sys.stderr.write(message.rstrip() + "\n")
+    sys.stderr.flush()

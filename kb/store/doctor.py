@@ -8,6 +8,10 @@ Checks:
 - ``tombstones``: deleted chunk ids not yet cleared;
 - ``fts``: the FTS5 index disagrees with the live chunking's chunks.
 
+Also reported, not a fault: ``keyword_index_stale``, a derived LanceDB keyword index
+(:mod:`kb.store.keyword_index`) that no longer covers exactly the live chunks (search
+falls back to FTS5 until it is brought up to date); ``--repair`` rebuilds it.
+
 Reported, not a fault: ``unused_vectors``, cached vectors whose text no chunk of any
 chunking embeds (a dropped chunking, an edited document). Keeping them makes
 switching back free; ``--repair`` drops them. Likewise ``unused_sentence_vectors``:
@@ -16,7 +20,8 @@ another model.
 
 Repairs (:func:`repair`) never touch chunk rows' text: missing vectors are
 marked pending again (re-embedded by the caller), unused vectors are deleted from
-LanceDB, tombstones cleared, and the FTS index is rebuilt from the live chunks.
+LanceDB, tombstones cleared, and the FTS index (and a stale keyword index) rebuilt
+from the live chunks.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.store import sentences
+from kb.store import keyword_index, sentences
 from kb.store.embeddings import drop_unused, missing_chunks, unused_keys
 from kb.store.sqlite import Store
 
@@ -37,6 +42,7 @@ class DoctorReport:
     unused_sentence_vectors: list[tuple[str, str]] = field(default_factory=list)
     tombstones: int = 0
     fts_ok: bool = True
+    keyword_index_stale: bool = False
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -52,6 +58,7 @@ class DoctorReport:
             "unused_sentence_vectors": len(self.unused_sentence_vectors),
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
+            "keyword_index_stale": self.keyword_index_stale,
             "repaired": self.repaired,
         }
 
@@ -64,6 +71,8 @@ def check(store: Store) -> DoctorReport:
         unused_sentence_vectors=sentences.unused_keys(store),
         tombstones=len(store.tombstones()),
         fts_ok=store.fts_integrity_ok(),
+        keyword_index_stale=keyword_index.recorded(store) is not None
+        and not keyword_index.is_current(store),
     )
 
 
@@ -89,4 +98,7 @@ def repair(store: Store, report: DoctorReport) -> DoctorReport:
     if not report.fts_ok:
         store.rebuild_fts()
         report.repaired.append("rebuilt the full-text index")
+    if report.keyword_index_stale:
+        keyword_index.build(store)
+        report.repaired.append("rebuilt the keyword index")
     return report

@@ -57,6 +57,15 @@ class VectorIndex:
             self._db = lancedb.connect(str(self.folder))
         return self._db
 
+    def db(self) -> Any:
+        """The LanceDB connection of this folder (created on first use); other derived
+        tables (:mod:`kb.store.keyword_index`) live beside ``embeddings``."""
+        return self._connect()
+
+    def table_names(self) -> list[str]:
+        """The tables in the folder (none when it does not exist)."""
+        return self._names()
+
     def _names(self) -> list[str]:
         if not self.folder.is_dir():
             return []

@@ -131,11 +131,11 @@ def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     )
     r = runner.invoke(app, ["reindex", "--ann"])
     assert r.exit_code == 0, r.output
-    assert "built the ANN index IVF_PQ over 300 vectors" in r.output
+    assert "built the ANN index IVF_HNSW_SQ over 300 vectors" in r.output  # the default
     r = runner.invoke(app, ["status", "--json"])
     assert '"method": "ann"' in r.output
     assert (
-        "vector search: ANN index IVF_PQ (300 chunks, built"
+        "vector search: ANN index IVF_HNSW_SQ (300 chunks, built"
         in runner.invoke(app, ["status"]).output
     )
 
@@ -201,3 +201,34 @@ def test_ingest_past_the_threshold_builds_then_extends_the_index(
         assert retriever.uses_ann()
         hits = retriever.search("w301x0 topic1", SearchOptions(k=3, min_score=-1)).hits
         assert hits[0].path.endswith("n301.md")
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_hnsw_index_hits_equal_exact_with_a_wide_search(
+    big: tuple[Store, BowEmbedder], mode: str
+) -> None:
+    """``ann_index = "ivf_hnsw_sq"``: recorded as such, every partition probed, cosines
+    re-scored with the full vectors; with ``ef`` over the row count it is exact."""
+    store, emb = big
+    built = ann.build_and_record(store, "ivf_hnsw_sq")
+    assert built is not None and built.index_type == "IVF_HNSW_SQ"
+    assert ann.recorded(store)["type"] == "IVF_HNSW_SQ"  # type: ignore[index]
+    wide = AnnOptions(threshold=50, nprobes=1, refine_factor=1, index="ivf_hnsw_sq", ef=400)
+    for q in ("w3 w5 topic1", "w2x7 common", "w10 w4 w1x3"):
+        opts = SearchOptions(k=10, mode=mode, min_score=-1)
+        assert _ids(store, emb, q, opts, wide) == _ids(store, emb, q, opts, AnnOptions())
+
+
+def test_maintain_rebuilds_an_index_of_another_kind(big: tuple[Store, BowEmbedder]) -> None:
+    store, _ = big
+    assert ann.maintain(store, 50) == "built the ANN index (300 vectors)"
+    assert ann.maintain(store, 50, "ivf_hnsw_sq") == "built the ANN index (300 vectors)"
+    assert ann.recorded(store)["type"] == "IVF_HNSW_SQ"  # type: ignore[index]
+    assert ann.maintain(store, 50, "ivf_hnsw_sq") is None
+
+
+def test_unknown_ann_index_is_a_config_error() -> None:
+    from kb.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"ann_index = 'hnsw': expected one of ivf_pq"):
+        AnnOptions(index="hnsw")

@@ -1,0 +1,186 @@
+"""The keyword leg of a big KB: LanceDB's native full-text index instead of FTS5.
+
+When it is used (:func:`keyword_index_state`): ``[search] keyword_index_threshold >
+0``, the live chunking has at least that many chunks, and the derived index
+(:mod:`kb.store.keyword_index`) was built for exactly the live chunks (its recorded
+fingerprint equals the live one). Past the threshold with a missing or stale index,
+the keyword leg falls back to FTS5 and the retriever says so in one line: slower,
+never wrong. Searching another chunking (``kb eval run --chunker``) always uses FTS5.
+
+The query keeps :func:`kb.search.keyword.fts_query`'s guarantees:
+
+- the terms are :func:`kb.search.keyword.query_terms` (white-space split, possessive
+  ``'s`` removed, punctuation-only terms dropped, stop words dropped unless every term
+  is one, at most 64), accents folded (:func:`kb.store.keyword_index.fold`);
+- user text is never parsed as query syntax: each term becomes a ``MatchQuery`` or
+  ``PhraseQuery`` object that LanceDB only tokenizes (``AND``, ``"``, ``*``, ``(``
+  are plain characters); the index's tokenizer lower-cases and stems, so ``running``
+  matches ``run``;
+- a term that splits into one token joins one ``OR`` match of all such terms; a term
+  that splits into several (``ZX-4417`` -> ``zx 4417``) is a phrase (adjacent tokens,
+  as inside FTS5's double quotes); the parts are combined with ``SHOULD`` (OR).
+
+Score: LanceDB's BM25 (higher is better), reported as the keyword score; score fusion
+divides it by the query's best, so only its shape matters. Order: score descending,
+chunk id ascending.
+
+A scoped search (``--path``/``--type``/``--tag``) still returns ``limit`` hits when the
+scope has them. A scope of at most :data:`PREFILTER_DOCS` documents prefilters the
+index by ``document_id IN (...)`` (a B-tree scalar index); a wider one (where that
+list costs more than the search) takes the index's top ``fetch`` unscoped and keeps
+the in-scope rows, ``fetch`` starting at ``limit`` divided by the scope's share of the
+documents and growing four-fold until ``limit`` are kept, then, past
+:data:`MAX_FETCH`, prefiltering after all. BM25 statistics are the whole index's in
+both ways, so both give the same ranking.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+from kb.search.keyword import query_terms
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+PREFILTER_DOCS = 1000
+MAX_FETCH = 4096
+
+
+def tokens(term: str) -> list[str]:
+    """The tokens the ``simple`` tokenizer makes of ``term`` (runs of letters/digits)."""
+    from kb.store.keyword_index import fold
+
+    return _TOKEN.findall(fold(term))
+
+
+def lance_query(text: str, column: str = "text") -> Any | None:
+    """The LanceDB full-text query for ``text`` (see the module docs); ``None`` when
+    nothing is searchable."""
+    from lancedb import query as lq
+
+    # pydantic dataclasses: their keyword-only defaults are invisible to mypy
+    match: Any = lq.MatchQuery
+    phrase: Any = lq.PhraseQuery
+    words: list[str] = []
+    phrases: list[str] = []
+    for term in query_terms(text):
+        toks = tokens(term)
+        if len(toks) == 1:
+            words.append(toks[0])
+        elif toks:
+            phrases.append(" ".join(toks))
+    parts: list[Any] = []
+    if words:
+        parts.append(match(" ".join(words), column))
+    parts.extend(phrase(p, column) for p in phrases)
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return lq.BooleanQuery([(lq.Occur.SHOULD, p) for p in parts])
+
+
+def search(
+    store: Any,
+    text: str,
+    limit: int,
+    document_ids: Collection[int] | None = None,
+    table: Any = None,
+) -> list[tuple[int, float]]:
+    """Top ``limit`` live chunks for ``text`` as ``(chunk_id, bm25)``, best first.
+
+    ``document_ids``: as in :func:`kb.search.keyword.keyword_search` (``None``: no
+    restriction; empty: no results). ``table``: the open index table, when the caller
+    keeps one (opening it costs a directory listing and a manifest read)."""
+    from kb.store import keyword_index
+
+    if limit < 1 or (document_ids is not None and not document_ids):
+        return []
+    q = lance_query(text)
+    t = table if table is not None else keyword_index.table(store)
+    if q is None or t is None:
+        return []
+    if document_ids is None:
+        return _ranked(_query(t, q, limit, None))
+    if len(document_ids) > PREFILTER_DOCS:
+        allowed = {int(i) for i in document_ids}
+        total = max(int(store.conn.execute("SELECT count(*) FROM documents").fetchone()[0]), 1)
+        fetch = min(MAX_FETCH, max(limit, int(limit * 1.25 * total / len(allowed))))
+        while True:
+            arrow = _query(t, q, fetch, None)
+            docs = arrow.column("document_id").to_pylist()
+            ids, scores = arrow.column("chunk_id").to_pylist(), arrow.column("_score").to_pylist()
+            kept = [(i, s) for i, d, s in zip(ids, docs, scores, strict=True) if d in allowed]
+            if len(kept) >= limit or len(ids) < fetch:
+                return _sorted(kept)[:limit]
+            if fetch >= MAX_FETCH:
+                break
+            fetch = min(fetch * 4, MAX_FETCH)
+    return _ranked(_query(t, q, limit, document_ids))
+
+
+def _query(t: Any, q: Any, limit: int, document_ids: Collection[int] | None) -> Any:
+    builder = t.search(q, query_type="fts")
+    if document_ids is not None:
+        ids = ",".join(str(int(i)) for i in sorted(document_ids))
+        builder = builder.where(f"document_id IN ({ids})", prefilter=True)
+    cols = ["chunk_id", "document_id", "_score"]
+    return builder.select(cols).limit(int(limit)).to_arrow()
+
+
+def _ranked(arrow: Any) -> list[tuple[int, float]]:
+    ids, scores = arrow.column("chunk_id").to_pylist(), arrow.column("_score").to_pylist()
+    return _sorted(list(zip(ids, scores, strict=True)))
+
+
+def _sorted(pairs: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    return sorted(((int(i), float(s)) for i, s in pairs), key=lambda p: (-p[1], p[0]))
+
+
+def keyword_index_state(store: Any, threshold: int) -> str:
+    """``"index"`` (search the LanceDB index), ``"fts5"`` (below the threshold or
+    switched off) or ``"stale"`` (past the threshold, index missing or out of date:
+    FTS5 is searched and the user is told)."""
+    from kb.store import keyword_index
+
+    if threshold <= 0:
+        return "fts5"
+    live = keyword_index.fingerprint(store.conn)
+    if live[1] < threshold:
+        return "fts5"
+    return "index" if keyword_index.is_current(store, live) else "stale"
+
+
+STALE_NOTICE = (
+    "kb: the keyword index is missing or out of date; searching with SQLite FTS5 "
+    "(slower); run `kb reindex --keyword`"
+)
+
+
+def describe(store: Any, threshold: int) -> dict[str, object]:
+    """``kb status``'s ``keyword_search``: ``{"engine": "lancedb-fts"|"fts5", "chunks",
+    "threshold", "index"}`` (``index``: the record with ``current``, or ``None``)."""
+    from kb.store import keyword_index
+
+    state = keyword_index_state(store, threshold)
+    return {
+        "engine": "lancedb-fts" if state == "index" else "fts5",
+        "chunks": keyword_index.fingerprint(store.conn)[1],
+        "threshold": threshold,
+        "index": keyword_index.info(store),
+    }
+
+
+def describe_line(ks: dict[str, object]) -> str:
+    """One ``kb status`` line for :func:`describe`'s dict."""
+    n, t, rec = ks["chunks"], ks["threshold"], ks["index"]
+    if ks["engine"] == "lancedb-fts" and isinstance(rec, dict):
+        return f"keyword search: LanceDB full-text index ({n} chunks, built {rec['built_at']})"
+    if isinstance(t, int) and isinstance(n, int) and t > 0 and n >= t:
+        why = "out of date" if rec else "not built"
+        return (
+            f"keyword search: SQLite FTS5 ({n} chunks; over keyword_index_threshold {t}, "
+            f"the index is {why}: `kb reindex --keyword`)"
+        )
+    return f"keyword search: SQLite FTS5 ({n} chunks)"
