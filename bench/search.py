@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--refine", type=int, default=10, help="ANN: refine factor")
     ap.add_argument(
         "--ann-index",
-        default="ivf_hnsw_sq",
+        default="ivf_pq",
         choices=("ivf_pq", "ivf_hnsw_sq"),
         help="ANN index type",
     )
