@@ -131,11 +131,11 @@ def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     )
     r = runner.invoke(app, ["reindex", "--ann"])
     assert r.exit_code == 0, r.output
-    assert "built the ANN index IVF_HNSW_SQ over 300 vectors" in r.output  # the default
+    assert "built the ANN index IVF_PQ over 300 vectors" in r.output  # the default
     r = runner.invoke(app, ["status", "--json"])
     assert '"method": "ann"' in r.output
     assert (
-        "vector search: ANN index IVF_HNSW_SQ (300 chunks, built"
+        "vector search: ANN index IVF_PQ (300 chunks, built"
         in runner.invoke(app, ["status"]).output
     )
 
