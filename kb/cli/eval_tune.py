@@ -14,16 +14,6 @@ if TYPE_CHECKING:
     from eval.stats import PairedResult
     from eval.tune import RefusalOutcome, TuneReport
 
-SEARCH_KEYS = (
-    "fusion",
-    "candidates",
-    "rrf_k",
-    "vector_weight",
-    "keyword_weight",
-    "sentence_weight",
-    "min_score",
-)
-
 
 def tune(
     golden: GoldenArg,
@@ -232,7 +222,9 @@ def render(report: TuneReport, apply: bool, written: Path | None) -> None:
     t.add_column("[search]")
     t.add_column("current", justify="right")
     t.add_column("best (train)", justify="right")
-    for key in SEARCH_KEYS:
+    from eval.tune import FUSION_KEYS
+
+    for key in (*FUSION_KEYS, "min_score"):
         a, b = getattr(report.current, key), getattr(report.best, key)
         t.add_row(key, _val(a), _val(b) + (" *" if a != b else ""))
     t.add_row("train mrr@10", _fmt(report.train_mrr[0]), _fmt(report.train_mrr[1]))

@@ -1,19 +1,8 @@
 """Sentence splitting: passages into sentences with offsets, answers as they stream.
 
 Passage sentences (:func:`split_sentences`) are spans ``(start, end)`` into the
-passage text, white space trimmed, so ``text[start:end]`` is always real source text
-(evidence quotes are never paraphrases). A boundary is:
-
-- ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets) then white
-  space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
-  ``St.``) or a single capital letter (an initial, ``J. Smith``);
-- a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
-  precedes a heading or list item, so headings and bullet lines never glue onto prose.
-
-Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
-previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
-a piece of its own. Edge cases: empty or blank text gives
-no spans; text without any boundary is one span.
+passage text; the splitter and its rules live in :mod:`kb.sentence_spans` (stdlib
+only, shared with ingest and search) and are re-exported here.
 
 Answer sentences (:class:`AnswerSplitter`) are split on the stream. The grammar makes a
 sentence end with its citations and end punctuation in either order (``... France
