@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ from kb.sentence_spans import split_sentences
 from kb.store import Store
 from kb.store import sentences as stored
 from kb.store.doctor import check, repair
+from tests.ingest.test_pipeline import CountingEmbedder
 
 runner = CliRunner()
 
@@ -57,20 +57,6 @@ ENGINEERING = """# Engineering
 
 Civil engineers design structures that span rivers and rebuild them when they fail.
 """
-
-
-class CountingEmbedder(Embedder):
-    """The real embedder, counting the texts sent to it."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-        self.texts = 0
-
-    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts += len(texts)
-        return self.inner.embed_batch(texts)
 
 
 @pytest.fixture
