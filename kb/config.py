@@ -245,6 +245,13 @@ RENAMED = {
 }
 
 
+#: settings with a lower bound that no other check covers: dotted key -> (minimum, meaning)
+MINIMUM = {
+    "search.ann_threshold": (0, "0 = never use the ANN index"),
+    "search.keyword_index_threshold": (0, "0 = never use the keyword index"),
+}
+
+
 def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
     """Return ``obj`` with ``data`` applied; errors read ``ORIGIN: section.key: problem``."""
     hints = get_type_hints(type(obj))
@@ -265,6 +272,11 @@ def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
             changes[key] = _merge(current, value, origin, dotted + ".")
         else:
             changes[key] = _coerce(value, hints[key], f"{origin}: {dotted}")
+            low, meaning = MINIMUM.get(dotted, (None, ""))
+            if low is not None and changes[key] < low:
+                raise ConfigError(
+                    f"{origin}: {dotted} = {changes[key]}: must be at least {low} ({meaning})"
+                )
     return replace(obj, **changes)  # type: ignore[type-var]
 
 

@@ -49,6 +49,11 @@ def test_user_file_then_kb_file_then_flags(
         ('[search]\nk = "five"\n', "search.k: expected int"),
         ("[search\n", "invalid TOML"),
         ("search = 3\n", "search: expected a table"),
+        (
+            "[search]\nkeyword_index_threshold = -5\n",
+            "search.keyword_index_threshold = -5: must be at least 0 (0 = never",
+        ),
+        ("[search]\nann_threshold = -1\n", "search.ann_threshold = -1: must be at least 0"),
     ],
 )
 def test_bad_user_config_names_file_and_key(
