@@ -12,6 +12,7 @@ import os
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -236,24 +237,30 @@ def _quantized(
         raise ConfigError(f'{what} runs on ONNX Runtime: set runtime = "auto" or "onnx"')
     if home is None:
         raise ModelError(f"{what} needs a KB folder to keep its ONNX export in")
-    folder = model_folder(settings)
-    target = onnx_export.export_dir(home, folder, embedding_model_id(settings))
+    from kb.backends.onnx_embedder import OnnxEmbedder
+
+    target = onnx_export.export_dir(home, model_folder(settings), embedding_model_id(settings))
     if not onnx_export.is_complete(target):
-        float_dir = onnx_export.export_dir(home, folder, base_model_id(settings))
+        # the float export first, as every ONNX embedder gets it (made once, failures kept)
+        plain = make_embedder(
+            replace(settings, quantize="none", runtime="onnx"),
+            batch_size,
+            home=home,
+            purpose=purpose,
+            notice=say,
+        )
+        if not isinstance(plain, OnnxEmbedder):
+            raise ModelError(
+                f'{what}: the model has no ONNX export to quantize; set quantize = "none"'
+            )
+        if purpose == "query":
+            say("note: making the int8 copy of the embedding model once")
         try:
-            if not onnx_export.is_complete(float_dir):
-                onnx_export.check_exportable(folder)
-                st = SentenceTransformerEmbedder(settings, batch_size=batch_size)
-                onnx_export.export(st._model, folder, float_dir, base_model_id(settings))
-            if purpose == "query":
-                say("note: making the int8 copy of the embedding model once")
-            onnx_quantize.quantize(float_dir, target, embedding_model_id(settings))
-        except (onnx_export.NotExportable, onnx_quantize.QuantizeError, OSError) as e:
+            onnx_quantize.quantize(plain.folder, target, embedding_model_id(settings))
+        except (onnx_quantize.QuantizeError, OSError) as e:
             raise ModelError(
                 f'{what}: cannot make the int8 model ({e}); set quantize = "none"'
             ) from None
-    from kb.backends.onnx_embedder import OnnxEmbedder
-
     return OnnxEmbedder(
         target, threads=settings.threads, batch_size=batch_size, quick_start=purpose == "query"
     )

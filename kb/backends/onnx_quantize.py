@@ -35,8 +35,9 @@ from kb.backends.onnx_export import _CHECK_TEXTS, ExportInfo, publish
 
 #: the worst cosine accepted between float and int8 vectors of the check texts
 MIN_COSINE = 0.97
-QUANTIZE_MODES = ("none", "int8")
+#: quantize mode -> what it adds to the model id
 SUFFIX = {"none": "", "int8": "+int8"}
+QUANTIZE_MODES = tuple(SUFFIX)
 
 
 class QuantizeError(Exception):

@@ -7,6 +7,7 @@ imported inside the helpers, so ``kb eval --help`` loads none of them.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -92,17 +93,28 @@ def write_report(path: Path, text: str) -> None:
     err(f"wrote {path}")
 
 
+def write_reports(
+    data: Any,
+    md: Path | None,
+    html: Path | None,
+    markdown: Callable[[Any], str],
+    html_page: Callable[[Any], str],
+) -> None:
+    """The ``--md`` and ``--html`` files of ``data``; callers write them before stdout,
+    so a closed stdout (``| head``) does not cost the reports."""
+    if md is not None:
+        write_report(md, markdown(data))
+    if html is not None:
+        write_report(html, html_page(data))
+
+
 def emit_run(rep: dict[str, Any], json_out: bool, md: Path | None, html: Path | None) -> None:
     """Print a run report (JSON or terminal tables, failed gates on stderr); write --md/--html."""
     from eval.render_html import run_html
     from eval.render_markdown import run_markdown
     from eval.render_terminal import render_run
 
-    # files first: a closed stdout (`| head`) must not cost the reports
-    if md is not None:
-        write_report(md, run_markdown(rep))
-    if html is not None:
-        write_report(html, run_html(rep))
+    write_reports(rep, md, html, run_markdown, run_html)
     if json_out:
         print_json(rep)
     else:

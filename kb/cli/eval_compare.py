@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from kb.cli.common import JsonOption, KbOption, print_json, settings_for
-from kb.cli.eval_common import HtmlOption, MdOption, console, open_kb, write_report
+from kb.cli.eval_common import HtmlOption, MdOption, console, open_kb, write_reports
 
 
 def compare(
@@ -95,10 +95,7 @@ def compare(
             None if other is None else EvalStore(other),
         )
     data = comparison_json(c)
-    if md is not None:  # files first: a closed stdout must not cost the reports
-        write_report(md, compare_markdown(data))
-    if html is not None:
-        write_report(html, compare_html(data))
+    write_reports(data, md, html, compare_markdown, compare_html)
     if json_out:
         print_json(data)
     else:

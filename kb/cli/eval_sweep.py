@@ -108,7 +108,7 @@ def sweep(
     from kb import __version__
     from kb.backends.embedder import embedding_model_id, make_embedder
     from kb.cli.chunkings_cmd import warn_build_problems
-    from kb.cli.eval_common import write_report
+    from kb.cli.eval_common import write_reports
     from kb.cli.eval_runtime import RunProgress
     from kb.search import Retriever
 
@@ -173,10 +173,7 @@ def sweep(
                     f"{rep.cached} from the cache, {build['seconds_eval']:.1f}s eval"
                 )
     board = leaderboard(entries, metric).to_json()
-    if md is not None:
-        write_report(md, sweep_markdown(board))
-    if html is not None:
-        write_report(html, sweep_html(board))
+    write_reports(board, md, html, sweep_markdown, sweep_html)
     if json_out:
         print_json(board)
     else:

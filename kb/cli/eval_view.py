@@ -17,6 +17,7 @@ from kb.cli.eval_common import (
     console,
     open_kb,
     write_report,
+    write_reports,
 )
 
 
@@ -150,11 +151,7 @@ def show(
 
     with open_kb(settings_for(kb)) as store:
         rep = load_report(store, run_ref, recompute, matching, query, bool(md or html))
-    # files first: a closed stdout (`| head`) must not lose them
-    if md is not None:
-        write_report(md, run_markdown(rep))
-    if html is not None:
-        write_report(html, run_html(rep))
+    write_reports(rep, md, html, run_markdown, run_html)
     if json_out:
         print_json(rep if query else {k: v for k, v in rep.items() if k != "queries"})
     elif query:
