@@ -47,7 +47,7 @@ demo: install
 
 lint: install-dev
 	$(BIN)/ruff check kb ingest eval tests bench
-	$(BIN)/ruff format --check kb ingest eval tests bench
+	$(BIN)/ruff format --check kb ingest eval tests bench README.md
 	$(BIN)/mypy
 
 format: install-dev
