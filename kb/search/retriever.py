@@ -320,6 +320,9 @@ class Retriever:
             return False
         state = sqlite_state(self.store.conn)
         if self._ann_state is None or self._ann_state[0] != state:
+            # an ingest (maybe by another process) commits SQLite after its vectors:
+            # search the vectors and index it wrote, not the version opened earlier
+            self.store.vectors.refresh()
             self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
         return self._ann_state[1]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,8 @@ from kb.store.health import disk_full_guard
 
 TABLE = "embeddings"
 LEGACY_TABLE = "vectors"
+#: seconds between an open table's checks for versions written by other processes
+READ_CONSISTENCY_S = 1.0
 
 # LanceDB's Rust layer logs WARN lines to stderr (e.g. "No existing dataset ..."); users must
 # never see library noise. The variables are read when lancedb is first imported.
@@ -54,8 +57,21 @@ class VectorIndex:
             import lancedb
 
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._db = lancedb.connect(str(self.folder))
+            # Without an interval an open table never sees another process's writes:
+            # a long-lived `kb serve` would search the ANN index of its start-up
+            # forever, and read files a later cleanup removes. Every read checks for a
+            # newer version at most this often (:meth:`refresh` checks at once).
+            self._db = lancedb.connect(
+                str(self.folder),
+                read_consistency_interval=timedelta(seconds=READ_CONSISTENCY_S),
+            )
         return self._db
+
+    def refresh(self) -> None:
+        """Move the open table to the latest version (another process may have added
+        vectors or extended the index since it was opened); nothing when not open."""
+        if self._table is not None:
+            self._table.checkout_latest()
 
     def db(self) -> Any:
         """The LanceDB connection of this folder (created on first use); other derived

@@ -119,6 +119,28 @@ def test_maintain_builds_then_extends(big: tuple[Store, BowEmbedder]) -> None:
     assert describe_line(describe(store, 0)) == "vector search: exact (330 chunks)"
 
 
+def test_a_long_lived_reader_sees_what_another_process_adds(
+    big: tuple[Store, BowEmbedder], kb_home: Path
+) -> None:
+    """A server's Retriever (its own Store, as in another process) searches the
+    vectors and index extension an ingest wrote after its first search, not the
+    LanceDB version it opened."""
+    writer, emb = big
+    ann.build_and_record(writer)
+    reader = Store.open(kb_home)
+    try:
+        r = Retriever(reader, emb, ann=EVERYTHING)
+        opts = SearchOptions(k=5, mode="vector", min_score=-1)
+        assert r.uses_ann() and r.search("w2x7 common", opts).hits  # opens the table
+        new_ids = add_doc(writer, "late.md", ["zebra quagga okapi"] * 3)
+        embed_pending(writer, emb)
+        assert ann.maintain(writer, 50) == "added 3 vectors to the ANN index"
+        top = r.search("zebra quagga okapi", opts).hits
+        assert top and top[0].chunk_id in new_ids
+    finally:
+        reader.close()
+
+
 def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     store, _ = big
     store.close()
