@@ -68,13 +68,25 @@ def pct(xs: list[float], q: float) -> float:
 
 
 def child(
-    home: Path, n_queries: int, dim: int, nprobes: int, refine: int, kind: str, ef: int, kw: str
+    home: Path,
+    n_queries: int,
+    dim: int,
+    nprobes: int,
+    refine: int,
+    kind: str,
+    ef: int,
+    kw: str,
+    legs: str = "parallel",
 ) -> dict[str, object]:
-    """Search ``home`` through the index only; timings, hits and peak RSS as a dict."""
+    """Search ``home`` through the index only; timings, hits and peak RSS as a dict.
+    ``legs = "sequential"`` runs the keyword leg after the vector leg, on the calling
+    thread (kb's order before the legs overlapped), to measure what overlapping buys."""
     from kb.search import Retriever, SearchOptions
     from kb.search.ann_leg import AnnOptions
     from kb.store import Store
 
+    if legs == "sequential":
+        Retriever._index_leg_threadable = lambda self: False  # type: ignore[method-assign]
     questions, qvecs = workload(n_queries, dim)
     store = Store.open(home)
     emb = FixedEmbedder(dim, dict(zip(questions, qvecs, strict=True)))
@@ -142,6 +154,7 @@ def run(
     kind: str = "ivf_pq",
     ef: int = 128,
     kw: str = "index",
+    legs: str = "parallel",
 ) -> dict:
     """Build (or reuse) the clustered KB and its indexes, search in a child, score recall."""
     from kb.store import Store, ann, keyword_index
@@ -170,7 +183,7 @@ def run(
     store.close()
     cmd = [sys.executable, "-m", "bench._ann", "child", str(home), str(n_queries), str(dim)]
     out = subprocess.run(
-        [*cmd, str(nprobes), str(refine), kind, str(ef), kw],
+        [*cmd, str(nprobes), str(refine), kind, str(ef), kw, legs],
         check=True,
         capture_output=True,
         text=True,
@@ -202,7 +215,7 @@ def run(
     print(
         f"  hybrid p50 {row['hybrid_p50']:.1f} ms, p95 {row['hybrid_p95']:.1f} ms; vector "
         f"stage p50/p95 {row['vector_p50']:.1f}/{row['vector_p95']:.1f} ms, keyword "
-        f"({kw}) p50/p95 {row['keyword_p50']:.1f}/{row['keyword_p95']:.1f} ms"
+        f"({kw}) p50/p95 {row['keyword_p50']:.1f}/{row['keyword_p95']:.1f} ms; legs {legs}"
     )
     print(
         f"  with --tag alpha: p50 {row['scoped_p50']:.1f} ms, p95 {row['scoped_p95']:.1f} ms "
@@ -220,6 +233,7 @@ def run(
     return row
 
 
-if __name__ == "__main__" and len(sys.argv) == 10 and sys.argv[1] == "child":
-    _, _, h, nq, d, npb, rf, kd, e, k = sys.argv
-    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf), kd, int(e), k)))
+if __name__ == "__main__" and len(sys.argv) in (10, 11) and sys.argv[1] == "child":
+    _, _, h, nq, d, npb, rf, kd, e, k, *lg = sys.argv
+    legs_arg = lg[0] if lg else "parallel"
+    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf), kd, int(e), k, legs_arg)))

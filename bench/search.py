@@ -22,6 +22,7 @@ Usage::
     python bench/search.py [--sizes 10000,100000] [--queries 200] [--workdir DIR]
     python bench/search.py --sizes '' --ann 1000000 [--nprobes 20] [--refine 10]
         [--ann-index ivf_pq|ivf_hnsw_sq] [--ef 128] [--keyword index|fts5]
+        [--legs parallel|sequential]
 
 ``--workdir`` keeps the built stores (``DIR/kb-<size>``) and reuses them next time.
 """
@@ -229,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--ef", type=int, default=128, help="ANN: HNSW candidates (ivf_hnsw_sq)")
     ap.add_argument(
+        "--legs",
+        default="parallel",
+        choices=("parallel", "sequential"),
+        help="ANN bench: keyword leg beside the vector leg (kb's way) or after it",
+    )
+    ap.add_argument(
         "--keyword",
         default="index",
         choices=("index", "fts5"),
@@ -266,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             args.ann_index,
             args.ef,
             args.keyword,
+            args.legs,
         )
         for n in ann_sizes
     ]

@@ -266,9 +266,16 @@ def describe_line(vs: dict[str, object]) -> str:
     return f"vector search: exact ({n} chunks)"
 
 
-def keyword_cosines(store: Any, out: Candidates, qvec: np.ndarray) -> None:
+def keyword_cosines(
+    store: Any,
+    out: Candidates,
+    qvec: np.ndarray,
+    vectors: dict[int, np.ndarray] | None = None,
+) -> None:
     """Fill ``out``'s cosines and ranks after an ANN vector leg: the vector top gets its
-    ranks, keyword candidates outside it their exact cosine but no rank (module docs)."""
+    ranks, keyword candidates outside it their exact cosine but no rank (module docs).
+    ``vectors``: the keyword candidates' stored vectors by chunk id, when already
+    fetched (:func:`keyword_vectors`); otherwise they are looked up here."""
     for r, (i, s) in enumerate(out.vector, start=1):
         out.cosine[i] = s
         out.vector_rank[i] = r
@@ -279,8 +286,24 @@ def keyword_cosines(store: Any, out: Candidates, qvec: np.ndarray) -> None:
     q = np.asarray(qvec, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q
+    if vectors is not None:
+        for i in rest:
+            v = vectors.get(i)
+            if v is not None:
+                out.cosine[i] = float(np.dot(v, q))
+        return
     sha = hashes_of(store.conn, rest)
     cos = cosines_of(store, model.model_id, q, sorted(set(sha.values())))
     for i, h in sha.items():
         if h in cos:
             out.cosine[i] = cos[h]
+
+
+def keyword_vectors(store: Any, model: str, chunk_ids: list[int]) -> dict[int, np.ndarray]:
+    """The stored vector of each given chunk that is embedded, by chunk id (chunks that
+    share a text share one lookup)."""
+    from kb.store import ann
+
+    sha = hashes_of(store.conn, chunk_ids)
+    vecs = ann.vectors_of(store.vectors, model, sorted(set(sha.values())))
+    return {i: vecs[h] for i, h in sha.items() if h in vecs}

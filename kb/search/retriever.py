@@ -18,7 +18,11 @@ Per query:
 4. keyword leg (modes ``keyword``, ``hybrid``): FTS5 bm25 (:mod:`kb.search.keyword`),
    top ``n``; in a KB past ``[search] keyword_index_threshold`` with a current
    derived index, LanceDB's full-text index instead (:mod:`kb.search.keyword_lance`;
-   a stale or missing one falls back to FTS5 with a one-line notice);
+   a stale or missing one falls back to FTS5 with a one-line notice). In hybrid
+   mode the index query runs on a worker thread while the query is embedded and
+   the vector leg runs (both are native code that releases the GIL), so the legs
+   overlap instead of adding up; past the ANN threshold that thread also fetches the
+   keyword candidates' stored vectors, for their exact cosines;
 5. fusion (:mod:`kb.search.candidates`): hybrid mode combines both legs, by default
    ``score = (w_v * cosine/best cosine + w_k * bm25/best bm25) / (w_v + w_k)``
    (``fusion = "score"``) or by reciprocal rank (``fusion = "rrf"``), where a keyword
@@ -50,8 +54,10 @@ hybrid mode the fused score under the fusion's name (``score`` or ``rrf``), and
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +65,13 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError
-from kb.search.ann_leg import AnnOptions, ann_in_use, ann_top, keyword_cosines
+from kb.search.ann_leg import (
+    AnnOptions,
+    ann_in_use,
+    ann_top,
+    keyword_cosines,
+    keyword_vectors,
+)
 from kb.search.candidates import Candidates, fuse, true_ranks
 from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
@@ -184,7 +196,10 @@ class Retriever:
         """Ranked hits for ``query``; see the module docs for every step.
 
         ``timings`` (seconds): ``embed`` the query embedding, ``vector`` the cosine
-        search (including a cache reload), ``keyword`` FTS5, ``fuse`` fusion, score
+        search (including a cache reload), ``keyword`` the keyword leg (on its worker
+        thread, with the vector lookup of its candidates past the ANN threshold, it
+        overlaps ``embed`` and ``vector``, so the stages add up to more than
+        ``total``), ``fuse`` fusion, score
         filtering and loading the hit rows, ``rerank`` the sentence rerank (loading
         the sentence vectors), ``total`` all of it. A first-use model
         load is not counted: it is a one-off cost of the process, not of the search.
@@ -238,6 +253,22 @@ class Retriever:
         matrix: VectorMatrix | None = None
         sims: np.ndarray | None = None
         mask: np.ndarray | None = None
+        keyword_leg: Future[_KeywordLeg] | None = None
+        if embedder is not None and opts.mode == "hybrid" and self._index_leg_threadable():
+            # The LanceDB full-text query (and, past the ANN threshold, the lookup of its
+            # candidates' vectors) runs in native code without the GIL: on a worker
+            # thread it overlaps the query embedding and the vector leg instead of
+            # following them. The connection allows use from other threads.
+            model = self.store.embedding_model() if self.uses_ann() else None
+            keyword_leg = _keyword_pool().submit(
+                _index_keyword_leg,
+                self.store,
+                query,
+                depth,
+                allowed,
+                self._kw_table,
+                None if model is None else model.model_id,
+            )
         if embedder is not None:
             t = time.perf_counter()
             qvec = embedder.embed_query(query)
@@ -258,7 +289,11 @@ class Retriever:
                 out.best_cosine = out.vector[0][1]
             tm["vector"] = time.perf_counter() - t
 
-        if opts.mode in ("keyword", "hybrid"):
+        prefetched: dict[int, np.ndarray] | None = None
+        if keyword_leg is not None:
+            leg = keyword_leg.result()
+            out.keyword, tm["keyword"], prefetched = leg.hits, leg.seconds, leg.vectors
+        elif opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
             if self.uses_keyword_index():
                 if self._kw_table is None:
@@ -287,7 +322,7 @@ class Retriever:
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         elif embedder is not None:
             t = time.perf_counter()
-            keyword_cosines(self.store, out, qvec)
+            keyword_cosines(self.store, out, qvec, prefetched)
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
 
@@ -339,6 +374,15 @@ class Retriever:
             if kw == "stale":
                 self._notify(STALE_NOTICE)
         return self._kw_state[1] == "index"
+
+    def _index_leg_threadable(self) -> bool:
+        """Whether the keyword leg queries the LanceDB index (opened here, on the
+        calling thread), so that it can run beside the vector leg."""
+        if not self.uses_keyword_index():
+            return False
+        if self._kw_table is None:
+            self._kw_table = keyword_index.table(self.store)
+        return self._kw_table is not None
 
     def _validate(self, query: str) -> None:
         if not query or not query.strip():
@@ -401,6 +445,47 @@ class Retriever:
             hit.scores = scores
             hits.append(hit)
         return hits
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+#: keyword legs that can run at once (searches of a server's concurrent requests)
+KEYWORD_WORKERS = 4
+
+
+def _keyword_pool() -> ThreadPoolExecutor:
+    """The worker threads for keyword legs, started on first use."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(KEYWORD_WORKERS, thread_name_prefix="kb-keyword")
+        return _POOL
+
+
+@dataclass
+class _KeywordLeg:
+    """The keyword leg's hits and seconds, and (``vectors``, past the ANN threshold)
+    the stored vector of each hit, by chunk id, for its exact cosine."""
+
+    hits: list[tuple[int, float]]
+    seconds: float
+    vectors: dict[int, np.ndarray] | None
+
+
+def _index_keyword_leg(
+    store: Store,
+    query: str,
+    depth: int,
+    allowed: set[int] | None,
+    table: Any,
+    model: str | None,
+) -> _KeywordLeg:
+    """The keyword leg through the LanceDB index, run on the worker thread; with
+    ``model``, also the vectors of its hits (:func:`kb.search.ann_leg.keyword_vectors`)."""
+    t = time.perf_counter()
+    hits = index_keyword_search(store, query, depth, allowed, table)
+    vectors = None if model is None else keyword_vectors(store, model, [i for i, _ in hits])
+    return _KeywordLeg(hits, time.perf_counter() - t, vectors)
 
 
 def _stderr_line(message: str) -> None:

@@ -141,6 +141,43 @@ def test_a_long_lived_reader_sees_what_another_process_adds(
         reader.close()
 
 
+def test_keyword_index_leg_prefetches_vectors_for_the_same_hits(
+    big: tuple[Store, BowEmbedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past both thresholds the keyword leg (on its worker thread) also fetches its
+    candidates' vectors; hits, scores and cosines equal the one-thread path."""
+    from kb.search import retriever as retriever_mod
+    from kb.store import keyword_index
+
+    store, emb = big
+    ann.build_and_record(store)
+    keyword_index.build(store)
+    opts = SearchOptions(k=10, mode="hybrid", min_score=-1, candidates=30)
+
+    def run() -> list[list[tuple[int, float, dict[str, float]]]]:
+        r = Retriever(store, emb, ann=EVERYTHING, keyword_threshold=50)
+        assert r.uses_ann() and r.uses_keyword_index()
+        out = []
+        for q in ("w3 w5 topic1", "w2x7 common", "w10 w4 w1x3", "w4x9"):
+            hits = r.search(q, opts).hits
+            out.append([(h.chunk_id, round(h.score, 5), h.scores) for h in hits])
+        return out
+
+    fetched: list[int] = []
+    real = retriever_mod.keyword_vectors
+
+    def spy(store: Store, model: str, ids: list[int]) -> dict[int, np.ndarray]:
+        fetched.append(len(ids))
+        return real(store, model, ids)
+
+    monkeypatch.setattr(retriever_mod, "keyword_vectors", spy)
+    threaded = run()
+    assert len(fetched) == 4 and all(n > 0 for n in fetched)
+    monkeypatch.setattr(retriever_mod.Retriever, "_index_leg_threadable", lambda self: False)
+    assert run() == threaded
+    assert any("keyword" in s and "vector" in s for hits in threaded for _, _, s in hits)
+
+
 def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     store, _ = big
     store.close()

@@ -151,6 +151,41 @@ def test_hybrid_uses_the_index_and_keeps_the_code_word_first(
     assert "ZX-4417" in _text_of(store, top[0])
 
 
+@pytest.mark.parametrize("wide", [False, True])
+def test_hybrid_keyword_leg_on_a_thread_gives_the_same_hits(
+    kb: tuple[Store, BowEmbedder], wide: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index leg overlaps the vector leg on a worker thread (a wide scope too,
+    whose document count it reads from SQLite there); the hits equal the one-thread
+    order."""
+    import threading
+
+    from kb.search import keyword_lance
+    from kb.search import retriever as retriever_mod
+
+    store, emb = kb
+    keyword_index.build(store)
+    if wide:
+        monkeypatch.setattr(keyword_lance, "PREFILTER_DOCS", 0)
+    threads: list[str] = []
+    real = keyword_lance.search
+
+    def spy(*a: object, **k: object) -> list[tuple[int, float]]:
+        threads.append(threading.current_thread().name)
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(retriever_mod, "index_keyword_search", spy)
+    scope = {"tags": ("red",)} if wide else {}
+    queries = ["ZX-4417", "rainfall valley section part", "running"]
+    got = [_hits(store, emb, q, 10, k=10, mode="hybrid", **scope) for q in queries]
+    assert len(threads) == 3 and all(n.startswith("kb-keyword") for n in threads)
+    monkeypatch.setattr(retriever_mod.Retriever, "_index_leg_threadable", lambda self: False)
+    threads.clear()
+    want = [_hits(store, emb, q, 10, k=10, mode="hybrid", **scope) for q in queries]
+    assert got == want and all(len(g) == 10 for g in got)
+    assert len(threads) == 3 and not any(n.startswith("kb-keyword") for n in threads)
+
+
 @pytest.mark.parametrize("prefilter", [True, False])
 @pytest.mark.parametrize("scope", [{"tags": ("red",)}, {"types": ("txt",)}, {"paths": ("d4.md",)}])
 def test_scoped_search_returns_k_hits_in_scope(
