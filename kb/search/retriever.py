@@ -357,7 +357,7 @@ class Retriever:
         if self._ann_state is None or self._ann_state[0] != state:
             # an ingest (maybe by another process) commits SQLite after its vectors:
             # search the vectors and index it wrote, not the version opened earlier
-            self.store.vectors.refresh()
+            self.store.vectors_raw.refresh()
             self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
         return self._ann_state[1]
 
