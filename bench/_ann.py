@@ -233,7 +233,6 @@ def run(
     return row
 
 
-if __name__ == "__main__" and len(sys.argv) in (10, 11) and sys.argv[1] == "child":
-    _, _, h, nq, d, npb, rf, kd, e, k, *lg = sys.argv
-    legs_arg = lg[0] if lg else "parallel"
-    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf), kd, int(e), k, legs_arg)))
+if __name__ == "__main__" and len(sys.argv) == 11 and sys.argv[1] == "child":
+    _, _, h, nq, d, npb, rf, kd, e, k, lg = sys.argv
+    print(json.dumps(child(Path(h), int(nq), int(d), int(npb), int(rf), kd, int(e), k, lg)))

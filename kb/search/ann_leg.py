@@ -286,17 +286,12 @@ def keyword_cosines(
     q = np.asarray(qvec, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q
-    if vectors is not None:
-        for i in rest:
-            v = vectors.get(i)
-            if v is not None:
-                out.cosine[i] = float(np.dot(v, q))
-        return
-    sha = hashes_of(store.conn, rest)
-    cos = cosines_of(store, model.model_id, q, sorted(set(sha.values())))
-    for i, h in sha.items():
-        if h in cos:
-            out.cosine[i] = cos[h]
+    if vectors is None:
+        vectors = keyword_vectors(store, model.model_id, rest)
+    for i in rest:
+        v = vectors.get(i)
+        if v is not None:
+            out.cosine[i] = float(np.dot(v, q))
 
 
 def keyword_vectors(store: Any, model: str, chunk_ids: list[int]) -> dict[int, np.ndarray]:
