@@ -223,7 +223,8 @@ def answerability_features(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per SQuAD question (factual, pdf, unanswerable) over its top-5 hits, as
     ``kb ask`` sees them: ``x = (coverage, cosine, chunk cosine)``, ``y`` = 1 when answerable,
-    the half, and whether a number or name of the question is in no passage."""
+    the half, and whether the key-term check refuses it (a number or name of the
+    question in no passage, or a negation or antonym its best sentences contradict)."""
     opts = SearchOptions(k=5)
 
     def df(word: str) -> tuple[int, int]:
@@ -239,7 +240,7 @@ def answerability_features(
         x.append((res.coverage, cos, cos if res.chunk_cosine is None else res.chunk_cosine))
         y.append(1.0 if q.get("answerable", True) else 0.0)
         h.append(half(q["id"]))
-        keys.append(bool(res.absent_keys))
+        keys.append(bool(res.absent_keys or res.contradictions))
     return np.array(x), np.array(y), np.array(h), np.array(keys)
 
 

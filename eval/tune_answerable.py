@@ -37,13 +37,15 @@ MAX_OVER_REFUSAL = 0.15
 
 @dataclass(frozen=True)
 class Evidence:
-    """One query's evidence check: ``p(answerable)`` and whether a key term is absent."""
+    """One query's evidence check: ``p(answerable)``, and whether the key-term check
+    (``[answer] require_key_terms``) refuses it: a number or name in no passage, or a
+    negation or antonym its best sentences contradict."""
 
     score: float
-    absent_keys: bool
+    keys_fail: bool
 
     def refused(self, threshold: float, require_keys: bool) -> bool:
-        return self.score < threshold or (require_keys and self.absent_keys)
+        return self.score < threshold or (require_keys and self.keys_fail)
 
 
 @dataclass
@@ -101,7 +103,7 @@ def evidence(
                 h = replace(h, scores={**h.scores, "vector": g.cands.cosine[cid]})
             hits.append(h)
         a = assess(g.query.question, hits, embed, doc_freq, 0.0).answerability
-        out.append(Evidence(a.score, bool(a.absent_keys)))
+        out.append(Evidence(a.score, bool(a.absent_keys or a.contradictions)))
     return out
 
 

@@ -249,6 +249,18 @@ def _render_text(stream: AnswerStream, settings: Settings) -> int:
     return 0
 
 
+def _contradiction_reason(c: dict[str, str | None]) -> str:
+    """One contradiction (:class:`kb.rag.polarity.Contradiction`) in words."""
+    if c.get("passage") is None:
+        return (
+            f"the question says {c['question']!r}, but no passage sentence that matches it says so"
+        )
+    return (
+        f"the question asks about {c['question']!r}, but the passage sentence that matches "
+        f"it best says {c['passage']!r}"
+    )
+
+
 def _summary(record: AnswerRecord, settings: Settings) -> None:
     """Refusal / ungrounded labels, verdicts, invalid citations, truncation and Sources."""
     echo = typer.echo
@@ -265,6 +277,10 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
     elif record.refused and record.refusal_reason == "no_support":
         a = record.answerability or {}
         absent = a.get("absent_keys") or []
+        contradicted = a.get("contradictions") or []
+        if contradicted and a.get("score", 0) >= a.get("threshold", 0):
+            echo("refused: " + _contradiction_reason(contradicted[0]) + "; the model was not run")
+            return
         if absent and a.get("score", 0) >= a.get("threshold", 0):
             echo(
                 "refused: the question names "

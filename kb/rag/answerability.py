@@ -39,7 +39,10 @@ The question is *answerable* when ``p >= min_answerable`` (``[answer] min_answer
 ``kb eval run --min-answerable`` measures another value on a golden set). Without
 vectors (no embedder) the coverage-only model :data:`LEXICAL_MODEL` is used. With
 ``require_keys``, a question whose number or name appears in no passage at all is not
-answerable either. Edge cases: a question without content stems (all stop words) has
+answerable either, nor one whose negation or antonym the best-matching sentences
+contradict ("What did the TEU *not* do?" over sentences that say what it does;
+"the *lowest* point" where the text says "highest": :mod:`kb.rag.polarity`). Edge
+cases: a question without content stems (all stop words) has
 coverage 1 (there is nothing to check); no passages -> not answerable.
 """
 
@@ -53,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from kb.rag.lexical import content_stems, found, key_tokens, tokens, unit_words
+from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
 from kb.types import Hit
 
@@ -135,6 +139,9 @@ class Answerability:
     missing: list[str] = field(default_factory=list)
     #: the question's numbers and names that no passage contains at all
     absent_keys: list[str] = field(default_factory=list)
+    #: a negation or antonym of the question its best sentences contradict
+    #: (:mod:`kb.rag.polarity`)
+    contradictions: list[Contradiction] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +153,7 @@ class Answerability:
             "chunk_cosine": None if self.chunk_cosine is None else round(self.chunk_cosine, 4),
             "missing": list(self.missing),
             "absent_keys": list(self.absent_keys),
+            "contradictions": [c.to_dict() for c in self.contradictions],
         }
 
 
@@ -248,9 +256,29 @@ def check(
     p = model.score(cov, cos, chunk)
     result = Answerability(p, p >= min_answerable, min_answerable, cov, cos, chunk, missing)
     result.absent_keys = absent_keys(question, passages)
-    if require_keys and result.absent_keys:
+    result.contradictions = contradictions(question, ranked_sentences(terms, passages, qvec))
+    if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result
+
+
+def ranked_sentences(
+    terms: dict[str, tuple[str, float]],
+    passages: Sequence[PassageSentences],
+    qvec: np.ndarray | None,
+) -> list[str]:
+    """Every passage sentence, best match to the question first: by coverage (with its
+    chunk's headings, as :func:`coverage` counts it), then cosine to ``qvec``."""
+    sentences: list[str] = []
+    covs: list[float] = []
+    coss: list[float | None] = []
+    for p in passages:
+        n = len(p.stems)
+        coss += cosines_of(p.vectors, qvec, n)
+        for j in range(n):
+            sentences.append(p.sentence(j))
+            covs.append(weighted_share(terms, found_terms(terms, p, j)))
+    return rank_sentences(sentences, covs, coss)
 
 
 def coverage(

@@ -144,6 +144,35 @@ def test_refusal_on_empty_retrieval_never_loads_the_model(
     assert loads == [] and not pipe.loaded
 
 
+def test_a_question_its_notes_contradict_is_refused_before_the_model(
+    store: Store,
+    settings: Settings,
+    real_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    loads: list[int] = []
+
+    def factory() -> Generator:
+        loads.append(1)
+        return make_generator(settings.llm)
+
+    pipe = AskPipeline(Retriever(store, real_embedder), factory, settings)
+    opts = SearchOptions(k=3)
+    # "Let the loaf cool for at least one hour before cutting." says no "not"
+    neg = pipe.ask("How long should the loaf not cool before cutting?", opts).result()
+    assert neg.refused and neg.refusal_reason == "no_support", neg.answerability
+    assert neg.answerability is not None
+    assert {"question": "not", "passage": None} in neg.answerability["contradictions"]
+    # "The first trial count of aisle C finished in three hours."
+    ant = pipe.ask("How long did the last trial count of aisle C take?", opts).result()
+    assert ant.refused and ant.refusal_reason == "no_support", ant.answerability
+    assert ant.answerability is not None
+    assert {"question": "last", "passage": "first"} in ant.answerability["contradictions"]
+    assert loads == []
+    # a negated question the note answers with a negation is not stopped by the cue
+    ok = pipe.ask("Which devices should never talk to the rest of the house?", opts).result()
+    assert ok.answerability is not None and ok.answerability["contradictions"] == []
+
+
 def test_bad_model_files_fail_with_model_error(
     store: Store,
     settings: Settings,

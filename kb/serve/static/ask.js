@@ -85,6 +85,21 @@
     verdicts.querySelector("ol").append(li);
   }
 
+  function supportReason(a) {
+    const c = (a.contradictions || [])[0];
+    if (c && a.score >= a.threshold) {
+      return c.passage === null
+        ? `the question says "${c.question}", but no passage sentence that matches it says so`
+        : `the question asks about "${c.question}", but the passage sentence that matches it best says "${c.passage}"`;
+    }
+    const absent = a.absent_keys || [];
+    if (absent.length && a.score >= a.threshold) {
+      return "the question names " + absent.slice(0, 5).map((w) => `"${w}"`).join(", ") +
+        ", which no retrieved passage contains";
+    }
+    return "no retrieved passage holds the question's words together";
+  }
+
   function finish(rec) {
     for (const c of rec.contexts || []) {
       if (!cites.has(c.n)) cites.set(c.n, { chunk_id: c.chunk_id, display: c.locator.display });
@@ -97,7 +112,7 @@
       msg = rec.refusal_reason === "no_hits"
         ? "Refused: nothing in the KB is close enough to the question; the model was not run."
         : rec.refusal_reason === "no_support"
-          ? "Refused: no retrieved passage holds the question's words together; the model was not run."
+          ? "Refused: " + supportReason(rec.answerability || {}) + "; the model was not run."
           : "Refused: the model found no answer in the retrieved passages.";
     } else if (!rec.citations.length) {
       msg = "Ungrounded: the answer cites no source."; cls = "bad";

@@ -1,0 +1,237 @@
+"""Contradiction cues: the question says "not" or "lowest", its best evidence does not.
+
+Most of SQuAD 2.0's adversarial unanswerable questions (Rajpurkar, Jia and Liang 2018,
+"Know What You Don't Know", table 2) are answerable questions with one edit that
+leaves every content word in place: a **negation** inserted ("What did the TEU *not*
+do?", 9% of them) or a word swapped for its **antonym** ("the *lowest* point" where
+the text says "highest", 20%). Word coverage and cosine barely move under such an edit,
+so :mod:`kb.rag.answerability`'s score lets them through. Personal notes see the same
+questions: "Which tasks did I *not* finish?" over a note that lists what was done.
+
+Both cues look only at the sentences that best match the question: the passage
+sentences ranked by the question's idf-weighted coverage, ties broken by cosine
+(:func:`rank_sentences`):
+
+- **negation**: the question carries a negation (:data:`QUESTION_NEGATIONS`: *not,
+  never, no, n't, without, unable, fail* ...) and none of the
+  :data:`NEGATION_SENTENCES` best sentences carries one. The passage side accepts a
+  broader set (:func:`negates`: also *lack, refuse, deny, prevent, only, few*, and
+  *un-*/*non-* words), because a text says "relatively unaffected" where a question says
+  "not badly hit": a false cue there only lets a question through, as before.
+- **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
+  while its antonym is in it ("lowest" asked, "highest" written). The lexicon holds
+  common English antonym pairs (direction, size, order, time, quantity, success),
+  compared as :func:`kb.rag.lexical.stem` stems of every token, stop words included
+  (*before*/*after*, *most*/*least*).
+
+A question with either cue is refused like one naming a number or name that no
+passage holds (``[answer] require_key_terms``). Measured with ``bench/verify.py
+--answerability-only`` on squad-dev's 394 SQuAD questions (two halves by id): with
+both cues the defaults refuse 53% of the unanswerable questions instead of 44% (halves:
+40% -> 53%, 49% -> 53%), and the same 12.4% of the answerable ones (no answerable
+question more). Edge cases: a question with no cue, or passages without sentences,
+give no contradiction; ties keep passage order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kb.rag.lexical import stem, tokens
+
+#: negation words a question uses; with contractions (``didn't``) by :func:`_contracted`
+QUESTION_NEGATIONS = frozenset(
+    [
+        "not",
+        "never",
+        "no",
+        "none",
+        "nor",
+        "neither",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "cannot",
+        "without",
+        "unable",
+        "fail",
+        "fails",
+        "failed",
+    ]
+)
+
+#: passage-side negation words, beyond :data:`QUESTION_NEGATIONS`
+_PASSAGE_NEGATIONS = frozenset(
+    [
+        "lack",
+        "lacks",
+        "lacked",
+        "lacking",
+        "failure",
+        "absent",
+        "absence",
+        "except",
+        "instead",
+        "rather",
+        "only",
+        "little",
+        "few",
+        "against",
+        "neither",
+        "incapable",
+        "inability",
+        "insufficient",
+        "incomplete",
+        "inadequate",
+        "ineffective",
+        "incorrect",
+        "inaccurate",
+        "invalid",
+    ]
+)
+#: passage-side word beginnings that negate (refused, denies, prevented, prohibits ...)
+_PASSAGE_PREFIXES = (
+    "refus",
+    "deni",
+    "deny",
+    "prevent",
+    "avoid",
+    "neglect",
+    "ignor",
+    "reject",
+    "prohibit",
+    "forbid",
+    "forbad",
+    "exclu",
+)
+#: ``un``/``non`` words that do not negate
+_NOT_NEGATING = ("unit", "univers", "uniq", "uniform", "union", "unix", "unic", "nonetheless")
+
+#: how many best-matching sentences may hold the negation a question asks about
+NEGATION_SENTENCES = 2
+
+_PAIRS = """
+first last | largest smallest | large small | biggest smallest | big small | most least
+more less | more fewer | highest lowest | high low | higher lower | before after
+increase decrease | increased decreased | earliest latest | early late | oldest youngest
+old young | older younger | longest shortest | long short | best worst | better worse
+major minor | maximum minimum | positive negative | north south | east west
+northern southern | eastern western | win lose | won lost | top bottom | upper lower
+inside outside | internal external | begin end | start end | started ended | rise fall
+rose fell | import export | imports exports | imported exported | strong weak
+strongest weakest | stronger weaker | fast slow | faster slower | fastest slowest
+hot cold | warm cool | heavy light | rich poor | richest poorest | wealthy poor
+success failure | successful unsuccessful | accept reject | accepted rejected
+allow forbid | allowed forbidden | legal illegal | public private | modern ancient
+open closed | opened closed | gain loss | gained lost | buy sell | bought sold
+push pull | attack defend | victory defeat | male female | men women | above below
+over under | entrance exit | wide narrow | widest narrowest | deep shallow
+deepest shallowest | thick thin | dark light | true false | same different
+similar different | common rare | frequent rare | always never | everything nothing
+all none | include exclude | included excluded | agree disagree | support oppose
+supported opposed | love hate | peace war | friend enemy | ally enemy | allies enemies
+birth death | born died | create destroy | created destroyed | build destroy
+built destroyed | cheap expensive | cheapest expensive
+"""
+
+
+def _antonyms() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for pair in re.split(r"[|\n]", _PAIRS):
+        if not pair.strip():
+            continue
+        a, b = (stem(w) for w in pair.split())
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+#: stem -> the stems of its antonyms (``lowest`` -> ``{highest}``)
+ANTONYMS = _antonyms()
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A question word its best evidence contradicts: ``passage`` is the antonym the
+    sentence says instead, ``None`` for a negation the sentences lack."""
+
+    question: str
+    passage: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "passage": self.passage}
+
+
+def _contracted(word: str) -> bool:
+    w = word.lower().replace("’", "'")
+    return w.endswith("n't")
+
+
+def asks_negated(question: str) -> str | None:
+    """The question's first negation word (``not``, ``didn't``), if any."""
+    for t in tokens(question):
+        if t.lower() in QUESTION_NEGATIONS or _contracted(t):
+            return t
+    return None
+
+
+def negates(sentence: str) -> bool:
+    """``sentence`` holds a negation cue (module docstring: the broad passage set)."""
+    for t in tokens(sentence):
+        w = t.lower()
+        if w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w):
+            return True
+        if w.startswith(_PASSAGE_PREFIXES):
+            return True
+        if w.startswith(_NOT_NEGATING):
+            continue
+        if (w.startswith("un") or w.startswith("non")) and len(w) >= 6:
+            return True
+    return False
+
+
+def all_stems(text: str) -> set[str]:
+    """:func:`kb.rag.lexical.stem` of every token of ``text``, stop words included."""
+    return {stem(t) for t in tokens(text)}
+
+
+def rank_sentences(
+    sentences: Sequence[str], coverages: Sequence[float], cosines: Sequence[float | None]
+) -> list[str]:
+    """``sentences`` best first: by coverage, then cosine (missing = 0); stable."""
+    order = sorted(range(len(sentences)), key=lambda i: (-coverages[i], -(cosines[i] or 0.0)))
+    return [sentences[i] for i in order]
+
+
+def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
+    """The negation and antonym cues of ``question`` against its ``ranked`` best
+    sentences (module docstring); empty without sentences."""
+    if not ranked:
+        return []
+    out: list[Contradiction] = []
+    neg = asks_negated(question)
+    if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
+        out.append(Contradiction(neg))
+    best = all_stems(ranked[0])
+    seen: set[str] = set()
+    for t in tokens(question):
+        s = stem(t)
+        if s in seen or s not in ANTONYMS or s in best:
+            continue
+        seen.add(s)
+        said = sorted(ANTONYMS[s] & best)
+        if said:
+            out.append(Contradiction(t, said[0]))
+    return out
+
+
+def cosines_of(vectors: np.ndarray | None, qvec: np.ndarray | None, n: int) -> list[float | None]:
+    """Each sentence's cosine to ``qvec`` (``None`` without vectors)."""
+    if vectors is None or qvec is None or len(vectors) != n:
+        return [None] * n
+    return [float(v) for v in vectors @ qvec]

@@ -1,0 +1,110 @@
+"""Contradiction cues (kb.rag.polarity) and how the evidence check uses them."""
+
+from __future__ import annotations
+
+from kb.cli.ask_cmd import _contradiction_reason
+from kb.rag import AskPipeline
+from kb.rag.answerability import check
+from kb.rag.polarity import (
+    Contradiction,
+    asks_negated,
+    contradictions,
+    negates,
+    rank_sentences,
+)
+from kb.rag.verify import PassageSentences
+from kb.search.options import SearchOptions
+from tests.kb.test_rag_pipeline import FakeRetriever
+from tests.kb.test_rag_verified import bow_embed, cfg, hit
+
+COMMITTEE = (
+    "The committee approved the harbour budget in March. "
+    "It also reviewed the plans for the northern pier."
+)
+REFUSED = "The committee did not approve the ferry subsidy. The vote was close."
+
+
+def passages(*texts: str) -> list[PassageSentences]:
+    return [PassageSentences.of(i, hit(i, t)) for i, t in enumerate(texts, 1)]
+
+
+def test_question_negations_include_contractions() -> None:
+    assert asks_negated("What did the committee not approve?") == "not"
+    assert asks_negated("Which plan didn't pass?") == "didn't"
+    assert asks_negated("Who was unable to attend?") == "unable"
+    assert asks_negated("What did the committee approve?") is None
+    # "no" only as a word: "November", "Norway" are not negations
+    assert asks_negated("What happened in November in Norway?") is None
+
+
+def test_passage_negations_are_broader_and_skip_words_that_only_look_negative() -> None:
+    assert negates("The UK was relatively unaffected by the embargo.")
+    assert negates("Directives do not generally give citizens the right to sue.")
+    assert negates("The plan lacked funding.") and negates("The court refused it.")
+    assert negates("Only two members voted.")
+    for plain in ("The United Nations met.", "The university is unique.", "A union formed."):
+        assert not negates(plain), plain
+
+
+def test_a_negated_question_over_sentences_that_say_it_plainly_is_contradicted() -> None:
+    ps = passages(COMMITTEE)
+    q = "What did the committee not approve in March?"
+    loose = check(q, ps, None, 0.0)
+    assert loose.answerable  # recorded, not enforced, without require_keys
+    assert loose.contradictions == [Contradiction("not")]
+    strict = check(q, ps, None, 0.0, require_keys=True)
+    assert not strict.answerable
+    assert strict.to_dict()["contradictions"] == [{"question": "not", "passage": None}]
+    # the same question where a matching sentence carries the negation passes
+    ok = check(
+        "What did the committee not approve?", passages(REFUSED), None, 0.0, require_keys=True
+    )
+    assert ok.contradictions == [] and ok.answerable
+
+
+def test_an_antonym_in_the_best_sentence_contradicts_the_question_word() -> None:
+    ps = passages(COMMITTEE)
+    c = check("What did the committee review for the southern pier?", ps, None, 0.0)
+    assert c.contradictions == [Contradiction("southern", "northern")]
+    # the question's own word in the best sentence: no contradiction
+    assert (
+        check("What did the committee review for the northern pier?", ps, None, 0.0).contradictions
+        == []
+    )
+    # a sentence with both words says the asked one too
+    both = passages("The northern pier is older than the southern pier.")
+    assert check("How old is the southern pier?", both, None, 0.0).contradictions == []
+
+
+def test_only_the_best_matching_sentences_count() -> None:
+    # the negation sits in the second passage's sentence, which matches the question best
+    ranked = rank_sentences(
+        ["The vote was close.", "The committee did not approve the subsidy."],
+        [0.2, 0.9],
+        [0.1, 0.1],
+    )
+    assert ranked[0].startswith("The committee")
+    assert contradictions("What did the committee not approve?", ranked) == []
+    # ties on coverage are broken by cosine
+    assert rank_sentences(["a", "b"], [0.5, 0.5], [0.1, 0.3]) == ["b", "a"]
+    assert contradictions("What did they not do?", []) == []
+
+
+def test_the_pipeline_refuses_before_loading_the_model_and_says_why() -> None:
+    loads: list[int] = []
+
+    def factory():  # type: ignore[no-untyped-def]
+        loads.append(1)
+        raise AssertionError("the model must not be loaded")
+
+    hits = [hit(1, COMMITTEE, line_start=3, line_end=4)]
+    pipe = AskPipeline(
+        FakeRetriever(hits), factory, cfg(min_answerable=0.01), embed=bow_embed, doc_freq=None
+    )
+    rec = pipe.ask("What did the committee not approve in March?", SearchOptions(k=1)).result()
+    assert rec.refused and rec.refusal_reason == "no_support" and loads == []
+    assert rec.answerability is not None
+    assert rec.answerability["contradictions"] == [{"question": "not", "passage": None}]
+    assert "'not'" in _contradiction_reason(rec.answerability["contradictions"][0])
+    said = _contradiction_reason({"question": "southern", "passage": "northern"})
+    assert "'southern'" in said and "'northern'" in said
