@@ -15,11 +15,15 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
 - **negation**: the question carries a negation (:data:`QUESTION_NEGATIONS`: *not,
   never, no, n't, without, unable, fail* ...) and none of the
   :data:`NEGATION_SENTENCES` best sentences carries one. The passage side accepts a
-  broader set (:func:`negates`: also *lack, refuse, deny, prevent, only, few*, and
-  *un-*/*non-* words), because a text says "relatively unaffected" where a question says
-  "not badly hit": a false cue there only lets a question through, as before.
+  broader set (:func:`negates`: also *lack, refuse, deny, prevent, only, few,
+  missing*, *un-*/*non-* words, and an unticked task box ``[ ]``), because a text says
+  "relatively unaffected" where a question says "not badly hit", and a to-do list
+  says "[ ] call the bank" for a task not done: a false cue there only lets a question
+  through, as before.
 - **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
-  while its antonym is in it ("lowest" asked, "highest" written). The lexicon holds
+  while its antonym is in it ("lowest" asked, "highest" written). Not for an
+  alternative question ("Which is older, A or B?"), which the antonym answers ("B is
+  younger than A"). The lexicon holds
   common English antonym pairs (direction, size, order, time, quantity, success),
   compared as :func:`kb.rag.lexical.stem` stems of every token, stop words included
   (*before*/*after*, *most*/*least*).
@@ -92,8 +96,12 @@ _PASSAGE_NEGATIONS = frozenset(
         "incorrect",
         "inaccurate",
         "invalid",
+        "missing",
+        "pending",
     ]
 )
+#: an unticked Markdown task box (``- [ ] call the bank``) says "not done"
+_OPEN_TASK = re.compile(r"\[ \]")
 #: passage-side word beginnings that negate (refused, denies, prevented, prohibits ...)
 _PASSAGE_PREFIXES = (
     "refus",
@@ -181,7 +189,10 @@ def asks_negated(question: str) -> str | None:
 
 
 def negates(sentence: str) -> bool:
-    """``sentence`` holds a negation cue (module docstring: the broad passage set)."""
+    """``sentence`` holds a negation cue (module docstring: the broad passage set), or
+    an unticked task box (``- [ ] call the bank``: not done yet)."""
+    if _OPEN_TASK.search(sentence):
+        return True
     for t in tokens(sentence):
         w = t.lower()
         if w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w):
@@ -217,6 +228,8 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     neg = asks_negated(question)
     if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
         out.append(Contradiction(neg))
+    if "or" in {t.lower() for t in tokens(question)}:
+        return out  # "Which is older, A or B?" is answered by "B is younger than A"
     best = all_stems(ranked[0])
     seen: set[str] = set()
     for t in tokens(question):

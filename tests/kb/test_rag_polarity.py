@@ -108,3 +108,20 @@ def test_the_pipeline_refuses_before_loading_the_model_and_says_why() -> None:
     assert "'not'" in _contradiction_reason(rec.answerability["contradictions"][0])
     said = _contradiction_reason({"question": "southern", "passage": "northern"})
     assert "'southern'" in said and "'northern'" in said
+
+
+def test_an_unticked_task_box_answers_a_not_done_question() -> None:
+    todo = passages("- [x] renew the passport\n- [ ] call the bank about the mortgage")
+    assert negates("- [ ] call the bank about the mortgage")
+    assert not negates("- [x] renew the passport")
+    assert check("Which task is not done yet?", todo, None, 0.0).contradictions == []
+
+
+def test_an_alternative_question_is_not_contradicted_by_its_antonym() -> None:
+    ps = passages("The northern pier is younger than the harbour wall.")
+    # "older" is missing and "younger" is said, but "A or B?" is answered by it
+    q = "Which is older, the northern pier or the harbour wall?"
+    assert check(q, ps, None, 0.0).contradictions == []
+    assert check("Which part is older than the pier?", ps, None, 0.0).contradictions == [
+        Contradiction("older", "younger")
+    ]
