@@ -18,7 +18,7 @@ from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
-from kb.rag.answerability import check, idf
+from kb.rag.answerability import PAIR_PENALTY, check, idf
 from kb.rag.lexical import content_stems, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, rank_candidates
 from kb.rag.record import VerdictEvent
@@ -176,8 +176,14 @@ def test_evidence_locator_narrows_pages_and_seconds() -> None:
 
 
 # -- answerability --------------------------------------------------------------------------
+def one_note(hits: Sequence[Hit]) -> list[PassageSentences]:
+    """``hits`` as passages of one document (two documents' sentences may pair up)."""
+    same = [replace(h, locator=replace(h.locator, path="notes/loaf.md")) for h in hits]
+    return [PassageSentences.of(i, h) for i, h in enumerate(same, 1)]
+
+
 def test_missing_rare_question_word_is_found() -> None:
-    ps = [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)]
+    ps = one_note(HITS)
     # pizza is in no chunk of the KB: the rarest word, so it weighs most
     df = {"pizza": (0, 100), "dough": (20, 100), "proof": (10, 100), "refrigerator": (3, 100)}
 
@@ -194,6 +200,22 @@ def test_missing_rare_question_word_is_found() -> None:
     assert not bad.answerable and bad.missing == ["pizza"]
     assert bad.score < ok.score
     assert idf(0, 100) > idf(50, 100) > 0
+
+
+def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
+    # "dough" is only in n3's "Fold the dough four times."; proof and refrigerator in n1
+    q = "How long does the dough proof in the refrigerator?"
+    apart = check(q, [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)], None, 0.0)
+    together = check(q, one_note(HITS), None, 0.0)
+    # the pair counts at its share (all three words) less PAIR_PENALTY; within one
+    # document only single sentences count (a swapped word often sits next door)
+    assert apart.coverage == pytest.approx(1.0 - PAIR_PENALTY) and apart.missing == []
+    assert together.coverage == pytest.approx(2 / 3) and together.missing == ["dough"]
+    # a pair only counts when each sentence adds a word the other lacks
+    copy = replace(HITS[0], locator=replace(HITS[0].locator, path="notes/copy.md"))
+    twins = [PassageSentences.of(1, HITS[0]), PassageSentences.of(2, copy)]
+    pizza = "How long does the pizza proof in the refrigerator?"
+    assert check(pizza, twins, None, 0.0).coverage == pytest.approx(2 / 3)
 
 
 def test_typos_and_possessives_still_find_their_words() -> None:
