@@ -125,6 +125,19 @@ def test_ask_streams_an_answer_and_a_citation_opens_the_highlighted_lines(
     assert page.errors == []
 
 
+def test_a_contradicted_question_is_refused_with_the_word_named(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    # the note: "The first trial count of aisle C finished in three hours."
+    page.fill("#q", "How long did the last trial count of aisle C take?")
+    page.click("#ask-btn")
+    page.wait_for_selector("#label:not([hidden])", timeout=90_000)
+    label = page.inner_text("#label")
+    assert label.startswith("Refused:") and '"last"' in label and '"first"' in label, label
+    assert "the model was not run" in label
+    shot(page, "ask-contradicted")
+    assert page.errors == []
+
+
 def test_a_pdf_citation_lands_on_its_page(page: Any, server: str) -> None:
     page.goto(server + "/?q=When+is+honey+ready+to+harvest%3F")
     page.wait_for_selector("#label:not([hidden])", timeout=90_000)
