@@ -127,18 +127,27 @@ def test_sourdough_answer_is_supported_or_refused_never_a_wrong_cited_duration(
                 )
 
 
-def test_refusal_on_empty_retrieval_never_loads_the_model(
+def counting_pipeline(
     store: Store,
     settings: Settings,
-    real_embedder,  # type: ignore[no-untyped-def]
-) -> None:
+    embedder,  # type: ignore[no-untyped-def]
+) -> tuple[AskPipeline, list[int]]:
+    """A pipeline that loads the bundled model lazily, and the list of its loads."""
     loads: list[int] = []
 
     def factory() -> Generator:
         loads.append(1)
         return make_generator(settings.llm)
 
-    pipe = AskPipeline(Retriever(store, real_embedder), factory, settings)
+    return AskPipeline(Retriever(store, embedder), factory, settings), loads
+
+
+def test_refusal_on_empty_retrieval_never_loads_the_model(
+    store: Store,
+    settings: Settings,
+    real_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    pipe, loads = counting_pipeline(store, settings, real_embedder)
     rec = pipe.ask("migration routes of arctic terns", SearchOptions(min_score=0.95)).result()
     assert rec.refused and rec.refusal_reason == "no_hits" and not rec.grounded
     assert loads == [] and not pipe.loaded
@@ -149,13 +158,7 @@ def test_a_question_its_notes_contradict_is_refused_before_the_model(
     settings: Settings,
     real_embedder,  # type: ignore[no-untyped-def]
 ) -> None:
-    loads: list[int] = []
-
-    def factory() -> Generator:
-        loads.append(1)
-        return make_generator(settings.llm)
-
-    pipe = AskPipeline(Retriever(store, real_embedder), factory, settings)
+    pipe, loads = counting_pipeline(store, settings, real_embedder)
     opts = SearchOptions(k=3)
     # "Let the loaf cool for at least one hour before cutting." says no "not"
     neg = pipe.ask("How long should the loaf not cool before cutting?", opts).result()
