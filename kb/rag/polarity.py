@@ -181,8 +181,15 @@ def _contracted(word: str) -> bool:
 
 
 def asks_negated(question: str) -> str | None:
-    """The question's first negation word (``not``, ``didn't``), if any."""
-    for t in tokens(question):
+    """The question's first negation word (``not``, ``didn't``), if any. ``No``
+    before a number ("the No. 1 single") or capitalised inside the question ("Dr. No")
+    is a name, not a negation."""
+    toks = tokens(question)
+    for i, t in enumerate(toks):
+        if t.lower() == "no" and i + 1 < len(toks) and toks[i + 1][0].isdigit():
+            continue
+        if t == "No" and i > 0:
+            continue
         if t.lower() in QUESTION_NEGATIONS or _contracted(t):
             return t
     return None

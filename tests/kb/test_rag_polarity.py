@@ -35,6 +35,9 @@ def test_question_negations_include_contractions() -> None:
     assert asks_negated("What did the committee approve?") is None
     # "no" only as a word: "November", "Norway" are not negations
     assert asks_negated("What happened in November in Norway?") is None
+    assert asks_negated("Which song was the No. 1 single in 1999?") is None
+    assert asks_negated("Who played Dr. No in the first film?") is None
+    assert asks_negated("No one came?") == "No"
 
 
 def test_passage_negations_are_broader_and_skip_words_that_only_look_negative() -> None:
