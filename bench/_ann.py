@@ -13,14 +13,13 @@ vector; a query's nearest chunks share its sub-topic (cosine about 0.6-0.8).
 
 Searching runs in a **child process** (``python -m bench._ann child ...``) that opens
 the KB, searches only through the index, and reports its peak RSS
-(``ru_maxrss``), compared with the raw vectors' size (``rows * dim * 4`` bytes). The
+(``VmHWM``: :mod:`bench._rss`), compared with the raw vectors' size (``rows * dim * 4`` bytes). The
 parent computes exact top-10 by brute force over every stored vector for recall@10.
 """
 
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._rss import peak_rss_mb  # noqa: E402
 from bench._synthetic import MODEL_ID, FixedEmbedder, Vocabulary, build_store  # noqa: E402
 
 K = 10
@@ -140,7 +140,7 @@ def child(
         "scoped_keyword_p50": pct(scoped_k, 50),
         "scoped_min_hits": min(scoped_n),
         "hits": hits,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 

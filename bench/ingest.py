@@ -95,17 +95,18 @@ def throughput(corpus: Path, runtime: str, quantize: str = "none") -> None:
 
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 from ingest.pipeline import ingest_paths
 from kb.config import load_settings
 from kb.store import Store
+from bench._rss import peak_rss_mb
 settings = load_settings(Path(sys.argv[2]))
 with Store.open(settings.home) as store:
     t0 = time.perf_counter()
     r = ingest_paths(store, settings, [Path(sys.argv[1])])
     print(json.dumps({"chunks": store.count_chunks(), "seconds": time.perf_counter() - t0,
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                      "peak_rss_mb": peak_rss_mb()}))
 """
 
 
