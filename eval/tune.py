@@ -312,11 +312,19 @@ def mean_mrr(matcher: Matcher, rows: Sequence[int], opts: SearchOptions) -> floa
     return total / len(rows)
 
 
+def evidence_passes(g: Gathered, threshold: float) -> bool:
+    """``kb ask``'s retrieval refusal rule (:func:`kb.search.evidence.passes`) for one
+    gathered query: its best chunk cosine, or its best sentence cosine among the
+    candidates whose sentences were scored (the sentence rerank's)."""
+    best_sentence = max(g.sentence.values()) if g.sentence else None
+    return passes(g.cands.best_cosine, threshold, best_sentence)
+
+
 def refusal_outcome(
     gathered: list[Gathered], rows: Sequence[int], threshold: float
 ) -> RefusalOutcome:
     """Abstention and over-refusal over ``rows`` when refusing below ``threshold``."""
-    refused = {qi: not passes(gathered[qi].cands.best_cosine, threshold) for qi in rows}
+    refused = {qi: not evidence_passes(gathered[qi], threshold) for qi in rows}
     ans = [refused[qi] for qi in rows if gathered[qi].query.answerable]
     una = [refused[qi] for qi in rows if not gathered[qi].query.answerable]
     return RefusalOutcome(
@@ -458,8 +466,8 @@ def _paired_refusal(
     """:func:`paired_decisions` of refusing below ``min_score`` ``a`` vs ``b``."""
     return paired_decisions(
         [gathered[qi].query.answerable for qi in rows],
-        [not passes(gathered[qi].cands.best_cosine, a) for qi in rows],
-        [not passes(gathered[qi].cands.best_cosine, b) for qi in rows],
+        [not evidence_passes(gathered[qi], a) for qi in rows],
+        [not evidence_passes(gathered[qi], b) for qi in rows],
     )
 
 

@@ -166,7 +166,8 @@ MinScoreOption = Annotated[
         callback=finite,
         metavar="SCORE",
         help="Refusal threshold: kb ask answers only when some chunk's cosine similarity "
-        "to the query reaches SCORE. It never hides hybrid or keyword hits; vector mode "
+        "to the query reaches SCORE, or one sentence's reaches SCORE + 0.2. It never "
+        "hides hybrid or keyword hits; vector mode "
         f"drops hits below it. -1 = off. {config_default('search.min_score')}",
         show_default=False,
     ),

@@ -152,9 +152,18 @@ def _below_threshold(result: SearchResult, opts: SearchOptions) -> str:
     """A note when no chunk reaches ``min_score`` (kb ask would refuse), else ``""``."""
     if result.has_evidence(opts.min_score) or result.best_cosine is None:
         return ""
+    from kb.search.evidence import SENTENCE_MARGIN
+
+    sentence = ""
+    if result.best_sentence is not None:
+        sentence = (
+            f" and no sentence {opts.min_score + SENTENCE_MARGIN:g} "
+            f"(best {result.best_sentence:.3f})"
+        )
     return (
-        f"no chunk reaches cosine {opts.min_score:g} (best {result.best_cosine:.3f}): "
-        "these hits match your words, and kb ask would refuse to answer from them"
+        f"no chunk reaches cosine {opts.min_score:g} (best {result.best_cosine:.3f})"
+        f"{sentence}: these hits match your words, and kb ask would refuse to answer "
+        "from them"
     )
 
 

@@ -503,11 +503,12 @@ class _VerifierThread:
 
 def _has_evidence(result: Any, min_score: float) -> bool:
     """Retrieval's refusal rule (:func:`kb.search.evidence.has_evidence`): some chunk
-    in scope reaches ``min_score`` cosine. Results without ``best_cosine`` (fakes,
-    keyword mode) pass."""
+    in scope reaches ``min_score`` cosine, or one sentence clears it by the margin.
+    Results without ``best_cosine`` (fakes, keyword mode) pass."""
     from kb.search.evidence import passes
 
-    return passes(getattr(result, "best_cosine", None), min_score)
+    best_sentence = getattr(result, "best_sentence", None)
+    return passes(getattr(result, "best_cosine", None), min_score, best_sentence)
 
 
 def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:

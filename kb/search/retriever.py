@@ -106,10 +106,14 @@ class SearchResult:
     mode: str = "hybrid"
     best_cosine: float | None = None
     query_vector: np.ndarray | None = None
+    #: the best sentence cosine among the sentence rerank's candidates (``None``
+    #: without the rerank), the refusal decision's second input
+    best_sentence: float | None = None
 
     def has_evidence(self, min_score: float) -> bool:
         """Whether ``kb ask`` should answer from these hits: :func:`kb.search.evidence.
-        has_evidence` (hits exist and ``best_cosine >= min_score``, or no cosine)."""
+        has_evidence` (hits exist and ``best_cosine >= min_score``, or a sentence
+        clears it by the margin, or no cosine)."""
         return has_evidence(self, min_score)
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
@@ -120,6 +124,7 @@ class SearchResult:
             "k": k,
             "timings": {name: round(v, 6) for name, v in self.timings.items()},
             "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 6),
+            "best_sentence": (None if self.best_sentence is None else round(self.best_sentence, 6)),
             "hits": [h.to_dict() for h in self.hits],
         }
 
@@ -233,6 +238,7 @@ class Retriever:
             mode=opts.mode,
             best_cosine=cands.best_cosine,
             query_vector=cands.query_vector,
+            best_sentence=max(sentence.values()) if sentence else None,
         )
 
     def candidates(

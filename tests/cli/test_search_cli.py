@@ -104,6 +104,7 @@ def test_hybrid_shows_hits_below_the_refusal_threshold_and_says_so(
     assert r.exit_code == 0, r.output
     flat = " ".join(r.stdout.split())  # rich wraps long lines
     assert "no chunk reaches cosine 0.25" in flat and "kb ask would refuse" in flat
+    assert "no sentence 0.45" in flat  # nor one sentence, by the margin
     r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb), "--mode", "vector"])
     assert "No hits for 'Flurbogast'" in r.stdout and "cosine >= 0.25" in r.stdout
 

@@ -165,3 +165,13 @@ def test_min_answerable_is_chosen_on_train_within_the_over_refusal_budget() -> N
     assert t3 is not None and t3.train[0].over_refusal == 1 / 3
     # no unanswerable train query: nothing to choose
     assert tune_min_answerable(ev, gathered, [0, 1, 2], test, 0.0, False) is None
+
+
+def test_the_threshold_is_judged_with_kb_asks_sentence_rule() -> None:
+    g = fake([0.15], [0.15])
+    g[0].sentence.update({1: 0.30, 2: 0.50})  # one sentence clears 0.25 + 0.2
+    g[1].sentence.update({3: 0.40})  # none does
+    o = refusal_outcome(g, [0, 1], 0.25)
+    assert (o.over_refusal, o.abstention) == (0.0, 1.0)
+    # without sentence scores (no rerank) the chunk cosine alone decides
+    assert refusal_outcome(fake([0.15], []), [0], 0.25).over_refusal == 1.0

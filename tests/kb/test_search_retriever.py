@@ -331,3 +331,23 @@ def test_k_larger_than_the_kb(store: Store) -> None:
     res = Retriever(store, emb).search("kite", SearchOptions(k=50, min_score=-1))
     assert len(res.hits) == 2
     assert res.to_dict(k=50)["k"] == 50 and len(res.to_dict()["hits"]) == 2
+
+
+def test_one_close_sentence_is_evidence_when_it_clears_the_margin() -> None:
+    from kb.search.evidence import SENTENCE_MARGIN, has_evidence, passes
+
+    # the chunk rule as before
+    assert passes(0.30, 0.25) and not passes(0.20, 0.25)
+    assert passes(None, 0.25) and passes(0.0, -1)
+    # a sentence must clear min_score by the margin: 0.45 with min_score 0.25
+    assert passes(0.16, 0.25, best_sentence=0.25 + SENTENCE_MARGIN)
+    assert not passes(0.16, 0.25, best_sentence=0.25 + SENTENCE_MARGIN - 0.01)
+    assert not passes(0.16, 0.25, best_sentence=None)
+
+    class Result:
+        def __init__(self, hits: list[int], best: float, sentence: float | None) -> None:
+            self.hits, self.best_cosine, self.best_sentence = hits, best, sentence
+
+    assert has_evidence(Result([1], 0.16, 0.54), 0.25)
+    assert not has_evidence(Result([], 0.16, 0.54), 0.25)  # no hits: nothing to answer from
+    assert not has_evidence(Result([1], 0.16, 0.30), 0.25)
