@@ -36,9 +36,10 @@ Per query:
    cosine ``s``, ``final = (1 - a) * f/max f + a * s/max s`` with ``a =
    opts.sentence_weight`` (0 = off); skipped when too many of them have no stored
    sentence vectors;
-7. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk: the
-   refusal decision (``kb ask``: is there anything worth answering from?) is
-   :func:`kb.search.evidence.has_evidence` on it, separate from ranking;
+7. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk and
+   ``best_sentence`` the rerank's best sentence cosine: the refusal decision (``kb
+   ask``: is there anything worth answering from?) is
+   :func:`kb.search.evidence.has_evidence` on them, separate from ranking;
 8. the best ``k`` become :class:`~kb.types.Hit` objects.
 
 ``n`` is ``opts.k`` for a single-leg mode (at least ``rerank_depth`` in vector mode when
@@ -117,7 +118,8 @@ class SearchResult:
         return has_evidence(self, min_score)
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
-        """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine, hits}``."""
+        """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine,
+        best_sentence, hits}``."""
         return {
             "query": self.query,
             "mode": self.mode,
