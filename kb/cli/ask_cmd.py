@@ -270,9 +270,12 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             "the unfinished sentence was dropped"
         )
     if record.refused and record.refusal_reason == "no_hits":
+        from kb.search.evidence import SENTENCE_MARGIN
+
+        m = settings.search.min_score
         echo(
-            f"refused: no passage passed the retrieval threshold "
-            f"(min-score {settings.search.min_score:g}); the model was not run"
+            f"refused: no passage passed the retrieval threshold (min-score {m:g} for a "
+            f"passage, {m + SENTENCE_MARGIN:g} for one sentence); the model was not run"
         )
     elif record.refused and record.refusal_reason == "no_support":
         a = record.answerability or {}

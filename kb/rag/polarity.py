@@ -19,7 +19,8 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   missing*, *un-*/*non-* words, and an unticked task box ``[ ]``), because a text says
   "relatively unaffected" where a question says "not badly hit", and a to-do list
   says "[ ] call the bank" for a task not done: a false cue there only lets a question
-  through, as before.
+  through, as before. Not for a yes/no question ("Didn't the committee approve the
+  budget?"), whose negation is rhetorical.
 - **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
   while its antonym is in it ("lowest" asked, "highest" written). Not for an
   alternative question ("Which is older, A or B?"), which the antonym answers ("B is
@@ -195,6 +196,56 @@ def asks_negated(question: str) -> str | None:
     return None
 
 
+#: the words a yes/no question starts with ("Didn't the committee approve it?")
+_AUXILIARIES = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "has",
+        "have",
+        "had",
+        "may",
+        "might",
+        "must",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "can't",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+    ]
+)
+
+
+def yes_no(question: str) -> bool:
+    """``question`` starts with an auxiliary verb: a yes/no question, whose negation
+    is rhetorical ("Didn't the committee approve the budget?" is answered by "The
+    committee approved the budget")."""
+    toks = tokens(question)
+    return bool(toks) and toks[0].lower().replace("’", "'") in _AUXILIARIES
+
+
 def negates(sentence: str) -> bool:
     """``sentence`` holds a negation cue (module docstring: the broad passage set), or
     an unticked task box (``- [ ] call the bank``: not done yet)."""
@@ -232,7 +283,7 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     if not ranked:
         return []
     out: list[Contradiction] = []
-    neg = asks_negated(question)
+    neg = None if yes_no(question) else asks_negated(question)
     if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
         out.append(Contradiction(neg))
     if "or" in {t.lower() for t in tokens(question)}:

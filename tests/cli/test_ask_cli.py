@@ -160,7 +160,8 @@ def test_no_hit_refusal(demo_kb: Path, shared_embedder: None) -> None:
         app, ["ask", "kestrel migration", "--kb", str(demo_kb), "--min-score", "0.99"]
     )
     assert r.exit_code == 0
-    assert "refused: no passage passed the retrieval threshold (min-score 0.99)" in r.stdout
+    assert "refused: no passage passed the retrieval threshold (min-score 0.99 for a" in r.stdout
+    assert "1.19 for one sentence)" in r.stdout
     assert "Sources" not in r.stdout
 
 

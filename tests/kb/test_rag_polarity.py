@@ -128,3 +128,19 @@ def test_an_alternative_question_is_not_contradicted_by_its_antonym() -> None:
     assert check("Which part is older than the pier?", ps, None, 0.0).contradictions == [
         Contradiction("older", "younger")
     ]
+
+
+def test_a_yes_no_question_negates_rhetorically() -> None:
+    ps = passages(COMMITTEE)
+    assert (
+        check("Didn't the committee approve the harbour budget?", ps, None, 0.0).contradictions
+        == []
+    )
+    assert (
+        check("Did the committee not approve the harbour budget?", ps, None, 0.0).contradictions
+        == []
+    )
+    # a wh-question with the same negation still meets sentences that lack it
+    assert check("What did the committee not approve?", ps, None, 0.0).contradictions == [
+        Contradiction("not")
+    ]
