@@ -256,7 +256,8 @@ def check(
     if not passages:
         missing = [w for w, _ in terms.values()]
         return Answerability(0.0, False, min_answerable, 0.0, missing=missing)
-    cov, missing = coverage(terms, passages)
+    matches = sentence_matches(terms, passages)
+    cov, missing = coverage(terms, passages, matches)
     cos = best_cosine(qvec, passages)
     chunk = chunk_cosine(passages) if cos is not None else None
     if model is None:
@@ -264,15 +265,29 @@ def check(
     p = model.score(cov, cos, chunk)
     result = Answerability(p, p >= min_answerable, min_answerable, cov, cos, chunk, missing)
     result.absent_keys = absent_keys(question, passages)
-    result.contradictions = contradictions(question, ranked_sentences(terms, passages, qvec))
+    ranked = ranked_sentences(terms, passages, matches, qvec)
+    result.contradictions = contradictions(question, ranked)
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result
 
 
+#: per passage, per sentence: the question's stems it holds (:func:`found_terms`)
+Matches = list[list[frozenset[str]]]
+
+
+def sentence_matches(
+    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences]
+) -> Matches:
+    """:func:`found_terms` of every sentence of every passage, computed once for
+    :func:`coverage` and :func:`ranked_sentences`."""
+    return [[frozenset(found_terms(terms, p, j)) for j in range(len(p.stems))] for p in passages]
+
+
 def ranked_sentences(
     terms: dict[str, tuple[str, float]],
     passages: Sequence[PassageSentences],
+    matches: Matches,
     qvec: np.ndarray | None,
 ) -> list[str]:
     """Every passage sentence, best match to the question first: by coverage (with its
@@ -280,12 +295,10 @@ def ranked_sentences(
     sentences: list[str] = []
     covs: list[float] = []
     coss: list[float | None] = []
-    for p in passages:
-        n = len(p.stems)
-        coss += cosines_of(p.vectors, qvec, n)
-        for j in range(n):
-            sentences.append(p.sentence(j))
-            covs.append(weighted_share(terms, found_terms(terms, p, j)))
+    for p, held in zip(passages, matches, strict=True):
+        coss += cosines_of(p.vectors, qvec, len(held))
+        sentences += [p.sentence(j) for j in range(len(held))]
+        covs += [weighted_share(terms, list(got)) for got in held]
     return rank_sentences(sentences, covs, coss)
 
 
@@ -297,25 +310,28 @@ PAIR_PENALTY = 0.2
 
 
 def coverage(
-    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences]
+    terms: dict[str, tuple[str, float]],
+    passages: Sequence[PassageSentences],
+    matches: Matches | None = None,
 ) -> tuple[float, list[str]]:
     """The best idf-weighted share of ``terms`` that one sentence holds, or two
     sentences of two documents together less :data:`PAIR_PENALTY` (each must hold a
     term the other lacks), and the surface words the best lacks, rarest first; 1.0 and
-    none when there are no terms."""
+    none when there are no terms. ``matches``: :func:`sentence_matches`, if computed."""
     total = sum(w for _, w in terms.values())
     if total <= 0:
         return 1.0, []
+    if matches is None:
+        matches = sentence_matches(terms, passages)
     best, best_got = -1.0, frozenset[str]()
-    found: dict[tuple[str, frozenset[str]], None] = {}
-    for p in passages:
-        for j in range(len(p.stems)):
-            got = frozenset(found_terms(terms, p, j))
-            found[(p.hit.locator.path, got)] = None
+    seen: dict[tuple[str, frozenset[str]], None] = {}
+    for p, sentences in zip(passages, matches, strict=True):
+        for got in sentences:
+            seen[(p.hit.locator.path, got)] = None
             cov = sum(terms[s][1] for s in got) / total
             if cov > best:
                 best, best_got = cov, got
-    distinct = list(found)
+    distinct = list(seen)
     for i, (path_a, a) in enumerate(distinct):
         for path_b, b in distinct[i + 1 :]:
             if path_a == path_b or not (a - b) or not (b - a):
