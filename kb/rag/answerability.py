@@ -102,6 +102,22 @@ QUESTION_FRAME = frozenset(
         "list",
         "give",
         "show",
+        # light verbs a question is phrased with ("why did X *get* blocked", "do we
+        # *need* to", "why didn't we *go*"): the passage says "is blocked", "visit"
+        "get",
+        "gets",
+        "got",
+        "getting",
+        "go",
+        "goes",
+        "going",
+        "went",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "take",
+        "takes",
     ]
 )
 

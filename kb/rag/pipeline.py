@@ -317,14 +317,14 @@ class AskPipeline:
     def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:
         contexts = run.built.contexts
         parser = CitationParser(len(contexts))
-        splitter = AnswerSplitter()
+        cands = run.built.quote_candidates
+        splitter = AnswerSplitter(cited_only=cands is not None)
         checker = _VerifierThread(run.verifier, stream) if run.verifier is not None else None
         pieces: list[str] = []
         first: float | None = None
         error: str | None = None
         interrupted = False
         max_tokens = self.settings.llm.max_tokens
-        cands = run.built.quote_candidates
         expander = LabelExpander(cands) if cands is not None else None
         if expander is not None:
             max_tokens = min(max_tokens, QUOTE_MAX_TOKENS)

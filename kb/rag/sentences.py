@@ -10,6 +10,12 @@ sentence end with its citations and end punctuation in either order (``... Franc
 non-space character is known not to be another citation: the splitter holds back the
 tail until then, and :meth:`AnswerSplitter.finish` flushes it at the end of the answer.
 A piece without a letter ("3." numbering a quoted heading) never ends a sentence.
+
+In quote mode (``AnswerSplitter(cited_only=True)``) every answer sentence is a passage
+sentence kb wrote followed by its citation, and a quote may itself hold a full stop
+("...written notice. 5. Credits." is one passage sentence): there a sentence ends
+only after its citations, so a quote is never cut in two and its first half left
+uncited.
 """
 
 from __future__ import annotations
@@ -78,7 +84,8 @@ class AnswerSplitter:
     the rest. Splitting the same text at any boundaries yields the same sentences.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, cited_only: bool = False) -> None:
+        self.cited_only = cited_only
         self.text = ""
         self._done = 0  # offset where the next sentence starts
         self._count = 0
@@ -97,6 +104,8 @@ class AnswerSplitter:
                     break  # the next non-space character is not known yet
                 if rest.startswith("["):
                     continue  # maybe another citation of this sentence
+                if self.cited_only and "[#" not in cand.group(0):
+                    continue  # quote mode: a quote ends with its citation
                 if _is_cited_or_final(tail[: cand.end()]):
                     m = cand
                     break

@@ -18,7 +18,7 @@ from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
-from kb.rag.answerability import PAIR_PENALTY, check, idf
+from kb.rag.answerability import PAIR_PENALTY, check, idf, question_terms
 from kb.rag.lexical import content_stems, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, rank_candidates
 from kb.rag.record import VerdictEvent
@@ -103,6 +103,20 @@ def test_a_quoted_heading_number_is_not_a_sentence() -> None:
     got = sp.feed("3. Harvesting honey Honey is ready when capped. [#1] Next")
     assert [s.text for s in got] == ["3. Harvesting honey Honey is ready when capped. [#1]"]
     assert not AnswerSplitter.is_complete("12.") and AnswerSplitter.is_complete("Done.")
+
+
+def test_quote_mode_splitter_keeps_a_quote_with_an_inner_full_stop_whole() -> None:
+    # a PDF clause list: split_sentences merges the short "5. Credits." into the
+    # sentence before it, so quote mode copies both; the answer splitter must not cut
+    # the quote at "notice." and leave its first half uncited
+    text = "Either party may terminate with 90 days written notice. 5. Credits. [#1] Next. [#2]"
+    plain, quoted = AnswerSplitter(), AnswerSplitter(cited_only=True)
+    assert [s.text for s in plain.feed(text) + plain.finish()][0].endswith("notice.")
+    got = quoted.feed(text) + quoted.finish()
+    assert [s.text for s in got] == [
+        "Either party may terminate with 90 days written notice. 5. Credits. [#1]",
+        "Next. [#2]",
+    ]
 
 
 @settings(max_examples=60, deadline=None)
@@ -200,6 +214,18 @@ def test_missing_rare_question_word_is_found() -> None:
     assert not bad.answerable and bad.missing == ["pizza"]
     assert bad.score < ok.score
     assert idf(0, 100) > idf(50, 100) > 0
+
+
+def test_light_verbs_that_phrase_a_question_are_not_asked_about() -> None:
+    # "get", "go", "need" phrase the question; the note says "is blocked", "visit":
+    # in a small KB such a word is in no chunk, so it would weigh the most
+    terms = question_terms("Why did Tomasz get blocked?", None)
+    assert [w for w, _ in terms.values()] == ["Tomasz", "blocked"]
+    assert [w for w, _ in question_terms("Why didn't we go to Sintra?", None).values()] == [
+        "Sintra"
+    ]
+    notice = question_terms("How much notice do we need to give?", None)
+    assert [w for w, _ in notice.values()] == ["notice"]
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
@@ -303,6 +329,29 @@ def test_quote_mode_the_model_picks_a_number_and_kb_writes_the_sentence() -> Non
     assert tokens == rec.text
     assert rec.mode == "quote" and rec.sentences[0].verdict == "supported" and rec.grounded
     assert rec.prompt_version.endswith("-quote")  # type: ignore[union-attr]
+
+
+def test_quote_mode_a_quote_holding_a_full_stop_is_one_supported_sentence() -> None:
+    clauses = (
+        "4. Termination. Either party may terminate with 90 days written notice. "
+        "5. Credits. A 5% credit applies."
+    )
+    pdf = Hit(
+        7, clauses, Locator("work/contract.pdf", "pdf", (), Span(page_start=2, page_end=2)), 1.0
+    )
+    quote = "Either party may terminate with 90 days written notice. 5. Credits."
+    assert quote in [clauses[a:b] for a, b in split_sentences(clauses)]
+    pipe = AskPipeline(
+        FakeRetriever([pdf]),
+        Scripted(["1"]),
+        cfg(mode="quote", quote_candidates=1),
+        embed=bow_embed,
+        doc_freq=None,
+    )
+    rec = pipe.ask("How much notice to terminate?", SearchOptions(k=1)).result()
+    assert rec.text == quote + " [#1]"
+    assert [(s.text, s.verdict) for s in rec.sentences] == [(rec.text, "supported")]
+    assert rec.grounded
 
 
 def test_quote_mode_refusal_passes_through() -> None:
