@@ -11,8 +11,11 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
 previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
-a piece of its own. Edge cases: empty or blank text gives no spans; text without any
-boundary is one span.
+a piece of its own. A numbered line is one item: the dot of its number (``"6."`` at
+the start of a line) is not a boundary, and a short numbered title (``"5. Credits."``)
+joins the sentence after it on the same line, the text it titles, not the one before
+(a contract's or a paper's PDF page: ``"5. Credits. For each 0.1% below ..."``).
+Edge cases: empty or blank text gives no spans; text without any boundary is one span.
 
 It lives in the base layer because three layers cut passages the same way: ingest
 stores a vector per sentence (:mod:`kb.store.sentences`), search re-ranks by them
@@ -34,6 +37,8 @@ ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
+#: a line's item number: "6. Governing law." (its dot is not a sentence end)
+_ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 
 
 def is_abbreviation(text: str, dot: int) -> bool:
@@ -53,8 +58,9 @@ def is_abbreviation(text: str, dot: int) -> bool:
 
 def _raw_boundaries(text: str) -> list[int]:
     cuts: set[int] = set()
+    numbers = {m.end() - 1 for m in _ITEM_NUMBER.finditer(text)}
     for m in _END.finditer(text):
-        if not is_abbreviation(text, m.start()):
+        if m.start() not in numbers and not is_abbreviation(text, m.start()):
             cuts.add(m.end())
     for m in _BLOCK.finditer(text):
         cuts.add(m.start())
@@ -67,14 +73,22 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` (see the module docstring)."""
     spans: list[tuple[int, int]] = []
     prev = 0
-    for cut in [*_raw_boundaries(text), len(text)]:
+    carry: int | None = None  # start of a short numbered title waiting for its text
+    cuts = [*_raw_boundaries(text), len(text)]
+    for i, cut in enumerate(cuts):
         piece = text[prev:cut]
         s = prev + (len(piece) - len(piece.lstrip()))
         e = prev + len(piece.rstrip())
         prev = cut
         if e <= s:
             continue
+        if carry is not None:
+            s, carry = carry, None
         short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
+        gap = text[e : len(text) - len(text[e:].lstrip())]
+        if short and i + 1 < len(cuts) and "\n" not in gap and _ITEM_NUMBER.match(text, s):
+            carry = s  # its text follows on the same line
+            continue
         if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
             spans[-1] = (spans[-1][0], e)
             continue

@@ -14,9 +14,11 @@ the question asks about, with two signals:
   numbers count most), and each passage sentence ``s`` (with the words of its chunk's
   heading path: a note's title names what its sentences are about)::
 
-      coverage(s) = Σ_{t ∈ T, t found in s} idf(t) / Σ_{t ∈ T} idf(t)
+      coverage(s) = Σ_{t ∈ T, t found in s} idf(t) / Σ_{t ∈ T, t found in s or t ∉ L} idf(t)
 
-  where *found* tolerates typos and derivations (:func:`kb.rag.lexical.found`:
+  with ``L`` the light verbs a question is phrased with (:data:`LIGHT_VERBS`: *get*,
+  *go*, *need* …), which count when the sentence holds them and are left out when not,
+  and where *found* tolerates typos and derivations (:func:`kb.rag.lexical.found`:
   ``pacakges`` meets ``packages``) and a number with a unit stands for its quantity
   (:func:`kb.rag.lexical.unit_words`: ``30 °C`` says *temperature*, ``375 g`` says
   *grams*); ``coverage`` is the maximum over sentences, and the
@@ -102,8 +104,16 @@ QUESTION_FRAME = frozenset(
         "list",
         "give",
         "show",
-        # light verbs a question is phrased with ("why did X *get* blocked", "do we
-        # *need* to", "why didn't we *go*"): the passage says "is blocked", "visit"
+    ]
+)
+
+#: light verbs a question is often phrased with ("why did X *get* blocked", "do we
+#: *need* to", "why didn't we *go*") where the passage says "is blocked", "visit": they
+#: count when a sentence holds them ("the one error that *needs* a person") and are
+#: left out when it does not (:func:`weighted_share`). In a KB of a few notes such a
+#: word is in no chunk, so as a plain term it would weigh the most.
+LIGHT_VERBS = frozenset(
+    [
         "get",
         "gets",
         "got",
@@ -334,8 +344,7 @@ def coverage(
     sentences of two documents together less :data:`PAIR_PENALTY` (each must hold a
     term the other lacks), and the surface words the best lacks, rarest first; 1.0 and
     none when there are no terms. ``matches``: :func:`sentence_matches`, if computed."""
-    total = sum(w for _, w in terms.values())
-    if total <= 0:
+    if sum(w for _, w in terms.values()) <= 0:
         return 1.0, []
     if matches is None:
         matches = sentence_matches(terms, passages)
@@ -344,7 +353,7 @@ def coverage(
     for p, sentences in zip(passages, matches, strict=True):
         for got in sentences:
             seen[(p.hit.locator.path, got)] = None
-            cov = sum(terms[s][1] for s in got) / total
+            cov = weighted_share(terms, got)
             if cov > best:
                 best, best_got = cov, got
     distinct = list(seen)
@@ -353,10 +362,13 @@ def coverage(
             if path_a == path_b or not (a - b) or not (b - a):
                 continue
             both = a | b
-            cov = sum(terms[s][1] for s in both) / total - PAIR_PENALTY
+            cov = weighted_share(terms, both) - PAIR_PENALTY
             if cov > best:
                 best, best_got = cov, both
-    missing = sorted((s for s in terms if s not in best_got), key=lambda s: -terms[s][1])
+    missing = sorted(
+        (s for s in terms if s not in best_got and not is_light(terms, s)),
+        key=lambda s: -terms[s][1],
+    )
     return max(best, 0.0), [terms[s][0] for s in missing]
 
 
@@ -373,10 +385,20 @@ def found_terms(
     return [s for s in terms if found(s, here)]
 
 
-def weighted_share(terms: dict[str, tuple[str, float]], stems: Sequence[str]) -> float:
-    """``Σ idf`` of ``stems`` over ``Σ idf`` of ``terms``; 1.0 without terms."""
-    total = sum(w for _, w in terms.values())
-    return 1.0 if total <= 0 else sum(terms[s][1] for s in stems) / total
+def is_light(terms: dict[str, tuple[str, float]], stem: str) -> bool:
+    """True when ``stem``'s question word is one of :data:`LIGHT_VERBS`."""
+    return terms[stem][0].lower() in LIGHT_VERBS
+
+
+def weighted_share(
+    terms: dict[str, tuple[str, float]], stems: Sequence[str] | frozenset[str]
+) -> float:
+    """``Σ idf`` of ``stems`` over ``Σ idf`` of ``terms`` less the light verbs that
+    ``stems`` lacks (:data:`LIGHT_VERBS`); 1.0 without terms (or only missing light
+    verbs)."""
+    got = set(stems)
+    total = sum(w for s, (_, w) in terms.items() if s in got or not is_light(terms, s))
+    return 1.0 if total <= 0 else sum(terms[s][1] for s in got) / total
 
 
 def best_cosine(qvec: np.ndarray | None, passages: Sequence[PassageSentences]) -> float | None:

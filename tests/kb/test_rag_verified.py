@@ -18,7 +18,7 @@ from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
-from kb.rag.answerability import PAIR_PENALTY, check, idf, question_terms
+from kb.rag.answerability import PAIR_PENALTY, check, idf, question_terms, weighted_share
 from kb.rag.lexical import content_stems, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, rank_candidates
 from kb.rag.record import VerdictEvent
@@ -74,6 +74,40 @@ def test_passage_sentences_are_real_slices_and_respect_abbreviations() -> None:
     assert "# Part 2" in pieces  # a heading is its own piece, never glued to prose
     assert split_sentences("") == [] and split_sentences("   \n ") == []
     assert split_sentences("no boundary at all") == [(0, 18)]
+
+
+def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
+    # a contract's PDF page: the item's number is not a sentence end, and the short
+    # title "5. Credits." belongs to the sentence it titles, not the one before
+    page = (
+        "4. Termination. Either party may terminate with 90 days written notice.\n"
+        "5. Credits. A 5% credit of the monthly fee applies.\n"
+        "6. Governing law. This agreement is governed by the laws of Ireland."
+    )
+    assert [page[a:b] for a, b in split_sentences(page)] == [
+        "4. Termination.",
+        "Either party may terminate with 90 days written notice.",
+        "5. Credits. A 5% credit of the monthly fee applies.",
+        "6. Governing law.",
+        "This agreement is governed by the laws of Ireland.",
+    ]
+    actions = (
+        "Action items for next week:\n"
+        "1. Omar: chase the vendor for the scanners.\n"
+        "2. Dana: book the rooms."
+    )
+    assert [actions[a:b] for a, b in split_sentences(actions)][-2:] == [
+        "1. Omar: chase the vendor for the scanners.",
+        "2. Dana: book the rooms.",
+    ]
+    # a short item whose text is on the next lines stays behind; a year is no item
+    shopping = "Long intro sentence here.\n1. Milk\n2. Eggs and bread today."
+    assert [shopping[a:b] for a, b in split_sentences(shopping)] == [
+        "Long intro sentence here.\n1. Milk",
+        "2. Eggs and bread today.",
+    ]
+    wrapped = "It was founded in\n1990. The company grew."
+    assert [wrapped[a:b] for a, b in split_sentences(wrapped)][-1] == "The company grew."
 
 
 def test_strip_citations_keeps_the_claim() -> None:
@@ -216,16 +250,19 @@ def test_missing_rare_question_word_is_found() -> None:
     assert idf(0, 100) > idf(50, 100) > 0
 
 
-def test_light_verbs_that_phrase_a_question_are_not_asked_about() -> None:
-    # "get", "go", "need" phrase the question; the note says "is blocked", "visit":
-    # in a small KB such a word is in no chunk, so it would weigh the most
-    terms = question_terms("Why did Tomasz get blocked?", None)
-    assert [w for w, _ in terms.values()] == ["Tomasz", "blocked"]
-    assert [w for w, _ in question_terms("Why didn't we go to Sintra?", None).values()] == [
-        "Sintra"
-    ]
-    notice = question_terms("How much notice do we need to give?", None)
-    assert [w for w, _ in notice.values()] == ["notice"]
+def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
+    # "get", "go", "need" phrase a question; the note says "is blocked", "visit". In a
+    # small KB such a word is in no chunk, so as a plain term it would weigh the most
+    blocked = hit(1, "Tomasz is blocked on the staging database migration.")
+    ps = [PassageSentences.of(1, blocked)]
+    got = check("Why did Tomasz get blocked?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+    # ... but a sentence that holds the light verb counts it: "needs a person" answers
+    # "which error needs a person to deal with it" better than a sentence without it
+    terms = question_terms("Which error needs a person to deal with it?", None)
+    assert weighted_share(terms, ["error", "need", "person"]) == pytest.approx(3 / 4)
+    assert weighted_share(terms, ["error", "person"]) == pytest.approx(2 / 3)
+    assert weighted_share(question_terms("Why did it go?", None), []) == 1.0
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
