@@ -315,7 +315,7 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
         bad = ", ".join(f"[#{n}]" for n in record.invalid_citations)
         echo(f"invalid citations (not linked): {bad}; only [#1]..[#{len(record.contexts)}] exist")
     if record.citations:
-        evidence = _evidence_by_n(record)
+        evidence = record.evidence_by_n()
         echo("\nSources:")
         for c in record.citations:
             echo(f"  [#{c.n}] {c.locator.get('display') or c.path}")
@@ -323,22 +323,14 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             if ev is not None:
                 where = _narrow(ev.locator)
                 echo(f'       "{_clip(ev.quote, 160)}"' + (f" ({where})" if where else ""))
+            elif record.sentences:
+                echo("       (no sentence of this passage supports the answer)")
     if record.contexts_cut and record.contexts_cut.get("dropped_chunk_ids") is not None:
         t = record.contexts_cut
         dropped = len(t.get("dropped_chunk_ids") or [])
         cut = " and shortened one" if t.get("cut") else ""
         if dropped or cut:
             err(f"note: {dropped} passage(s) did not fit the context window{cut} (--ctx)")
-
-
-def _evidence_by_n(record: AnswerRecord) -> dict[int, Any]:
-    """The best evidence quote per cited passage number, from the verdicts."""
-    best: dict[int, Any] = {}
-    for v in record.sentences:
-        e = v.evidence
-        if e is not None and (e.n not in best or e.score > best[e.n].score):
-            best[e.n] = e
-    return best
 
 
 def _narrow(locator: Any) -> str:

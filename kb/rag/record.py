@@ -102,6 +102,20 @@ class AnswerRecord:
     def unsupported(self) -> list[SentenceVerdict]:
         return [v for v in self.sentences if v.verdict != "supported"]
 
+    def evidence_by_n(self) -> dict[int, Any]:
+        """Per cited passage number, the best evidence of a *supported* sentence (the
+        quote Sources shows under that source). A passage that only unsupported
+        sentences cite has none: their closest sentence is not evidence, and showing
+        it under Sources would read as if it were."""
+        best: dict[int, Any] = {}
+        for v in self.sentences:
+            e = v.evidence
+            if v.verdict != "supported" or e is None:
+                continue
+            if e.n not in best or e.score > best[e.n].score:
+                best[e.n] = e
+        return best
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,

@@ -50,11 +50,7 @@ def _hit(h: dict[str, Any]) -> dict[str, Any]:
 def answer_summary(record: Any) -> dict[str, Any]:
     """What an MCP client needs of an :class:`~kb.rag.AnswerRecord`."""
     d = record.to_dict()
-    evidence: dict[int, str] = {}
-    for v in d["sentences"]:
-        e = v.get("evidence")
-        if e is not None:
-            evidence.setdefault(int(e["n"]), e["quote"])
+    evidence = {n: e.quote for n, e in record.evidence_by_n().items()}
     return {
         "answer": d["text"],
         "grounded": d["grounded"],

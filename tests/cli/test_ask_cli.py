@@ -180,6 +180,21 @@ def test_ungrounded_answer_is_labelled(
     assert "Sources" not in r.stdout
 
 
+def test_sources_never_show_an_unsupported_sentences_closest_quote_as_evidence(
+    demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a wrong claim citing a real passage: the passage's closest sentence is not evidence
+    _fake_model(monkeypatch, ["The loaf needs 9 kg of rye flour and a pizza oven. [#1]"])
+    args = ["ask", "How much whole wheat flour goes into the loaf?", "--kb", str(demo_kb)]
+    args += ["--answer-mode", "generate", "--min-answerable", "0"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "not grounded" in r.stdout and "✗ The loaf needs 9 kg" in r.stdout
+    sources = r.stdout.split("\nSources:\n", 1)[1]
+    assert "(no sentence of this passage supports the answer)" in sources
+    assert '"' not in sources  # no quote is shown as if it were evidence
+
+
 def test_ctrl_c_mid_stream(
     demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

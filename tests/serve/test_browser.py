@@ -138,6 +138,59 @@ def test_a_contradicted_question_is_refused_with_the_word_named(page: Any, serve
     assert page.errors == []
 
 
+def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
+    page: Any, server: str
+) -> None:
+    # the answer stream is replaced by one whose only sentence the verifier rejected:
+    # its cited passage's closest sentence must not appear under Sources as evidence
+    import json
+
+    closest = "Bulk fermentation takes four to six hours."
+    ev = {"n": 1, "quote": closest, "score": 0.1, "locator": {"display": "notes/s.md · line 3"}}
+    verdict = {
+        "i": 0,
+        "text": "It takes 9 days. [#1]",
+        "claim": "It takes 9 days.",
+        "citations": [1],
+        "verdict": "unsupported",
+        "score": 0.1,
+        "evidence": ev,
+    }
+    loc = {"display": "notes/s.md · lines 1–5"}
+    rec = {
+        "text": "It takes 9 days. [#1]",
+        "refused": False,
+        "grounded": False,
+        "citations": [{"n": 1, "chunk_id": 1, "path": "notes/s.md", "locator": loc}],
+        "contexts": [],
+        "sentences": [verdict],
+        "timings": {},
+    }
+    body = "".join(
+        f"event: {name}\ndata: {json.dumps(data)}\n\n"
+        for name, data in [
+            ("token", {"text": "It takes 9 days. [#1]"}),
+            ("verdict", verdict),
+            ("done", {"answer": rec}),
+        ]
+    )
+    page.route(
+        "**/api/ask?*",
+        lambda route: route.fulfill(status=200, body=body, content_type="text/event-stream"),
+    )
+    page.goto(server + "/")
+    page.fill("#q", "How long is the bulk fermentation?")
+    page.click("#ask-btn")
+    page.wait_for_selector("#label:not([hidden])", timeout=30_000)
+    assert "Not grounded" in page.inner_text("#label")
+    assert "closest: " in page.inner_text("#verdicts")
+    sources = page.inner_text("#sources")
+    assert closest not in sources
+    assert "no sentence of this passage supports the answer" in sources
+    shot(page, "ask-unsupported")
+    assert page.errors == []
+
+
 def test_a_pdf_citation_lands_on_its_page(page: Any, server: str) -> None:
     page.goto(server + "/?q=When+is+honey+ready+to+harvest%3F")
     page.wait_for_selector("#label:not([hidden])", timeout=90_000)

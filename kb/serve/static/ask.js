@@ -77,7 +77,9 @@
     const tag = v.verdict + (v.score !== null && v.score !== undefined ? ` (${v.score.toFixed(2)})` : "");
     li.append(el("span", "tag", tag));
     if (v.evidence && v.evidence.quote) {
-      li.append(el("span", "ev", `“${v.evidence.quote}” — ${v.evidence.locator.display}`));
+      // an unsupported sentence's closest passage sentence is not evidence: say so
+      const closest = v.verdict === "supported" ? "" : "closest: ";
+      li.append(el("span", "ev", `${closest}“${v.evidence.quote}” — ${v.evidence.locator.display}`));
     }
     if (v.verdict !== "supported" && v.suggested) {
       li.append(el("span", "ev", `[#${v.suggested.n}] supports it (${v.suggested.score.toFixed(2)})`));
@@ -129,7 +131,9 @@
     ol.replaceChildren();
     const evidence = new Map();
     for (const v of rec.sentences || []) {
-      if (v.evidence && (!evidence.has(v.evidence.n) || v.evidence.score > evidence.get(v.evidence.n).score)) {
+      // only a supported sentence's evidence is shown under its source (AnswerRecord.evidence_by_n)
+      if (v.verdict !== "supported" || !v.evidence) continue;
+      if (!evidence.has(v.evidence.n) || v.evidence.score > evidence.get(v.evidence.n).score) {
         evidence.set(v.evidence.n, v.evidence);
       }
     }
@@ -141,6 +145,9 @@
       li.append(a);
       const ev = evidence.get(c.n);
       if (ev) li.append(el("span", "quote", `“${ev.quote}”`));
+      else if ((rec.sentences || []).length) {
+        li.append(el("span", "quote none", "no sentence of this passage supports the answer"));
+      }
       ol.append(li);
     }
     sources.hidden = !(rec.citations || []).length;
