@@ -140,9 +140,9 @@ def test_a_quoted_heading_number_is_not_a_sentence() -> None:
 
 
 def test_quote_mode_splitter_keeps_a_quote_with_an_inner_full_stop_whole() -> None:
-    # a PDF clause list: split_sentences merges the short "5. Credits." into the
-    # sentence before it, so quote mode copies both; the answer splitter must not cut
-    # the quote at "notice." and leave its first half uncited
+    # clauses run together on one line: split_sentences merges the short "5. Credits."
+    # into the sentence before it, so quote mode copies both; the answer splitter must
+    # not cut the quote at "notice." and leave its first half uncited
     text = "Either party may terminate with 90 days written notice. 5. Credits. [#1] Next. [#2]"
     plain, quoted = AnswerSplitter(), AnswerSplitter(cited_only=True)
     assert [s.text for s in plain.feed(text) + plain.finish()][0].endswith("notice.")
