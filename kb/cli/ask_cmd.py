@@ -292,11 +292,17 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             )
             return
         missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
+        why = f" (closest sentence lacks: {missing})" if missing else ""
+        if not missing and a.get("cosine") is not None:
+            # every word is there: it is the meaning that is not close enough
+            why = (
+                f" (its words are there, but no sentence is close to it: cosine {a['cosine']:.2f})"
+            )
         echo(
             "refused: no retrieved passage says what the question asks about"
-            + (f" (closest sentence lacks: {missing})" if missing else "")
+            + why
             + f"; p(answerable) {a.get('score', 0):.2f} < {a.get('threshold', 0):g}"
-            + "; the model was not run"
+            + "; the model was not run (--min-answerable 0 answers anyway)"
         )
     elif record.refused:
         echo("refused: the model found no answer in the retrieved passages")

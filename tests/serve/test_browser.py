@@ -191,6 +191,37 @@ def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
     assert page.errors == []
 
 
+def test_a_refusal_whose_words_are_all_there_says_the_meaning_is_far(
+    page: Any, server: str
+) -> None:
+    import json
+
+    a = {"score": 0.38, "threshold": 0.4, "coverage": 1.0, "cosine": 0.3948, "missing": []}
+    rec = {
+        "text": "",
+        "refused": True,
+        "refusal_reason": "no_support",
+        "answerability": a,
+        "grounded": False,
+        "citations": [],
+        "contexts": [],
+        "sentences": [],
+        "timings": {},
+    }
+    body = f"event: done\ndata: {json.dumps({'answer': rec})}\n\n"
+    page.route(
+        "**/api/ask?*",
+        lambda route: route.fulfill(status=200, body=body, content_type="text/event-stream"),
+    )
+    page.goto(server + "/")
+    page.fill("#q", "How long does the ALTER take?")
+    page.click("#ask-btn")
+    page.wait_for_selector("#label:not([hidden])", timeout=30_000)
+    label = page.inner_text("#label")
+    assert "no sentence is close to it in meaning (cosine 0.39)" in label, label
+    assert page.errors == []
+
+
 def test_a_pdf_citation_lands_on_its_page(page: Any, server: str) -> None:
     page.goto(server + "/?q=When+is+honey+ready+to+harvest%3F")
     page.wait_for_selector("#label:not([hidden])", timeout=90_000)

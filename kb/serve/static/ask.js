@@ -99,6 +99,9 @@
       return "the question names " + absent.slice(0, 5).map((w) => `"${w}"`).join(", ") +
         ", which no retrieved passage contains";
     }
+    if (!(a.missing || []).length && a.cosine != null) {
+      return `the question's words are in the passages, but no sentence is close to it in meaning (cosine ${a.cosine.toFixed(2)})`;
+    }
     return "no retrieved passage holds the question's words together";
   }
 
