@@ -33,8 +33,11 @@ def make_pdf(path: Path, pages: list[str | None]) -> Path:
 
 def test_demo_pdf_one_section_per_page(ctx: LoadContext) -> None:
     doc = PdfLoader().load(BEES, "papers/urban-beekeeping.pdf", ctx)
-    assert doc.doc_type == "pdf" and doc.warnings == [] and doc.meta == {"pages": 3}
+    title = "A Short Field Guide to Urban Beekeeping"  # the PDF's /Title
+    assert doc.doc_type == "pdf" and doc.warnings == []
+    assert doc.meta == {"pages": 3, "title": title}
     assert [(s.span.page_start, s.span.page_end) for s in doc.sections] == [(1, 1), (2, 2), (3, 3)]
+    assert all(s.heading_path == (title,) for s in doc.sections)
     assert "Setting up the hive" in doc.sections[0].text
     assert "Seasonal care" in doc.sections[1].text and "Varroa" in doc.sections[1].text
     assert "Harvesting honey" in doc.sections[2].text
@@ -44,6 +47,43 @@ def test_demo_pdf_one_section_per_page(ctx: LoadContext) -> None:
     for s in doc.sections:
         assert joined[s.char_start : s.char_end] == s.text
         assert s.span.line_start is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "title"),
+    [
+        ("  Deep   Residual\nLearning ", "Deep Residual Learning"),
+        ("untitled", None),
+        ("Microsoft Word - draft 3.docx", None),
+        ("thesis_final.tex", None),
+        ("", None),
+        ("1234 5678", None),
+        ("x" * 201, None),
+        (None, None),
+    ],
+)
+def test_pdf_title_keeps_a_real_title_and_drops_placeholders(
+    tmp_path: Path, raw: str | None, title: str | None
+) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    from ingest.loaders.pdf import pdf_title
+
+    src = make_pdf(tmp_path / "a.pdf", ["Some text on a page."])
+    writer = PdfWriter(clone_from=src)
+    if raw is not None:
+        writer.add_metadata({"/Title": raw})
+    out = tmp_path / "b.pdf"
+    writer.write(out)
+    assert pdf_title(PdfReader(out)) == title
+
+
+def test_a_placeholder_title_leaves_pages_without_a_heading(
+    ctx: LoadContext, tmp_path: Path
+) -> None:
+    # reportlab writes /Title "untitled" unless told otherwise
+    doc = PdfLoader().load(make_pdf(tmp_path / "c.pdf", ["Clause one."]), "c.pdf", ctx)
+    assert doc.sections[0].heading_path == () and "title" not in doc.meta
 
 
 def test_squad_pdf_pages(ctx: LoadContext, squad: Path) -> None:
