@@ -138,13 +138,27 @@ def test_a_contradicted_question_is_refused_with_the_word_named(page: Any, serve
     assert page.errors == []
 
 
+def replay(page: Any, server: str, question: str, events: list[tuple[str, Any]]) -> None:
+    """Ask ``question`` in the web app with ``/api/ask`` answered by these SSE events
+    (what the client does with a given record, whatever the model would say)."""
+    import json
+
+    body = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+    page.route(
+        "**/api/ask?*",
+        lambda route: route.fulfill(status=200, body=body, content_type="text/event-stream"),
+    )
+    page.goto(server + "/")
+    page.fill("#q", question)
+    page.click("#ask-btn")
+    page.wait_for_selector("#label:not([hidden])", timeout=30_000)
+
+
 def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
     page: Any, server: str
 ) -> None:
     # the answer stream is replaced by one whose only sentence the verifier rejected:
     # its cited passage's closest sentence must not appear under Sources as evidence
-    import json
-
     closest = "Bulk fermentation takes four to six hours."
     ev = {"n": 1, "quote": closest, "score": 0.1, "locator": {"display": "notes/s.md · line 3"}}
     verdict = {
@@ -166,22 +180,8 @@ def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
         "sentences": [verdict],
         "timings": {},
     }
-    body = "".join(
-        f"event: {name}\ndata: {json.dumps(data)}\n\n"
-        for name, data in [
-            ("token", {"text": "It takes 9 days. [#1]"}),
-            ("verdict", verdict),
-            ("done", {"answer": rec}),
-        ]
-    )
-    page.route(
-        "**/api/ask?*",
-        lambda route: route.fulfill(status=200, body=body, content_type="text/event-stream"),
-    )
-    page.goto(server + "/")
-    page.fill("#q", "How long is the bulk fermentation?")
-    page.click("#ask-btn")
-    page.wait_for_selector("#label:not([hidden])", timeout=30_000)
+    events = [("token", {"text": "It takes 9 days. [#1]"}), ("verdict", verdict)]
+    replay(page, server, "How long is the bulk fermentation?", [*events, ("done", {"answer": rec})])
     assert "Not grounded" in page.inner_text("#label")
     assert "closest: " in page.inner_text("#verdicts")
     sources = page.inner_text("#sources")
@@ -194,8 +194,6 @@ def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
 def test_a_refusal_whose_words_are_all_there_says_the_meaning_is_far(
     page: Any, server: str
 ) -> None:
-    import json
-
     a = {"score": 0.38, "threshold": 0.4, "coverage": 1.0, "cosine": 0.3948, "missing": []}
     rec = {
         "text": "",
@@ -208,15 +206,7 @@ def test_a_refusal_whose_words_are_all_there_says_the_meaning_is_far(
         "sentences": [],
         "timings": {},
     }
-    body = f"event: done\ndata: {json.dumps({'answer': rec})}\n\n"
-    page.route(
-        "**/api/ask?*",
-        lambda route: route.fulfill(status=200, body=body, content_type="text/event-stream"),
-    )
-    page.goto(server + "/")
-    page.fill("#q", "How long does the ALTER take?")
-    page.click("#ask-btn")
-    page.wait_for_selector("#label:not([hidden])", timeout=30_000)
+    replay(page, server, "How long does the ALTER take?", [("done", {"answer": rec})])
     label = page.inner_text("#label")
     assert "no sentence is close to it in meaning (cosine 0.39)" in label, label
     assert page.errors == []
