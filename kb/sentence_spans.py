@@ -39,6 +39,7 @@ _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 _ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
+_SPACE = re.compile(r"\s*")
 
 
 def is_abbreviation(text: str, dot: int) -> bool:
@@ -85,10 +86,11 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if carry is not None:
             s, carry = carry, None
         short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
-        gap = text[e : len(text) - len(text[e:].lstrip())]
-        if short and i + 1 < len(cuts) and "\n" not in gap and _ITEM_NUMBER.match(text, s):
-            carry = s  # its text follows on the same line
-            continue
+        if short and i + 1 < len(cuts) and _ITEM_NUMBER.match(text, s):
+            gap = _SPACE.match(text, e)  # the white space up to the next piece
+            if gap is None or "\n" not in gap.group():
+                carry = s  # its text follows on the same line
+                continue
         if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
             spans[-1] = (spans[-1][0], e)
             continue

@@ -292,9 +292,10 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             )
             return
         missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
-        why = f" (closest sentence lacks: {missing})" if missing else ""
-        if not missing and a.get("cosine") is not None:
-            # every word is there: it is the meaning that is not close enough
+        why = ""
+        if missing:
+            why = f" (closest sentence lacks: {missing})"
+        elif a.get("cosine") is not None:  # every word is there: the meaning is far
             why = (
                 f" (its words are there, but no sentence is close to it: cosine {a['cosine']:.2f})"
             )
