@@ -20,6 +20,14 @@ every file of the model folder with its size and modification time: replacing th
 model's files gives a new key, so a stale export is never used. (Stat data, not the
 bytes: hashing 90 MB on every query would cost more than the query.)
 
+**Fused for a BERT model.** A model whose config says ``model_type = "bert"`` (MiniLM,
+the bundled default, and most sentence-transformers models) is exported with eager
+attention and passed through ONNX Runtime's transformer optimizer, which fuses each
+layer's attention into one ``Attention`` op and the residual adds into
+``SkipLayerNormalization``: about 10% faster encoding on a CPU (squad-dev chunks and
+sentences, 2 cores), same vectors (cosine >= 0.99999). If the fusion fails, or its
+graph does not pass the check below, the plain graph is kept.
+
 **Failures are remembered** in ``<key>.not-exportable`` beside the folder (the reason,
 one line), so a model that cannot be exported is not retried by every command; new
 files make a new key and a new try.
@@ -41,8 +49,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2  # 2: BERT graphs fused (ORT transformer optimizer)
 MIN_COSINE = 0.9999
+#: ``config.model_type`` values whose graphs ONNX Runtime's BERT fusions understand
+FUSABLE_TYPES = frozenset({"bert"})
 POOLING_MODES = ("mean", "cls", "max", "mean_sqrt_len")
 _CHECK_TEXTS = (
     "hello",
@@ -164,8 +174,6 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
 
 def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
     pooling, normalize = check_exportable(folder)
-    import torch
-
     transformer = st_model[0]
     hf_tok = transformer.tokenizer
     sample = hf_tok(["a b", "c"], padding=True, return_tensors="pt")
@@ -181,6 +189,41 @@ def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportI
         dim=int(transformer.auto_model.config.hidden_size),
     )
 
+    config = transformer.auto_model.config
+    fuse = getattr(config, "model_type", "") in FUSABLE_TYPES
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
+        (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
+        if fuse:
+            try:
+                _graph(st_model, names, sample, tmp, fused=True)
+                _check(st_model, tmp)
+            except NotExportable:
+                fuse = False  # the plain graph below
+        if not fuse:
+            _graph(st_model, names, sample, tmp, fused=False)
+            _check(st_model, tmp)
+        publish(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return info
+
+
+def _graph(st_model: Any, names: tuple[str, ...], sample: Any, tmp: Path, *, fused: bool) -> None:
+    """Write ``tmp/model.onnx`` (+ ``model.data``): the transformer's token embeddings,
+    exported by ``torch.onnx.export`` and optimised; with ``fused``, exported with eager
+    attention and fused by ONNX Runtime's transformer optimizer first (module docs).
+    Raises :class:`NotExportable` when torch cannot export it, or (``fused``) when the
+    optimizer fails."""
+    import torch
+
+    transformer = st_model[0]
+    model = transformer.auto_model
+
     class _TokenEmbeddings(torch.nn.Module):
         def __init__(self, model: Any) -> None:
             super().__init__()
@@ -189,38 +232,68 @@ def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportI
         def forward(self, *inputs: Any) -> Any:
             return self.model(**dict(zip(names, inputs, strict=True))).last_hidden_state
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    for stale in ("raw.onnx", "fused.onnx", "model.onnx", "model.data"):
+        (tmp / stale).unlink(missing_ok=True)
+    attention = getattr(model.config, "_attn_implementation", None)
     try:
-        module = _TokenEmbeddings(transformer.auto_model).eval().to("cpu")
+        if fused:
+            model.set_attn_implementation("eager")  # the pattern the fusions match
+        module = _TokenEmbeddings(model).eval().to("cpu")
         axes = {n: {0: "batch", 1: "seq"} for n in (*names, "token_embeddings")}
-        try:
-            with torch.no_grad(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # tracer and deprecation chatter
-                torch.onnx.export(
-                    module,
-                    tuple(sample[n].to("cpu") for n in names),
-                    str(tmp / "raw.onnx"),
-                    input_names=list(names),
-                    output_names=["token_embeddings"],
-                    dynamic_axes=axes,
-                    opset_version=17,
-                    dynamo=False,
-                )
-        except Exception as e:  # noqa: BLE001 - the exporter raises many types
-            raise NotExportable(f"torch.onnx.export failed: {str(e).splitlines()[0]}") from None
-        finally:
-            transformer.auto_model.to(st_model.device)
-        _optimize(tmp / "raw.onnx", tmp / "model.onnx")
-        shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
-        (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
-        _check(st_model, tmp)
-        publish(tmp, target)
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tracer and deprecation chatter
+            torch.onnx.export(
+                module,
+                tuple(sample[n].to("cpu") for n in names),
+                str(tmp / "raw.onnx"),
+                input_names=list(names),
+                output_names=["token_embeddings"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+            )
+    except Exception as e:  # noqa: BLE001 - the exporter raises many types
+        raise NotExportable(f"torch.onnx.export failed: {str(e).splitlines()[0]}") from None
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return info
+        model.to(st_model.device)
+        if fused and attention is not None:
+            model.set_attn_implementation(attention)
+    if fused:
+        _fuse(tmp / "raw.onnx", model.config)
+    _optimize(tmp / "raw.onnx", tmp / "model.onnx")
+
+
+def _fuse(raw: Path, config: Any) -> None:
+    """Replace ``raw`` by its graph fused by ``onnxruntime.transformers.optimizer``
+    (BERT fusions: ``Attention``, ``SkipLayerNormalization``, ``EmbedLayerNormalization``,
+    ``BiasGelu``); :class:`NotExportable` if that fails or fuses no attention."""
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the optimizer logs its progress to the root logger
+    try:
+        from onnxruntime.transformers import optimizer
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = optimizer.optimize_model(
+                str(raw),
+                model_type="bert",
+                num_heads=int(config.num_attention_heads),
+                hidden_size=int(config.hidden_size),
+            )
+        fused = model.get_fused_operator_statistics().get("Attention", 0)
+        if fused < 1:
+            raise NotExportable("no attention fused")
+        model.save_model_to_file(str(raw.with_name("fused.onnx")))
+    except NotExportable:
+        raise
+    except Exception as e:  # noqa: BLE001 - the optimizer raises many types
+        raise NotExportable(f"fusion failed: {str(e).splitlines()[0]}") from None
+    finally:
+        root.setLevel(level)
+    os.replace(raw.with_name("fused.onnx"), raw)
 
 
 def publish(tmp: Path, target: Path) -> None:

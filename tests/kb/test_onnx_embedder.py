@@ -175,6 +175,44 @@ def test_export_matches_sentence_transformers(tmp_path: Path, real_embedder) -> 
     again = make_embedder(settings, home=tmp_path / "kb", notice=notes.append)
     assert isinstance(again, OnnxEmbedder) and again.folder == onnx.folder
     assert notes == before
+    # the bundled MiniLM is a BERT: its layers' attention is fused into single ops
+    assert graph_ops(onnx.folder).count("Attention") == 6
+
+
+def graph_ops(folder: Path) -> list[str]:
+    """The op types of an export's ``model.onnx`` (weights not loaded)."""
+    import onnx
+
+    model = onnx.load(str(folder / "model.onnx"), load_external_data=False)
+    return [n.op_type for n in model.graph.node]
+
+
+@pytest.mark.slow
+def test_a_failed_fusion_keeps_the_plain_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder
+) -> None:  # type: ignore[no-untyped-def]
+    """When ONNX Runtime's optimizer cannot fuse the graph, the export is the plain
+    (unfused) graph, checked like any other, and the model's attention is restored."""
+    from kb.backends import onnx_export
+    from kb.backends.embedder import SentenceTransformerEmbedder, model_folder
+    from kb.backends.onnx_embedder import OnnxEmbedder
+
+    def broken(raw: Path, config: object) -> None:
+        raise onnx_export.NotExportable("fusion failed: test")
+
+    monkeypatch.setattr(onnx_export, "_fuse", broken)
+    settings = EmbeddingSettings(model="bundled", device="cpu")
+    st = SentenceTransformerEmbedder(settings)
+    before = st._model[0].auto_model.config._attn_implementation
+    target = tmp_path / "export"
+    onnx_export.export(st._model, model_folder(settings), target, "bundled:test")
+    onnx = OnnxEmbedder(target)
+    ops = graph_ops(onnx.folder)
+    assert "Attention" not in ops and "Softmax" in ops
+    texts = squad_texts(20)
+    cos = np.sum(real_embedder.embed_batch(texts) * onnx.embed_batch(texts), axis=1)
+    assert float(cos.min()) >= 0.9999
+    assert st._model[0].auto_model.config._attn_implementation == before
 
 
 @pytest.mark.slow
