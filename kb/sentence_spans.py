@@ -7,7 +7,11 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
   space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
   ``St.``) or a single capital letter (an initial, ``J. Smith``);
 - a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
-  precedes a heading or list item, so headings and bullet lines never glue onto prose.
+  precedes a heading or list item, so headings and bullet lines never glue onto prose;
+- a line break before or after a Markdown table row (``| Car | Direct Line | £612 |``):
+  each row is a piece of its own, so a quote or an evidence sentence is the row that
+  holds the answer, not the whole table (the header row keeps its ``| --- |`` line,
+  which has no letters or digits to stand alone).
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
 previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
@@ -35,7 +39,7 @@ _ABBREVIATIONS_TEXT = """
 ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
-_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>))")
+_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 _ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.lexical import content_stems, found, key_tokens, tokens, unit_words
+from kb.rag.lexical import content_stems, found, key_tokens, tokens
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
 from kb.types import Hit
@@ -108,10 +108,11 @@ QUESTION_FRAME = frozenset(
 )
 
 #: light verbs a question is often phrased with ("why did X *get* blocked", "do we
-#: *need* to", "why didn't we *go*") where the passage says "is blocked", "visit": they
-#: count when a sentence holds them ("the one error that *needs* a person") and are
-#: left out when it does not (:func:`weighted_share`). In a KB of a few notes such a
-#: word is in no chunk, so as a plain term it would weigh the most.
+#: *need* to", "why didn't we *go*", "what did the doctor *say*") where the passage says
+#: "is blocked", "visit": they count when a sentence holds them ("the one error that
+#: *needs* a person") and are left out when it does not (:func:`weighted_share`). In a
+#: KB of a few notes such a word is in no chunk, so as a plain term it would weigh the
+#: most.
 LIGHT_VERBS = frozenset(
     [
         "get",
@@ -128,6 +129,8 @@ LIGHT_VERBS = frozenset(
         "wants",
         "take",
         "takes",
+        "say",
+        "says",
     ]
 )
 
@@ -221,12 +224,13 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     words only) that appear in no passage: "the first *American*" when every passage
     says "European". Numbers are compared normalised and exactly, names as stems that
     forgive a typo or a derivation (:func:`kb.rag.lexical.found`: "Goverment",
-    "Buddhist" for "Buddhism")."""
+    "Buddhist" for "Buddhism"). A value's shape counts as its word: "What is the
+    printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`)."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
-        for st in p.stems:
-            seen |= st
+        for j, st in enumerate(p.stems):
+            seen |= st | p.units(j)
     keys = [k for k in key_tokens(question) if " " not in k]
     return sorted(k for k in keys if not found(k, seen))
 
@@ -381,7 +385,7 @@ def found_terms(
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
     for k in range(lo, hi):
-        here = here | unit_words(p.sentence(k))
+        here = here | p.units(k)
     return [s for s in terms if found(s, here)]
 
 

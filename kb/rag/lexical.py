@@ -3,7 +3,10 @@
 Tokens are runs of letters/digits (``\\w+`` without ``_``), lower-cased, with a light
 suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing``, ``-ed``, ``-ly``
 stripped when at least three letters remain), so ``proofs``/``proofing``/``proofed``
-meet. A possessive ``'s`` is dropped first (``Warsaw's`` -> ``warsaw``), and the
+meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGULAR`:
+``said`` -> ``say``, ``bought`` -> ``buy``) and common abbreviations for their word
+(:data:`ABBREVIATED`: ``Dr`` -> ``doctor``, ``Oct`` -> ``october``). A possessive
+``'s`` is dropped first (``Warsaw's`` -> ``warsaw``), and the
 contractions of stop words (``it's``, ``couldn't``, ``they're``) are stop words.
 Numbers are normalised (``1,000`` -> ``1000``; ``3.50`` stays ``3.50``).
 
@@ -61,9 +64,106 @@ _CONTRACTED = frozenset(["s", "re", "ve", "ll", "d", "m"])
 _PRONOUNS = frozenset(["i", "you", "he", "she", "it", "we", "they", "that", "there", "what"])
 
 
+#: past tense and participle of common irregular verbs -> the verb. Forms that are also
+#: other words are left out (``found``, ``left``, ``saw``, ``lay``, ``felt``, ``rose``,
+#: ``spoke``, ``ground``, ``wound``, ``born``, ``lit``, ``shot``, ``fell``, ``bore``).
+#: Both sides of a comparison are stemmed alike, so "paid" meets "pays" and "pay".
+IRREGULAR: dict[str, str] = {
+    form: verb
+    for verb, forms in (
+        ("say", "said"),
+        ("tell", "told"),
+        ("make", "made"),
+        ("pay", "paid"),
+        ("buy", "bought"),
+        ("bring", "brought"),
+        ("think", "thought"),
+        ("teach", "taught"),
+        ("catch", "caught"),
+        ("sell", "sold"),
+        ("send", "sent"),
+        ("spend", "spent"),
+        ("build", "built"),
+        ("lose", "lost"),
+        ("meet", "met"),
+        ("keep", "kept"),
+        ("hold", "held"),
+        ("give", "gave given"),
+        ("take", "took taken"),
+        ("go", "went gone"),
+        ("run", "ran"),
+        ("win", "won"),
+        ("begin", "began begun"),
+        ("write", "wrote written"),
+        ("choose", "chose chosen"),
+        ("break", "broke broken"),
+        ("drive", "drove driven"),
+        ("eat", "ate eaten"),
+        ("fly", "flew flown"),
+        ("grow", "grew grown"),
+        ("know", "knew known"),
+        ("see", "seen"),
+        ("speak", "spoken"),
+        ("steal", "stole stolen"),
+        ("become", "became"),
+        ("come", "came"),
+        ("lead", "led"),
+        ("feed", "fed"),
+        ("fight", "fought"),
+        ("hide", "hid hidden"),
+        ("rise", "risen"),
+        ("stand", "stood"),
+        ("strike", "struck"),
+        ("throw", "threw thrown"),
+        ("understand", "understood"),
+        ("wear", "wore worn"),
+        ("forget", "forgot forgotten"),
+        ("freeze", "froze frozen"),
+        ("sing", "sang sung"),
+        ("sleep", "slept"),
+        ("hear", "heard"),
+        ("mean", "meant"),
+        ("seek", "sought"),
+        ("sit", "sat"),
+        ("swim", "swam swum"),
+        ("withdraw", "withdrew withdrawn"),
+        ("draw", "drew drawn"),
+        ("get", "got gotten"),
+    )
+    for form in forms.split()
+}
+
+#: abbreviations written for a word in notes and papers -> the word (after lower-casing
+#: and dropping the dot). ``St`` (street, saint) and ``may`` are ambiguous and left out.
+ABBREVIATED: dict[str, str] = {
+    "dr": "doctor",
+    "prof": "professor",
+    "mt": "mount",
+    "govt": "government",
+    "dept": "department",
+    "univ": "university",
+    "approx": "approximately",
+    "jan": "january",
+    "feb": "february",
+    "mar": "march",
+    "apr": "april",
+    "jun": "june",
+    "jul": "july",
+    "aug": "august",
+    "sep": "september",
+    "sept": "september",
+    "oct": "october",
+    "nov": "november",
+    "dec": "december",
+}
+
+
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged."""
     w = _base(word)
+    w = ABBREVIATED.get(w, w)
+    if w in IRREGULAR:
+        return stem(IRREGULAR[w])
     if not w.isalpha() or len(w) <= 3:
         return w
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("ly", "")):
@@ -186,6 +286,11 @@ def found(word: str, stems: set[str]) -> bool:
     return word in stems or (len(word) >= 5 and any(near(word, s) for s in stems))
 
 
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
+
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
 #: "375 g" one about *grams* or *weight* (stems of the words a question would use)
 _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
@@ -212,16 +317,50 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
         frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
     ),
+    # values whose shape says what they are: an IP address, a date (ISO, or a day with
+    # its month's name); e-mail and web addresses are in _TEXT_SHAPES
+    (
+        re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.]\d)"),
+        frozenset(["ip", "address"]),
+    ),
+    (
+        re.compile(
+            rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b",
+            re.IGNORECASE,
+        ),
+        frozenset(["date", "day"]),
+    ),
+)
+_DIGIT = re.compile(r"\d")
+#: the patterns with their words' stems, all of which need a digit in the text
+_UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
+#: shapes without a digit, each with the substrings one of which it must contain
+_TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...] = tuple(
+    (hints, re.compile(pattern, re.IGNORECASE), frozenset(stem(w) for w in words))
+    for hints, pattern, words in (
+        (("@",), r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", ["email", "mail", "address", "contact"]),
+        (
+            ("://", "www.", "WWW."),
+            r"\bhttps?://|\bwww\.\w",
+            ["url", "link", "website", "site", "page", "address", "web"],
+        ),
+    )
 )
 
 
 def unit_words(text: str) -> set[str]:
     """Stems of the quantity words that ``text``'s numbers with units answer
     (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
-    price, ...). A question's "What temperature ..." is then found in a sentence that
-    says "at about 30 °C" without the word."""
+    price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
+    address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
+    ``2026-12-01``, ``3 March`` -> date, day). A question's "What temperature ..." is
+    then found in a sentence that says "at about 30 °C" without the word."""
     out: set[str] = set()
-    for pattern, words in _UNIT_WORDS:
-        if pattern.search(text):
-            out |= {stem(w) for w in words}
+    if _DIGIT.search(text):  # every unit and most shapes hold a digit
+        for pattern, stems in _UNIT_STEMS:
+            if pattern.search(text):
+                out |= stems
+    for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
+        if any(h in text for h in hints) and pattern.search(text):
+            out |= stems
     return out

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.lexical import content_stems, key_tokens, recall
+from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
 from kb.types import Hit, Locator, Span
 
@@ -88,6 +88,15 @@ class PassageSentences:
     #: file's name (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): both name
     #: what the chunk's sentences are about
     heading_stems: set[str] = field(default_factory=set)
+    #: :func:`kb.rag.lexical.unit_words` of each sentence, made on first use (:meth:`units`)
+    _units: list[set[str]] | None = field(default=None, repr=False, compare=False)
+
+    def units(self, j: int) -> set[str]:
+        """What sentence ``j``'s quantities and values say ("30 °C": temperature),
+        computed once for all sentences of the passage."""
+        if self._units is None:
+            self._units = [unit_words(self.sentence(k)) for k in range(len(self.spans))]
+        return self._units[j]
 
     @classmethod
     def of(cls, n: int, hit: Hit) -> PassageSentences:

@@ -110,6 +110,22 @@ def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
     assert [wrapped[a:b] for a, b in split_sentences(wrapped)][-1] == "The company grew."
 
 
+def test_each_table_row_is_a_sentence() -> None:
+    note = (
+        "Policies to renew this year.\n\n"
+        "| Policy | Provider | Renews |\n| --- | --- | --- |\n"
+        "| Car | Direct Line | 2027-03-14 |\n| Home contents | Aviva | 2026-12-01 |\n"
+        "Call Aviva to add the bike."
+    )
+    assert [note[a:b] for a, b in split_sentences(note)] == [
+        "Policies to renew this year.",
+        "| Policy | Provider | Renews |\n| --- | --- | --- |",  # the rule line has no words
+        "| Car | Direct Line | 2027-03-14 |",
+        "| Home contents | Aviva | 2026-12-01 |",
+        "Call Aviva to add the bike.",
+    ]
+
+
 def test_strip_citations_keeps_the_claim() -> None:
     assert strip_citations("Paris is in France [#1].") == "Paris is in France."
     assert strip_citations("Paris is in France. [#1] [#2]") == "Paris is in France."
@@ -287,6 +303,39 @@ def test_typos_and_possessives_still_find_their_words() -> None:
     assert typo.coverage == 1 and typo.missing == []
     assert content_stems("the Loaf's crumb") == {"loaf", "crumb"}
     assert content_stems("it's what they couldn't bake") == {"bake"}
+
+
+def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
+    # a journal entry: "Dr" for doctor, "said" for say; the question's "say" is a light
+    # verb (counts when found), so the sentence that answers covers the whole question
+    knee = hit(1, "Dr Okafor said the knee pain is tendinopathy; physio twice a week.")
+    run = hit(2, "First run back, no knee pain. Physio says increase by 10% per week.")
+    ps = [PassageSentences.of(1, knee), PassageSentences.of(2, run)]
+    got = check("What did the doctor say about my knee?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+    assert [stem(w) for w in ("said", "bought", "taken", "Dr", "Oct", "Sept")] == [
+        "say",
+        "buy",
+        "take",
+        "doctor",
+        "october",
+        "september",
+    ]
+    # forms that are other words too are left alone ("founded" a company, "left" side)
+    assert stem("found") == "found" and stem("left") == "left" and stem("saw") == "saw"
+
+
+def test_a_value_shape_stands_for_what_it_is() -> None:
+    wifi = hit(1, "- The printer (Brother HL-L2350DW) has a fixed address, 192.168.178.40.")
+    ps = [PassageSentences.of(1, wifi)]
+    q = "What is the printer's IP address?"
+    # "IP" is a name (capitalised) in no passage, unless a value has its shape
+    got = check(q, ps, None, 0.0, require_keys=True)
+    assert got.absent_keys == [] and got.coverage == 1.0 and got.answerable
+    assert unit_words("mail ana@example.org") >= {"email", "address"}
+    assert unit_words("see https://example.org/a") >= {"url", "link", "website"}
+    assert unit_words("renews 2026-12-01") == unit_words("on 3 March") == {"date", "day"}
+    assert unit_words("version 3.2 in March 2019") == set()
 
 
 def test_the_cosine_raises_p_answerable_with_the_fitted_weights() -> None:
