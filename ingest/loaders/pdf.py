@@ -17,6 +17,9 @@
   ``paper.pdf › <title> · p. 3``, the title is embedded with each chunk, and the
   evidence check counts its words, so a paper saved as ``2301.01234.pdf`` is still
   found and answered by its title's words. It is also kept in ``meta["title"]``.
+  Without a usable ``/Title`` (reportlab's and many converters' ``untitled``, a Word
+  placeholder), the title is the one page 1 shows (:func:`visual_title`): its first
+  lines set clearly larger than its body text.
 """
 
 from __future__ import annotations
@@ -78,16 +81,20 @@ MAX_TITLE_CHARS = 200
 
 
 def pdf_title(reader: Any) -> str | None:
-    """The PDF's ``/Title`` with white space folded, or ``None`` when it is missing,
-    unreadable, longer than :data:`MAX_TITLE_CHARS`, without a letter, or a placeholder
-    (``untitled``, ``Microsoft Word - x.docx``, a bare file name like ``draft3.tex``)."""
+    """The PDF's ``/Title`` (:func:`clean_title`), or ``None`` when it is missing,
+    unreadable or a placeholder."""
     try:
         meta = reader.metadata
         raw = meta.title if meta is not None else None
     except Exception:  # noqa: BLE001 - a damaged info dictionary only loses the title
         return None
-    if not isinstance(raw, str):
-        return None
+    return clean_title(raw) if isinstance(raw, str) else None
+
+
+def clean_title(raw: str) -> str | None:
+    """``raw`` with white space folded, or ``None`` when it is empty, longer than
+    :data:`MAX_TITLE_CHARS`, without a letter, or a placeholder (``untitled``,
+    ``Microsoft Word - x.docx``, a bare file name like ``draft3.tex``)."""
     title = " ".join(raw.replace("\x00", "").split())
     low = title.lower()
     if (
@@ -100,6 +107,62 @@ def pdf_title(reader: Any) -> str | None:
     ):
         return None
     return title
+
+
+#: a title line's font size is at least this multiple of the page's body text size
+TITLE_SIZE_RATIO = 1.25
+#: the title must start within this many text runs of the top of page 1
+TITLE_WITHIN_RUNS = 6
+
+
+def visual_title(runs: list[tuple[str, float]]) -> str | None:
+    """The title page 1 shows, from its text runs ``(text, font size)`` in reading
+    order (:func:`page_runs`), or ``None``.
+
+    The body size is the size that the most characters of the page are set in; the
+    title is the first run set at the page's largest size when that size is at least
+    :data:`TITLE_SIZE_RATIO` times the body size and the run is among the first
+    :data:`TITLE_WITHIN_RUNS` runs, joined with the runs right after it at the same size
+    (a title over two lines). Edge cases: a page of one size has no title; a result
+    without a letter, over :data:`MAX_TITLE_CHARS` or a placeholder is ``None``.
+    """
+    sized = [(" ".join(t.split()), round(size, 1)) for t, size in runs]
+    sized = [(t, size) for t, size in sized if t and size > 0]
+    if len(sized) < 2:
+        return None
+    chars: dict[float, int] = {}
+    for t, size in sized:
+        chars[size] = chars.get(size, 0) + len(t)
+    body = max(chars, key=lambda size: chars[size])
+    top = max(size for _, size in sized)
+    if top < TITLE_SIZE_RATIO * body:
+        return None
+    first = next(i for i, (_, size) in enumerate(sized) if size == top)
+    if first >= TITLE_WITHIN_RUNS:
+        return None
+    parts: list[str] = []
+    for t, size in sized[first:]:
+        if abs(size - top) > 0.05:
+            break
+        parts.append(t)
+    return clean_title(" ".join(parts))
+
+
+def page_runs(page: Any) -> tuple[str, list[tuple[str, float]]]:
+    """``page.extract_text()`` and the page's upright text runs with their rendered
+    font size (the font size times the vertical scale of the text and current
+    matrices). Rotated runs (an arXiv stamp up the margin) are left out."""
+    runs: list[tuple[str, float]] = []
+
+    def visit(text: str, cm: Any, tm: Any, _font: Any, size: Any) -> None:
+        if not text.strip() or not size:
+            return
+        if abs(tm[1]) > 1e-3 or abs(tm[2]) > 1e-3 or abs(cm[1]) > 1e-3 or abs(cm[2]) > 1e-3:
+            return  # rotated or skewed: not a title line
+        runs.append((text, float(size) * abs(float(tm[3]) * float(cm[3])) or float(size)))
+
+    text = page.extract_text(visitor_text=visit) or ""
+    return text, runs
 
 
 def _reason(e: Exception) -> str:
@@ -123,7 +186,12 @@ class PdfLoader:
             n_pages = len(reader.pages)
             for number in range(1, n_pages + 1):
                 try:
-                    raw = reader.pages[number - 1].extract_text() or ""
+                    if number == 1 and title is None:
+                        raw, runs = page_runs(reader.pages[0])
+                        title = visual_title(runs)
+                        heading = (title,) if title else ()
+                    else:
+                        raw = reader.pages[number - 1].extract_text() or ""
                 except Exception as e:  # one damaged page must not sink the file
                     warnings.append(f"page {number}: text extraction failed ({_reason(e)})")
                     continue

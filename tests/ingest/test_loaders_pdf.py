@@ -86,6 +86,57 @@ def test_a_placeholder_title_leaves_pages_without_a_heading(
     assert doc.sections[0].heading_path == () and "title" not in doc.meta
 
 
+def letterhead_pdf(path: Path, *, stamp: bool = False) -> Path:
+    """An untitled PDF (reportlab's ``/Title`` is "untitled") whose page 1 shows a
+    two-line 16 pt title over 11 pt clauses; ``stamp`` adds a bigger rotated margin
+    stamp before it, as arXiv puts up a paper's left margin."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), invariant=1)
+    if stamp:
+        c.saveState()
+        c.setFont("Helvetica", 20)
+        c.translate(30, 200)
+        c.rotate(90)
+        c.drawString(0, 0, "arXiv:2301.01234v1 [cs.CL] 3 Jan 2023")
+        c.restoreState()
+    c.setFont("Helvetica-Bold", 16)
+    c.drawString(72, 760, "Service Agreement:")
+    c.drawString(72, 740, "Acme Cloud Hosting")
+    c.setFont("Helvetica", 11)
+    for i, clause in enumerate(["1. Term. It starts in 2026.", "2. Fees. EUR 1,250 a month."]):
+        c.drawString(72, 700 - 16 * i, clause)
+    c.showPage()
+    c.setFont("Helvetica", 11)
+    c.drawString(72, 700, "3. Uptime. Acme guarantees 99.9% monthly availability.")
+    c.showPage()
+    c.save()
+    return path
+
+
+@pytest.mark.parametrize("stamp", [False, True])
+def test_without_a_title_the_one_page_1_shows_heads_the_pages(
+    ctx: LoadContext, tmp_path: Path, stamp: bool
+) -> None:
+    doc = PdfLoader().load(letterhead_pdf(tmp_path / "c.pdf", stamp=stamp), "c.pdf", ctx)
+    title = "Service Agreement: Acme Cloud Hosting"
+    assert doc.meta == {"pages": 2, "title": title}
+    assert [s.heading_path for s in doc.sections] == [(title,), (title,)]
+    assert "Service Agreement:" in doc.sections[0].text  # the page text is kept
+
+
+def test_visual_title_rules() -> None:
+    from ingest.loaders.pdf import visual_title
+
+    body = [("A clause of the body text, long enough to set the body size.", 11.0)] * 3
+    assert visual_title([("Report", 18.0), *body]) == "Report"
+    assert visual_title([("Report", 12.0), *body]) is None  # not clearly larger
+    assert visual_title([*body, *body, ("Late big words", 18.0)]) is None  # not at the top
+    assert visual_title([("untitled", 18.0), *body]) is None  # a placeholder
+    assert visual_title([("2024", 18.0), *body]) is None  # no letter
+    assert visual_title(body) is None and visual_title([]) is None
+
+
 def test_squad_pdf_pages(ctx: LoadContext, squad: Path) -> None:
     from pypdf import PdfReader
 

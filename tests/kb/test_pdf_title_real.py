@@ -21,6 +21,7 @@ from tests.conftest import FIXTURES
 pytestmark = pytest.mark.slow
 
 TITLE = "Cold Retarding of Sourdough"
+SHOWN_TITLE = "Summer Ventilation of Beehives"
 PAGES = [
     "We proofed the dough at 4, 10 and 20 degrees and measured the rise every hour.",
     "At 4 degrees the rise took 14 hours; at 20 degrees it took 5 hours.",
@@ -39,6 +40,14 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
     for text in PAGES:
         c.drawString(72, 700, text)
         c.showPage()
+    c.save()
+    # no /Title (reportlab writes "untitled"): the title is the big first line of page 1
+    c = canvas.Canvas(str(papers / "scan-0042.pdf"))
+    c.setFont("Helvetica-Bold", 18)
+    c.drawString(72, 760, SHOWN_TITLE)
+    c.setFont("Helvetica", 11)
+    c.drawString(72, 720, "Open the lower entrance fully from June to August.")
+    c.showPage()
     c.save()
     home = root / "kb"
     store = Store.open(home)
@@ -69,3 +78,12 @@ def test_the_evidence_check_counts_the_title_words(kb: Any) -> None:
     # "sourdough" is only in the title; "rise", "4", "degrees" in the page sentence
     assert "sourdough" not in [w.lower() for w in got.missing]
     assert got.coverage == 1.0
+
+
+def test_an_untitled_paper_is_headed_by_the_title_its_page_shows(kb: Any) -> None:
+    _, retriever = kb
+    hits = retriever.search("beehive ventilation in summer", SearchOptions(k=5)).hits
+    top = hits[0]
+    assert top.locator.path.endswith("scan-0042.pdf"), [h.locator.path for h in hits]
+    assert top.locator.heading_path == (SHOWN_TITLE,)
+    assert f"scan-0042.pdf › {SHOWN_TITLE} · p. 1" in top.locator.render()
