@@ -30,6 +30,9 @@ one of the 8 offered for 97%. The prompt lists exactly
 these sentences, so the model reads what the grammar lets it write (a GBNF grammar
 restricts tokens but does not guide the model; llama.cpp issue 5599).
 
+A candidate is the sentence with its white space folded and a leading bullet (``-``,
+``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
+quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause).
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
 """
@@ -47,6 +50,8 @@ from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
+#: a Markdown bullet or block-quote marker at the start of a sentence
+_MARKER = re.compile(r"^(?:[-*+•>]\s+)+")
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ def rank_candidates(
             else np.zeros(len(p.spans))
         )
         for j in range(len(p.spans)):
-            text = " ".join(p.sentence(j).split())
-            if len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
+            text = _MARKER.sub("", " ".join(p.sentence(j).split()))
+            if not text or len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))

@@ -455,6 +455,22 @@ def test_quote_candidates_rank_the_answer_sentence_first() -> None:
     assert g.startswith("root ::= refusal | answer") and 'label ::= "1" | "2"' in g
 
 
+def test_a_quote_drops_its_bullet_but_keeps_its_item_number() -> None:
+    wifi = hit(
+        1,
+        "- Router: Fritz!Box 7590\n- Guest network name: Lighthouse-Guest\n"
+        "1. Reboot the router first.\n> * Quoted tip: hold WPS for six seconds.",
+    )
+    ps = [PassageSentences.of(1, wifi)]
+    texts = {c.text for c in rank_candidates("What is the guest network name?", ps, None, 9)}
+    assert texts == {
+        "Router: Fritz!Box 7590",
+        "Guest network name: Lighthouse-Guest",
+        "1. Reboot the router first.",
+        "Quoted tip: hold WPS for six seconds.",
+    }
+
+
 def test_quote_mode_refuses_no_grammar() -> None:
     with pytest.raises(UsageError, match="quote mode needs the grammar"):
         ask(Scripted(["x"]), cfg(mode="quote"), grammar=False)
