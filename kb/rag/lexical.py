@@ -332,6 +332,14 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
 )
 _DIGIT = re.compile(r"\d")
+#: a phone number: 2 to 5 groups of digits split by spaces or dashes (not dots: an IP
+#: address), with a country code or not ("+44 20 7946 0958", "0800 051 5260",
+#: "(555) 010-4477"); it counts only with 9 to 15 digits in all, so a date
+#: ("2026-12-01") or a year range is none
+_PHONE = re.compile(
+    r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,5}){1,4}(?![\w,]|\.\d)"
+)
+_PHONE_STEMS = frozenset(stem(w) for w in ("phone", "telephone", "number", "call", "contact"))
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain
@@ -353,6 +361,7 @@ def unit_words(text: str) -> set[str]:
     (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
+    ``0800 051 5260`` -> phone, number, call;
     ``2026-12-01``, ``3 March`` -> date, day). A question's "What temperature ..." is
     then found in a sentence that says "at about 30 °C" without the word."""
     out: set[str] = set()
@@ -360,6 +369,8 @@ def unit_words(text: str) -> set[str]:
         for pattern, stems in _UNIT_STEMS:
             if pattern.search(text):
                 out |= stems
+        if any(9 <= sum(c.isdigit() for c in m.group()) <= 15 for m in _PHONE.finditer(text)):
+            out |= _PHONE_STEMS
     for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
         if any(h in text for h in hints) and pattern.search(text):
             out |= stems

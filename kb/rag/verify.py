@@ -31,6 +31,7 @@ purely lexical verifier); the record says which was used.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +103,7 @@ class PassageSentences:
     def of(cls, n: int, hit: Hit) -> PassageSentences:
         spans = split_sentences(hit.text) or [(0, len(hit.text))]
         stems = [content_stems(hit.text[s:e]) for s, e in spans]
+        _add_table_headers(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
@@ -112,6 +114,27 @@ class PassageSentences:
     def sentence(self, j: int) -> str:
         s, e = self.spans[j]
         return self.hit.text[s:e]
+
+
+#: a Markdown table's rule line (``| --- | :-: |``), which ends its header row
+_TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+
+
+def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
+    """Give each Markdown table row (a sentence of its own, :func:`split_sentences`) the
+    content stems of its table's header row, as a chunk's headings are counted for its
+    sentences: "| Travel | Staysure |" says *provider* under "| Policy | Provider |".
+    A header is the row piece that holds the rule line; any sentence that is not a
+    table row ends the table."""
+    header: set[str] | None = None
+    for j, (a, b) in enumerate(spans):
+        piece = text[a:b]
+        if not piece.startswith("|"):
+            header = None
+        elif _TABLE_RULE.search(piece):
+            header = set(stems[j])
+        elif header is not None:
+            stems[j] |= header
 
 
 @dataclass

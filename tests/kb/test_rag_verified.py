@@ -313,6 +313,8 @@ def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
     ps = [PassageSentences.of(1, knee), PassageSentences.of(2, run)]
     got = check("What did the doctor say about my knee?", ps, None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # "see" a person is a light verb too: "How often should I see the physio?"
+    assert check("How often should I see the physio?", ps, None, 0.0).coverage == 1.0
     assert [stem(w) for w in ("said", "bought", "taken", "Dr", "Oct", "Sept")] == [
         "say",
         "buy",
@@ -336,6 +338,25 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
     assert unit_words("see https://example.org/a") >= {"url", "link", "website"}
     assert unit_words("renews 2026-12-01") == unit_words("on 3 March") == {"date", "day"}
     assert unit_words("version 3.2 in March 2019") == set()
+    phone = {"phone", "number", "call"}
+    assert unit_words("Call Aviva on 0800 051 5260") >= phone
+    assert unit_words("+44 20 7946 0958 or (555) 010-4477") >= phone
+    # too few digits (a date, a year range), or dots (an IP address): no phone
+    for text in ("renews 2026-12-01", "from 1990-2000", "at 192.168.178.40", "1,250,000"):
+        assert not unit_words(text) & phone, text
+
+
+def test_a_table_row_counts_its_header_words() -> None:
+    table = hit(
+        1,
+        "| Policy | Provider | Renews |\n| --- | --- | --- |\n| Car | Direct Line | 2027 |\n"
+        "| Travel | Staysure | 2027 |\nStaysure also covers winter sports.",
+    )
+    ps = [PassageSentences.of(1, table)]
+    got = check("Which provider is the travel policy with?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+    # the header's words reach the rows of its table only, not the prose after it
+    assert "provider" in ps[0].stems[2] and "provider" not in ps[0].stems[3]
 
 
 def test_the_cosine_raises_p_answerable_with_the_fitted_weights() -> None:
