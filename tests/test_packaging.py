@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+
+MAKEFILE = ROOT / "Makefile"
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +107,35 @@ def test_installed_wheel_runs_help_and_config_show(wheel: Path, tmp_path: Path) 
     c = run("config", "show")
     assert c.returncode == 0, c.stderr
     assert "[search]" in c.stdout and "# sources: default" in c.stdout
+
+
+def test_constraints_pin_every_dependency_within_its_range() -> None:
+    """`make install` installs with ``-c constraints.txt``: every dependency of kb (and
+    of its ``models`` and ``dev`` extras) must be pinned there, at a version its range in
+    pyproject.toml admits, or a fresh install would fail or float. torch and
+    llama-cpp-python are pinned in the Makefile instead (their builds differ by machine)."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins: dict[str, str] = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: {line!r} is not an exact pin"
+            pins[canonicalize_name(name)] = version
+    for m in re.finditer(r"(?m)^(?:TORCH|LLAMA)_SPEC \?= ([\w.-]+)==(\S+)$", MAKEFILE.read_text()):
+        pins[canonicalize_name(m.group(1))] = m.group(2)  # pinned in the Makefile
+    reqs = [*project["dependencies"]]
+    for extra in ("models", "dev"):
+        reqs += project["optional-dependencies"][extra]
+    for spec in reqs:
+        req = Requirement(spec)
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is not in constraints.txt: run `make constraints`"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"constraints.txt pins {req.name}=={pins[name]} outside {req.specifier}"
+        )
