@@ -151,7 +151,8 @@ def visual_title(runs: list[tuple[str, float]]) -> str | None:
 def page_runs(page: Any) -> tuple[str, list[tuple[str, float]]]:
     """``page.extract_text()`` and the page's upright text runs with their rendered
     font size (the font size times the vertical scale of the text and current
-    matrices). Rotated runs (an arXiv stamp up the margin) are left out."""
+    matrices). Rotated runs (an arXiv stamp up the margin) are left out. If reading the
+    runs fails, the plain ``extract_text()`` is returned with no runs (no title)."""
     runs: list[tuple[str, float]] = []
 
     def visit(text: str, cm: Any, tm: Any, _font: Any, size: Any) -> None:
@@ -161,7 +162,10 @@ def page_runs(page: Any) -> tuple[str, list[tuple[str, float]]]:
             return  # rotated or skewed: not a title line
         runs.append((text, float(size) * abs(float(tm[3]) * float(cm[3])) or float(size)))
 
-    text = page.extract_text(visitor_text=visit) or ""
+    try:
+        text = page.extract_text(visitor_text=visit) or ""
+    except Exception:  # noqa: BLE001 - the title is optional: never lose the page for it
+        return page.extract_text() or "", []
     return text, runs
 
 

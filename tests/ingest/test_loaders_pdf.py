@@ -125,6 +125,24 @@ def test_without_a_title_the_one_page_1_shows_heads_the_pages(
     assert "Service Agreement:" in doc.sections[0].text  # the page text is kept
 
 
+def test_a_failing_title_read_keeps_the_page_text(
+    ctx: LoadContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pypdf import PageObject
+
+    plain = PageObject.extract_text
+
+    def flaky(self: PageObject, *args: object, **kw: object) -> str:
+        if "visitor_text" in kw:
+            raise ValueError("odd text matrix")
+        return plain(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PageObject, "extract_text", flaky)
+    doc = PdfLoader().load(letterhead_pdf(tmp_path / "c.pdf"), "c.pdf", ctx)
+    assert doc.warnings == [] and "title" not in doc.meta
+    assert "Service Agreement:" in doc.sections[0].text and len(doc.sections) == 2
+
+
 def test_visual_title_rules() -> None:
     from ingest.loaders.pdf import visual_title
 
