@@ -109,11 +109,10 @@ QUESTION_FRAME = frozenset(
 
 #: light verbs a question is often phrased with ("why did X *get* blocked", "do we
 #: *need* to", "why didn't we *go*", "what did the doctor *say*", "how often should I
-#: *see* the physio") where the passage says
-#: "is blocked", "visit": they count when a sentence holds them ("the one error that
-#: *needs* a person") and are left out when it does not (:func:`weighted_share`). In a
-#: KB of a few notes such a word is in no chunk, so as a plain term it would weigh the
-#: most.
+#: *see* the physio") where the passage says "is blocked", "visit": they count when a
+#: sentence holds them ("the one error that *needs* a person") and are left out when it
+#: does not (:func:`weighted_share`). In a KB of a few notes such a word is in no chunk,
+#: so as a plain term it would weigh the most.
 LIGHT_VERBS = frozenset(
     [
         "get",
