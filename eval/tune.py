@@ -21,11 +21,13 @@ answer):
    same way from :attr:`Grid.sentence_weight`.
 4. **Threshold** (``min_score``, the refusal decision of
    :mod:`kb.search.evidence`): a query is refused when its best cosine is below the
-   threshold. Train objective: the most abstention on unanswerable queries while
-   over-refusal on answerable ones stays within a budget (default 5%: refusing a
-   question the KB can answer costs the user more than letting the answer model say
-   "not in context"); ties take the lowest threshold; no gain keeps the current value.
-   Needs answerable and unanswerable train queries, else the current value is kept.
+   threshold and no sentence clears it by the margin (by none when a sentence of its
+   top hits holds every content word of the question, as ``kb ask`` judges). Train objective:
+   the most abstention on unanswerable queries while over-refusal on answerable ones
+   stays within a budget (default 5%: refusing a question the KB can answer costs the
+   user more than letting the answer model say "not in context"); ties take the lowest
+   threshold; no gain keeps the current value. Needs answerable and unanswerable
+   train queries, else the current value is kept.
 5. **Report** on the test queries only: hit@1/5/10, mrr@10 and recall_all@10 of the
    current and the best settings, and abstention / over-refusal of both thresholds
    with the balanced accuracy's paired randomization test and bootstrap CI
@@ -56,7 +58,7 @@ from kb.errors import (
     UsageError,
 )
 from kb.search.candidates import Candidates, fuse
-from kb.search.evidence import passes
+from kb.search.evidence import SENTENCE_MARGIN, passes
 from kb.search.options import SearchOptions
 from kb.search.rerank import rescore
 from kb.store import Store
@@ -138,6 +140,10 @@ class Gathered:
     resolved: list[ResolvedSupport]
     scorer: SentenceScorer | None = None
     sentence: dict[int, float] = field(default_factory=dict)
+    #: a sentence of the current settings' top hits holds every content word of the
+    #: question (:func:`kb.rag.answerability.says_every_term`): ``kb ask`` then waives
+    #: the sentence margin (set by :func:`tune`)
+    says_every_term: bool = False
 
     def sentence_scores(self, ids: list[int]) -> dict[int, float] | None:
         """``s`` of ``ids`` (computed once per chunk), or ``None`` to skip the rerank."""
@@ -317,7 +323,8 @@ def evidence_passes(g: Gathered, threshold: float) -> bool:
     gathered query: its best chunk cosine, or its best sentence cosine among the
     candidates whose sentences were scored (the sentence rerank's)."""
     best_sentence = max(g.sentence.values()) if g.sentence else None
-    return passes(g.cands.best_cosine, threshold, best_sentence)
+    margin = 0.0 if g.says_every_term else SENTENCE_MARGIN
+    return passes(g.cands.best_cosine, threshold, best_sentence, margin)
 
 
 def refusal_outcome(
@@ -423,6 +430,7 @@ def tune(
 
     refusal_train = refusal_test = None
     refusal_p: PairedResult | None = None
+    mark_lexical_passes(store, gathered, current)
     cur_train = refusal_outcome(gathered, train, current.min_score)
     if cur_train.abstention is None or cur_train.over_refusal is None:
         warnings.append(
@@ -454,6 +462,22 @@ def tune(
         grid_size=len(points),
         warnings=warnings,
     )
+
+
+def mark_lexical_passes(store: Store, gathered: list[Gathered], opts: SearchOptions) -> None:
+    """Set :attr:`Gathered.says_every_term` from each query's top ``opts.k`` hits
+    under ``opts``, as ``kb ask`` retrieves them."""
+    from kb.rag.answerability import says_every_term
+    from kb.rag.docfreq import term_doc_freq
+
+    def doc_freq(word: str) -> tuple[int, int]:
+        return term_doc_freq(store.conn, word)
+
+    for g in gathered:
+        ids = ranking(g, opts, opts.k)
+        found = store.hits_for(ids)
+        hits = [found[i] for i in ids if i in found]
+        g.says_every_term = says_every_term(g.query.question, hits, doc_freq)
 
 
 def _r4(x: float | None) -> float | None:

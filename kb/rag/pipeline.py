@@ -10,7 +10,11 @@ feeds an :class:`AnswerStream`.
 
 Refusals without running the model (the generator factory is not even called):
 
-- ``no_hits``: no hit passed the retrieval threshold;
+- ``no_hits``: no hit passed the retrieval threshold (:mod:`kb.search.evidence`); its
+  sentence margin is waived when a sentence of the hits holds every content word of the
+  question (:func:`kb.rag.answerability.says_every_term`: a short question such as
+  "How many transport bolts are there?" has a low cosine to the manual page that says
+  "remove the three transport bolts");
 - ``no_support``: the evidence check (:mod:`kb.rag.answerability`) finds no passage
   sentence that says what the question asks about: ``p(answerable)`` below
   ``[answer] min_answerable``, or (``[answer] require_key_terms``) a number or name of
@@ -51,7 +55,7 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
-from kb.rag.answerability import Answerability, Assessed, DocFreq, assess
+from kb.rag.answerability import Answerability, Assessed, DocFreq, assess, says_every_term
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
@@ -180,7 +184,9 @@ class AskPipeline:
         hits: list[Hit] = list(result.hits)
         retrieval_s = time.perf_counter() - t0
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
-        if not hits or not _has_evidence(result, opts.min_score):
+        if not hits or not _has_evidence(
+            result, opts.min_score, lambda: says_every_term(q, hits, self.doc_freq)
+        ):
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
         # always measured (no model), recorded, and enforced when min_answerable > 0; the
         # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
@@ -501,14 +507,18 @@ class _VerifierThread:
             self.stream.put(VerdictEvent(v))
 
 
-def _has_evidence(result: Any, min_score: float) -> bool:
+def _has_evidence(result: Any, min_score: float, says_every_term: Callable[[], bool]) -> bool:
     """Retrieval's refusal rule (:func:`kb.search.evidence.has_evidence`): some chunk
-    in scope reaches ``min_score`` cosine, or one sentence clears it by the margin.
-    Results without ``best_cosine`` (fakes, keyword mode) pass."""
+    in scope reaches ``min_score`` cosine, or one sentence clears it by the margin, or
+    by no margin when ``says_every_term()`` (asked only then). Results without
+    ``best_cosine`` (fakes, keyword mode) pass."""
     from kb.search.evidence import passes
 
+    best_cosine = getattr(result, "best_cosine", None)
     best_sentence = getattr(result, "best_sentence", None)
-    return passes(getattr(result, "best_cosine", None), min_score, best_sentence)
+    if passes(best_cosine, min_score, best_sentence):
+        return True
+    return passes(best_cosine, min_score, best_sentence, margin=0.0) and says_every_term()
 
 
 def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:

@@ -104,6 +104,7 @@ class PassageSentences:
         spans = split_sentences(hit.text) or [(0, len(hit.text))]
         stems = [content_stems(hit.text[s:e]) for s, e in spans]
         _add_table_headers(hit.text, spans, stems)
+        _add_item_leads(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
@@ -135,6 +136,30 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
             header = set(stems[j])
         elif header is not None:
             stems[j] |= header
+
+
+#: a list item's marker at the start of a sentence: a bullet or an item number
+_ITEM_START = re.compile(r"[-*+•][ \t]|\d{1,3}[.)][ \t]")
+
+
+def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
+    """Give each later sentence of a list item the content stems of the item's first
+    sentence, its lead, as a table row gets its header's (:func:`_add_table_headers`):
+    in "- Tomasz: 2 September. Wants a new bike helmet (size L)." the second sentence
+    is about Tomasz, and "What should I get Tomasz?" is answered by it. An item is a
+    sentence that starts with a bullet or an item number, and the sentences after it
+    up to a blank line, a heading, a table row, a quote or the next item."""
+    lead: set[str] | None = None
+    prev_end = 0
+    for j, (a, b) in enumerate(spans):
+        gap, piece = text[prev_end:a], text[a:b]
+        prev_end = b
+        if _ITEM_START.match(piece):
+            lead = set(stems[j])
+        elif lead is None or gap.count("\n") >= 2 or piece.startswith(("#", "|", ">")):
+            lead = None
+        else:
+            stems[j] |= lead
 
 
 @dataclass

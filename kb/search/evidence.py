@@ -33,6 +33,12 @@ squad-dev KB they pass as often as under the chunk rule alone (60%; every answer
 question passes either way); on a three-note personal KB 10% instead of 7% (one more:
 "How many vacation days do I have left this year?" meets "... it lasted nine days"),
 which ``kb ask``'s evidence check (:mod:`kb.rag.answerability`) then refuses.
+
+``kb ask`` waives the margin (``best_sentence >= min_score`` is enough) when one
+sentence of its hits holds every content word of the question
+(:func:`kb.rag.answerability.says_every_term`): a short question ("How many transport
+bolts are there?") has a low cosine to everything, also to the sentence that says it
+word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as it says.
 """
 
 from __future__ import annotations
@@ -43,13 +49,19 @@ from typing import Any
 SENTENCE_MARGIN = 0.2
 
 
-def passes(best_cosine: float | None, min_score: float, best_sentence: float | None = None) -> bool:
+def passes(
+    best_cosine: float | None,
+    min_score: float,
+    best_sentence: float | None = None,
+    margin: float = SENTENCE_MARGIN,
+) -> bool:
     """The threshold part of the rule: ``True`` when the check is off, there is no
     cosine to judge (keyword mode), ``best_cosine >= min_score``, or
-    ``best_sentence >= min_score + SENTENCE_MARGIN``."""
+    ``best_sentence >= min_score + margin`` (``kb ask`` waives the margin, 0, when a
+    sentence holds every word of the question; see the module docs)."""
     if min_score <= -1 or best_cosine is None or best_cosine >= min_score:
         return True
-    return best_sentence is not None and best_sentence >= min_score + SENTENCE_MARGIN
+    return best_sentence is not None and best_sentence >= min_score + margin
 
 
 def has_evidence(result: Any, min_score: float) -> bool:

@@ -131,6 +131,11 @@ def test_in_memory_fusion_ranks_exactly_like_search(tmp_path: Path) -> None:
         js = rep.to_json()
         assert js["split"] == {"train": rep.n_train, "test": rep.n_test, "seed": 20240601}
         assert np.isfinite(js["test"]["mrr@10"]["a"])
+        # kb ask's lexical pass, judged on each query's top hits: "tyre repair" is said
+        # word for word by a chunk; "oven heat" ("oven temperature") and "tax return
+        # deadline" are not
+        lexical = {g.query.id: g.says_every_term for g in gathered}
+        assert lexical["q2"] and not lexical["q3"] and not lexical["u0"]
 
 
 def test_min_answerable_is_chosen_on_train_within_the_over_refusal_budget() -> None:
@@ -173,5 +178,10 @@ def test_the_threshold_is_judged_with_kb_asks_sentence_rule() -> None:
     g[1].sentence.update({3: 0.40})  # none does
     o = refusal_outcome(g, [0, 1], 0.25)
     assert (o.over_refusal, o.abstention) == (0.0, 1.0)
+    # a sentence with every word of the question needs no margin (kb ask's lexical
+    # pass, kb.rag.answerability.says_every_term): 0.40 clears 0.25, not 0.5
+    g[1].says_every_term = True
+    assert refusal_outcome(g, [0, 1], 0.25).abstention == 0.0
+    assert refusal_outcome(g, [0, 1], 0.5).abstention == 1.0
     # without sentence scores (no rerank) the chunk cosine alone decides
     assert refusal_outcome(fake([0.15], []), [0], 0.25).over_refusal == 1.0

@@ -18,7 +18,14 @@ from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
-from kb.rag.answerability import PAIR_PENALTY, check, idf, question_terms, weighted_share
+from kb.rag.answerability import (
+    PAIR_PENALTY,
+    check,
+    idf,
+    question_terms,
+    says_every_term,
+    weighted_share,
+)
 from kb.rag.lexical import content_stems, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, rank_candidates
 from kb.rag.record import VerdictEvent
@@ -357,6 +364,39 @@ def test_a_table_row_counts_its_header_words() -> None:
     assert got.coverage == 1.0 and got.missing == []
     # the header's words reach the rows of its table only, not the prose after it
     assert "provider" in ps[0].stems[2] and "provider" not in ps[0].stems[3]
+
+
+def test_a_list_item_lends_its_lead_to_its_later_sentences() -> None:
+    notes = hit(
+        1,
+        "- Tomasz: 2 September. Wants a new bike helmet (size L).\n"
+        "- Sami turns 7 on 11 January.\n  Into dinosaurs and Lego.\n\n"
+        "Greta sent a card. Lilies are banned.\n"
+        "1. Renewal is due every March. The fee is forty pounds.",
+    )
+    ps = [PassageSentences.of(1, notes)]
+    sents = [ps[0].sentence(j) for j in range(len(ps[0].spans))]
+    assert sents[1] == "Wants a new bike helmet (size L)."
+    # the item's lead ("Tomasz: 2 September.") reaches its later sentences, also on a
+    # continuation line; the next item, a blank line and prose end it
+    assert {"tomasz", "september"} <= ps[0].stems[1]
+    assert "sami" in ps[0].stems[3] and "tomasz" not in ps[0].stems[3]
+    assert "sami" not in ps[0].stems[4] and "greta" not in ps[0].stems[5]
+    assert "march" in ps[0].stems[7]  # a numbered item too
+    got = check("What does Tomasz want?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+
+
+def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None:
+    manual = hit(1, "Before first use, remove the three transport bolts from the back panel.")
+    assert says_every_term("How many transport bolts are there?", [manual], None)
+    # a missing word, no hits, or a question of only question words: the cosine decides
+    assert not says_every_term("How many shipping bolts are there?", [manual], None)
+    assert not says_every_term("How many transport bolts are there?", [], None)
+    assert not says_every_term("What is it?", [manual], None)
+    # a light verb the sentence lacks is not needed, but alone it is not enough
+    assert says_every_term("Do we need to remove the transport bolts?", [manual], None)
+    assert not says_every_term("What do we need?", [hit(1, "We need to go.")], None)
 
 
 def test_the_cosine_raises_p_answerable_with_the_fitted_weights() -> None:

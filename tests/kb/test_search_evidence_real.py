@@ -7,6 +7,11 @@ answers the question word for word. A KB of three notes has no other chunk to li
 the best cosine, so the chunk rule alone refused it; the sentence rule
 (:data:`kb.search.evidence.SENTENCE_MARGIN`) lets it through and still refuses
 questions the notes know nothing about.
+
+A washing machine's manual (a real PDF) says "remove the three transport bolts":
+"How many transport bolts are there?" scores below both cosine rules, yet one
+sentence holds every word it asks about, so ``kb ask`` answers it
+(:func:`kb.rag.answerability.says_every_term`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import pytest
 from ingest.pipeline import ingest_paths
 from kb.config import load_settings
 from kb.rag import AskPipeline
+from kb.rag.answerability import says_every_term
+from kb.rag.docfreq import term_doc_freq
 from kb.search import Retriever, SearchOptions
 from kb.search.evidence import SENTENCE_MARGIN
 from kb.store import Store
@@ -46,11 +53,32 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
     notes.mkdir()
     for name, text in NOTES.items():
         (notes / name).write_text(text, encoding="utf-8")
+    _manual(notes / "washer-manual.pdf")
     settings = load_settings(root / "kb", user_file=root / "none.toml")
     store = Store.open(settings.home)
     ingest_paths(store, settings, [notes], embedder=real_embedder)
     yield store, Retriever(store, real_embedder), settings
     store.close()
+
+
+def _manual(path: Any) -> None:
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    c.setFont("Helvetica-Bold", 20)
+    c.drawString(60, 760, "AquaWash 7000 User Manual")
+    c.setFont("Helvetica", 11)
+    lines = [
+        "Thank you for buying the AquaWash 7000 washing machine.",
+        "Before first use, remove the three transport bolts from the back panel.",
+        "Keep the bolts: you need them whenever the machine is moved.",
+        "The drum holds up to 8 kg of dry cotton laundry.",
+        "Use the Eco 40-60 programme for normally soiled cotton; it takes 3 hours 28 minutes.",
+    ]
+    for i, line in enumerate(lines):
+        c.drawString(60, 720 - 18 * i, line)
+    c.showPage()
+    c.save()
 
 
 def test_a_sentence_that_answers_the_question_is_evidence(kb: Any) -> None:
@@ -75,11 +103,30 @@ def test_a_sentence_that_answers_the_question_is_evidence(kb: Any) -> None:
     "question", ["How do I reset my router password?", "Flurbogast", "Who won the 1998 World Cup?"]
 )
 def test_questions_the_notes_know_nothing_about_are_still_refused(kb: Any, question: str) -> None:
-    _, r, settings = kb
+    store, r, settings = kb
     opts = SearchOptions.from_settings(settings.search)
     res = r.search(question, opts)
     assert res.hits  # ranking still shows the closest notes
     assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
+    assert not says_every_term(question, res.hits, lambda w: term_doc_freq(store.conn, w))
+    rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(question, opts).result()
+    assert rec.refused and rec.refusal_reason == "no_hits"
+
+
+def test_a_sentence_with_every_word_of_a_short_question_is_evidence(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    question = "How many transport bolts are there?"
+    res = r.search(question, opts)
+    assert res.hits[0].path.endswith("notes/washer-manual.pdf")
+    # both cosine rules refuse it ...
+    assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
+    assert says_every_term(question, res.hits, lambda w: term_doc_freq(store.conn, w))
+    # ... but kb ask answers from the sentence that holds every word
+    rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(question, opts).result()
+    assert rec.refusal_reason is None and not rec.refused, rec.answerability
+    assert "three transport bolts" in rec.text
+    assert rec.sentences and rec.sentences[0].verdict == "supported"
 
 
 def test_without_sentence_vectors_the_chunk_rule_decides(kb: Any) -> None:
