@@ -3,7 +3,8 @@
 Rules, in order:
 
 1. **Markdown, text, PDF.** Each section (a block under a heading, a paragraph, a
-   page) is chunked on its own, so a chunk never crosses a heading or a page. A section
+   PDF page's text under one heading) is chunked on its own, so a chunk never crosses a
+   heading or a page. A section
    over ``max_tokens`` is split at paragraph breaks, then line breaks, then sentence
    ends, then whitespace, and only as a last resort between tokens; the pieces are then
    packed greedily back together while the packed text stays within ``max_tokens``.
@@ -12,7 +13,8 @@ Rules, in order:
    ``max_tokens`` (consecutive plain-text paragraphs, say). Chunks are never merged
    across different heading paths (a short Markdown section stays its own chunk: its
    heading is part of its locator and is searchable through the heading column), never
-   across PDF pages, and never for audio (rule 3 groups it).
+   across PDF pages (a PDF page's sections under one heading, split by a title line or a
+   margin stamp, do merge), and never for audio (rule 3 groups it).
 3. **Audio.** Consecutive transcript segments are grouped while the group stays within
    ``max_tokens`` and spans at most ``whisper.segment_seconds`` (a group always takes at
    least one segment; a segment over ``max_tokens`` is split as in rule 1 and keeps the
@@ -43,7 +45,9 @@ from ingest.chunkers.parts import (
 from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
-VERSION = "1"
+#: 2: a PDF page is cut at the headings it shows (ingest.loaders.pdf_headings), and a
+#: page's small sections under one heading merge; Markdown, text and audio chunk as in 1
+VERSION = "2"
 
 
 @dataclass
@@ -100,8 +104,6 @@ class StructureChunker:
     def _merge_small(
         self, doc: LoadedDocument, slices: list[SliceCounter], cands: list[_Candidate]
     ) -> list[_Candidate]:
-        if doc.doc_type == "pdf":
-            return cands
         out: list[_Candidate] = []
         for cand in cands:
             prev = out[-1] if out else None
@@ -109,6 +111,7 @@ class StructureChunker:
                 prev is not None
                 and min(prev.count, cand.count) < self.min_tokens
                 and _heading(doc, prev) == _heading(doc, cand)
+                and _same_page(doc, prev, cand)
             ):
                 parts = prev.parts + cand.parts
                 count = count_parts(doc, parts, slices)
@@ -144,3 +147,9 @@ class StructureChunker:
 
 def _heading(doc: LoadedDocument, cand: _Candidate) -> tuple[str, ...]:
     return doc.sections[cand.parts[0][0]].heading_path
+
+
+def _same_page(doc: LoadedDocument, prev: _Candidate, cand: _Candidate) -> bool:
+    """``prev`` ends on the page ``cand`` starts on (always outside PDFs: no pages)."""
+    end = doc.sections[prev.parts[-1][0]].span.page_end
+    return end == doc.sections[cand.parts[0][0]].span.page_start

@@ -33,7 +33,9 @@ from ingest.chunkers.parts import Part, count_parts, make_draft
 from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
-VERSION = "1"
+#: 2: PDF heading lines (ingest.loaders.pdf_headings) are in the heading path, not the
+#: text; Markdown, text and audio chunk as in 1
+VERSION = "2"
 
 
 class WindowChunker:

@@ -1,9 +1,12 @@
-"""PDF loader (pypdf): one section per page.
+"""PDF loader (pypdf): sections by page and by the headings each page shows.
 
-- Each page with text becomes a section with ``page_start == page_end == n`` (1-based)
-  and the page's ``extract_text()`` (NUL characters removed, outer whitespace
-  stripped). The document text is the page texts joined by a blank line
-  (``"\\n\\n"``); ``char_start``/``char_end`` index it.
+- Each page with text gives sections with ``page_start == page_end == n`` (1-based)
+  from the page's ``extract_text()`` (NUL characters removed, outer whitespace
+  stripped): one per heading the page shows, told by font size
+  (:mod:`ingest.loaders.pdf_headings`: a heading line's text moves into the heading
+  path, and open headings carry over to the next page), else the whole page. The
+  document text is the page texts joined by a blank line (``"\\n\\n"``);
+  ``char_start``/``char_end`` index it (a heading line lies between two sections).
 - A page without extractable text is not dropped silently: it adds the warning
   ``page N has no text layer (scanned?); it is not searchable``. If no page has text
   the file fails (:class:`IngestError`), as do encrypted PDFs that the empty password
@@ -32,6 +35,7 @@ from typing import Any, BinaryIO
 
 from ingest.fileio import max_bytes_of, open_checked
 from ingest.loaders.base import LoadContext
+from ingest.loaders.pdf_headings import page_sections
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
 from kb.types import LoadedDocument, Section, Span
@@ -188,14 +192,13 @@ class PdfLoader:
             sections: list[Section] = []
             offset = 0
             n_pages = len(reader.pages)
+            open_headings: list[tuple[float, str]] = []
             for number in range(1, n_pages + 1):
                 try:
+                    raw, runs = page_runs(reader.pages[number - 1])
                     if number == 1 and title is None:
-                        raw, runs = page_runs(reader.pages[0])
                         title = visual_title(runs)
                         heading = (title,) if title else ()
-                    else:
-                        raw = reader.pages[number - 1].extract_text() or ""
                 except Exception as e:  # one damaged page must not sink the file
                     warnings.append(f"page {number}: text extraction failed ({_reason(e)})")
                     continue
@@ -205,10 +208,19 @@ class PdfLoader:
                         f"page {number} has no text layer (scanned?); it is not searchable"
                     )
                     continue
-                if sections:
+                if offset:
                     offset += len(PAGE_SEP)
                 span = Span(page_start=number, page_end=number)
-                sections.append(Section(text, heading, span, offset, offset + len(text)))
+                for piece in page_sections(text, runs, open_headings, title):
+                    sections.append(
+                        Section(
+                            text[piece.start : piece.end],
+                            heading + piece.headings,
+                            span,
+                            offset + piece.start,
+                            offset + piece.end,
+                        )
+                    )
                 offset += len(text)
         if not sections:
             if n_pages == 0:

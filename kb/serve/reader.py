@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import KbError
+from kb.types import HEADING_SEP
 
 _ENCODED = re.compile(r"%(?:2e|2f|5c|00|25)", re.IGNORECASE)
 #: text read from Markdown or text files at most (larger files are cut with a note)
@@ -202,6 +203,24 @@ def segments(conn: Any, doc: Document) -> list[Segment]:
             )
         )
     return out
+
+
+def joined_text(segs: list[Segment]) -> str:
+    """The segments' text joined by blank lines, each heading a PDF page shows written
+    where its section starts (a PDF heading is in the chunks' heading path, not in their
+    text): "Seasonal care" over the text it heads. A heading path's first part, the
+    document's title, is not repeated."""
+    out: list[str] = []
+    prev: list[str] = []
+    for s in segs:
+        path = [p for p in s.heading.split(HEADING_SEP) if p] if s.pages else []
+        same = 0
+        while same < min(len(path), len(prev)) and path[same] == prev[same]:
+            same += 1
+        out.extend(path[max(1, same) :])
+        out.append(s.text)
+        prev = path
+    return "\n\n".join(out)
 
 
 def overlaps(

@@ -1,4 +1,5 @@
-"""PDF loader: one section per page, pages without text, encrypted and damaged files."""
+"""PDF loader: sections by page and by the headings a page shows, pages without text,
+encrypted and damaged files."""
 
 from __future__ import annotations
 
@@ -31,22 +32,80 @@ def make_pdf(path: Path, pages: list[str | None]) -> Path:
     return path
 
 
-def test_demo_pdf_one_section_per_page(ctx: LoadContext) -> None:
+def page_texts(path: Path) -> str:
+    """The document text the loader's offsets index: the pages' text joined by a blank line."""
+    from pypdf import PdfReader
+
+    pages = [(p.extract_text() or "").replace("\x00", "").strip() for p in PdfReader(path).pages]
+    return "\n\n".join(t for t in pages if t)
+
+
+def test_demo_pdf_sections_by_page_and_heading(ctx: LoadContext) -> None:
     doc = PdfLoader().load(BEES, "papers/urban-beekeeping.pdf", ctx)
     title = "A Short Field Guide to Urban Beekeeping"  # the PDF's /Title
     assert doc.doc_type == "pdf" and doc.warnings == []
     assert doc.meta == {"pages": 3, "title": title}
     assert [(s.span.page_start, s.span.page_end) for s in doc.sections] == [(1, 1), (2, 2), (3, 3)]
-    assert all(s.heading_path == (title,) for s in doc.sections)
-    assert "Setting up the hive" in doc.sections[0].text
-    assert "Seasonal care" in doc.sections[1].text and "Varroa" in doc.sections[1].text
-    assert "Harvesting honey" in doc.sections[2].text
+    # each page's 14 pt heading heads its section and leaves its text, as in Markdown
+    assert [s.heading_path for s in doc.sections] == [
+        (title, "1. Setting up the hive"),
+        (title, "2. Seasonal care"),
+        (title, "3. Harvesting honey"),
+    ]
+    assert "Setting up the hive" not in doc.sections[0].text
+    assert doc.sections[0].text.startswith("A rooftop or a quiet corner")
+    assert "Varroa" in doc.sections[1].text
     assert "Varroa" not in doc.sections[0].text + doc.sections[2].text
     # offsets index the page texts joined by a blank line
-    joined = "\n\n".join(s.text for s in doc.sections)
+    joined = page_texts(BEES)
     for s in doc.sections:
         assert joined[s.char_start : s.char_end] == s.text
         assert s.span.line_start is None
+
+
+def test_headings_nest_by_size_and_carry_over_pages(ctx: LoadContext, tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "manual.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    c.setTitle("AquaWash 7000 User Manual")
+
+    def lines(y: int, font: str, size: int, texts: list[str]) -> int:
+        c.setFont(font, size)
+        for t in texts:
+            c.drawString(60, y, t)
+            y -= int(size * 1.6)
+        return y
+
+    y = lines(780, "Helvetica-Bold", 20, ["AquaWash 7000 User Manual"])
+    y = lines(y, "Helvetica", 11, ["Thank you for buying the AquaWash 7000 washing machine."])
+    y = lines(y, "Helvetica-Bold", 16, ["Installation"])
+    y = lines(y, "Helvetica", 11, ["Remove the three transport bolts from the back panel."])
+    y = lines(y, "Helvetica-Bold", 13, ["Water supply and the inlet", "hose"])
+    lines(y, "Helvetica", 11, ["Connect the inlet hose to a cold tap (3/4 inch thread)."])
+    c.showPage()
+    y = lines(780, "Helvetica", 11, ["Tighten the hose by hand; never use pliers on it."])
+    y = lines(y, "Helvetica-Bold", 16, ["Error codes"])
+    y = lines(y, "Helvetica", 11, ["E21: the water does not drain. Clean the pump filter."])
+    lines(y, "Helvetica", 11, ["This line of body text runs long, " * 5])
+    c.showPage()
+    c.save()
+    doc = PdfLoader().load(path, "manual.pdf", ctx)
+    title = "AquaWash 7000 User Manual"
+    got = [(s.span.page_start, s.heading_path[1:], s.text.split("\n")[0]) for s in doc.sections]
+    water = "Water supply and the inlet hose"  # one heading over two lines
+    assert got == [
+        (1, (), "Thank you for buying the AquaWash 7000 washing machine."),
+        (1, ("Installation",), "Remove the three transport bolts from the back panel."),
+        (1, ("Installation", water), "Connect the inlet hose to a cold tap (3/4 inch thread)."),
+        (2, ("Installation", water), "Tighten the hose by hand; never use pliers on it."),
+        (2, ("Error codes",), "E21: the water does not drain. Clean the pump filter."),
+    ]
+    assert all(s.heading_path[0] == title for s in doc.sections)
+    assert "Error codes" not in doc.sections[-1].text  # the heading moved to the path
+    joined = page_texts(path)
+    for s in doc.sections:
+        assert joined[s.char_start : s.char_end] == s.text
 
 
 @pytest.mark.parametrize(
@@ -121,8 +180,19 @@ def test_without_a_title_the_one_page_1_shows_heads_the_pages(
     doc = PdfLoader().load(letterhead_pdf(tmp_path / "c.pdf", stamp=stamp), "c.pdf", ctx)
     title = "Service Agreement: Acme Cloud Hosting"
     assert doc.meta == {"pages": 2, "title": title}
-    assert [s.heading_path for s in doc.sections] == [(title,), (title,)]
-    assert "Service Agreement:" in doc.sections[0].text  # the page text is kept
+    assert {s.heading_path for s in doc.sections} == {(title,)}
+    assert [s.span.page_start for s in doc.sections] == [1] * (1 + stamp) + [2]
+    # the title's lines head the sections instead of opening page 1's text (the stamp,
+    # above them in the text, is a section of its own on page 1 ...)
+    assert "Service Agreement:" not in " ".join(s.text for s in doc.sections)
+    assert "1. Term. It starts in 2026." in doc.sections[stamp].text
+    # ... which the structure chunker merges with the page's clauses (same heading, page)
+    from ingest.chunkers import make_chunker
+    from kb.config import Settings
+    from tests.ingest.test_chunkers import REGEX
+
+    chunks = make_chunker("structure", Settings(), REGEX).chunk(doc)
+    assert [c.span.page_start for c in chunks] == [1, 2]
 
 
 def test_a_failing_title_read_keeps_the_page_text(
@@ -155,6 +225,9 @@ def test_visual_title_rules() -> None:
     assert visual_title(body) is None and visual_title([]) is None
 
 
+PARTS = tuple(f"Part {i}" for i in range(1, 100))
+
+
 def test_squad_pdf_pages(ctx: LoadContext, squad: Path) -> None:
     from pypdf import PdfReader
 
@@ -167,9 +240,22 @@ def test_squad_pdf_pages(ctx: LoadContext, squad: Path) -> None:
         if (t := p.extract_text() or "").strip()
     ]
     assert len(reader.pages) >= 2
-    assert [(s.span.page_start, s.text) for s in doc.sections] == expected
+    # each page is its sections and the 14 pt "Part N" lines (the 20 pt title on page 1)
+    # between them; a part that runs on over a page keeps its heading there
+    for n, text in expected:
+        secs = [s for s in doc.sections if s.span.page_start == n]
+        rest = text
+        for s in secs:
+            assert s.text in rest
+            rest = rest.replace(s.text, "", 1)
+        assert [line for line in rest.split("\n") if line.strip()] == [
+            line for line in rest.split("\n") if line.strip() in ("Geology", *PARTS)
+        ]
+    parts = [s.heading_path for s in doc.sections]
+    assert parts[0] == ("Geology", "Part 1") and all(len(p) == 2 for p in parts)
+    assert [int(p[1].split()[1]) for p in parts] == sorted(int(p[1].split()[1]) for p in parts)
     assert all(s.span.page_start == s.span.page_end for s in doc.sections)
-    assert len(doc.sections) + len(doc.warnings) == len(reader.pages)
+    assert {s.span.page_start for s in doc.sections} == {n for n, _ in expected}
 
 
 def test_page_without_text_layer_warns(tmp_path: Path, ctx: LoadContext) -> None:
@@ -234,3 +320,20 @@ def test_not_a_pdf_and_empty(tmp_path: Path, ctx: LoadContext) -> None:
     empty.write_bytes(b"")
     with pytest.raises(IngestError, match="empty file"):
         PdfLoader().load(empty, "empty.pdf", ctx)
+
+
+def test_heading_lines_rules() -> None:
+    from ingest.loaders.pdf_headings import MAX_HEADING_CHARS, char_sizes, heading_lines
+
+    body = "Body text of the page, set at the size most characters use.\n" * 3
+    text = f"Intro\n{body}Big lead-in then body\n{'W' * (MAX_HEADING_CHARS + 1)}\n2024\nEnd"
+    runs = [("Intro", 14.0), (body, 10.0), ("Big lead-in", 14.0), (" then body\n", 10.0)]
+    runs += [("W" * (MAX_HEADING_CHARS + 1), 14.0), ("2024", 14.0), ("End", 14.0)]
+    got = [(text[a:b], size) for a, b, size in heading_lines(text, runs)]
+    # a line partly at body size, an over-long line and a line without a letter are text
+    assert got == [("Intro", 14.0), ("End", 14.0)]
+    # a run not found near where the previous one ended gives its characters no size
+    sizes = char_sizes("abc def", [("abc", 10.0), ("xyz", 12.0), ("def", 12.0)])
+    assert sizes == [10.0] * 3 + [None] + [12.0] * 3
+    assert heading_lines("only body", [("only body", 10.0)]) == []
+    assert heading_lines("no runs", []) == []
