@@ -19,7 +19,8 @@ Rules (:func:`page_sections`):
 - **Heading line**: a line with a letter, at most :data:`MAX_HEADING_CHARS` characters,
   whose every visible character has a known size of at least :data:`HEADING_SIZE_RATIO`
   times the body size. Consecutive heading lines of one size are one heading (a
-  heading over two lines).
+  heading over two lines); more than :data:`MAX_HEADING_LINES` of them are a passage
+  set large (a lead paragraph, a pull quote) and stay text.
 - **Levels** follow size: a heading closes the open headings set at its size or
   smaller, so "2 Methods" (16 pt) > "2.1 Data" (13 pt) nests, and "3 Results" (16 pt)
   replaces both. Open headings carry over to the next page.
@@ -38,6 +39,9 @@ from dataclasses import dataclass
 HEADING_SIZE_RATIO = 1.15
 #: a longer line is text, not a heading
 MAX_HEADING_CHARS = 120
+#: more consecutive large lines than this are a passage set large (a lead paragraph, a
+#: pull quote), not a heading: they stay text
+MAX_HEADING_LINES = 3
 #: how far past the previous run the next run's text may start in the extracted text
 RUN_SLACK = 200
 
@@ -79,13 +83,14 @@ def body_size(sizes: list[float | None], text: str) -> float | None:
 
 
 def heading_lines(text: str, runs: list[tuple[str, float]]) -> list[tuple[int, int, float]]:
-    """``(start, end, size)`` of each heading line of ``text`` (module docstring),
-    consecutive lines of one size joined into one."""
+    """``(start, end, size)`` of each heading of ``text`` (module docstring): consecutive
+    heading lines of one size joined into one, unless there are more than
+    :data:`MAX_HEADING_LINES` of them."""
     sizes = char_sizes(text, runs)
     body = body_size(sizes, text)
     if body is None:
         return []
-    out: list[tuple[int, int, float]] = []
+    out: list[tuple[int, int, float, int]] = []  # start, end, size, lines
     pos = 0
     for line in text.split("\n"):
         start, end = pos, pos + len(line)
@@ -101,10 +106,10 @@ def heading_lines(text: str, runs: list[tuple[str, float]]) -> list[tuple[int, i
             continue
         size = max(s for s in visible if s is not None)
         if out and out[-1][2] == size and text[out[-1][1] : start].strip() == "":
-            out[-1] = (out[-1][0], end, size)
+            out[-1] = (out[-1][0], end, size, out[-1][3] + 1)
         else:
-            out.append((start, end, size))
-    return out
+            out.append((start, end, size, 1))
+    return [(a, b, size) for a, b, size, n in out if n <= MAX_HEADING_LINES]
 
 
 def fold(text: str) -> str:

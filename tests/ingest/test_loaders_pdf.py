@@ -337,3 +337,15 @@ def test_heading_lines_rules() -> None:
     assert sizes == [10.0] * 3 + [None] + [12.0] * 3
     assert heading_lines("only body", [("only body", 10.0)]) == []
     assert heading_lines("no runs", []) == []
+
+
+def test_a_passage_set_large_stays_text() -> None:
+    from ingest.loaders.pdf_headings import MAX_HEADING_LINES, heading_lines
+
+    lead = [f"Lead paragraph line {i} in a larger size." for i in range(MAX_HEADING_LINES + 1)]
+    body = "Body text of the page, set at the size most characters use.\n" * 4
+    text = "\n".join(lead) + "\n" + body + "A heading\nover two lines\n" + body
+    runs = [(f"{t}\n", 13.0) for t in lead] + [(body, 10.0)]
+    runs += [("A heading\n", 13.0), ("over two lines\n", 13.0), (body, 10.0)]
+    got = [text[a:b] for a, b, _ in heading_lines(text, runs)]
+    assert got == ["A heading\nover two lines"]
