@@ -142,7 +142,8 @@ class Gathered:
     sentence: dict[int, float] = field(default_factory=dict)
     #: a sentence of the current settings' top hits holds every content word of the
     #: question (:func:`kb.rag.answerability.says_every_term`): ``kb ask`` then waives
-    #: the sentence margin (set by :func:`tune`)
+    #: the sentence margin (set by :func:`tune`, on the hits of the chosen fusion
+    #: settings, which both thresholds are judged with)
     says_every_term: bool = False
 
     def sentence_scores(self, ids: list[int]) -> dict[int, float] | None:
@@ -430,7 +431,7 @@ def tune(
 
     refusal_train = refusal_test = None
     refusal_p: PairedResult | None = None
-    mark_lexical_passes(store, gathered, current)
+    mark_lexical_passes(store, gathered, best)  # the hits kb ask will see after --apply
     cur_train = refusal_outcome(gathered, train, current.min_score)
     if cur_train.abstention is None or cur_train.over_refusal is None:
         warnings.append(

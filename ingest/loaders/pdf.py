@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 
 from ingest.fileio import max_bytes_of, open_checked
 from ingest.loaders.base import LoadContext
-from ingest.loaders.pdf_headings import page_sections
+from ingest.loaders.pdf_headings import PageCut, PagePiece, fold, page_sections
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
 from kb.types import LoadedDocument, Section, Span
@@ -164,7 +164,7 @@ def page_runs(page: Any) -> tuple[str, list[tuple[str, float]]]:
             return
         if abs(tm[1]) > 1e-3 or abs(tm[2]) > 1e-3 or abs(cm[1]) > 1e-3 or abs(cm[2]) > 1e-3:
             return  # rotated or skewed: not a title line
-        runs.append((text, float(size) * abs(float(tm[3]) * float(cm[3])) or float(size)))
+        runs.append((text, abs(float(size)) * abs(float(tm[3]) * float(cm[3])) or abs(float(size))))
 
     try:
         text = page.extract_text(visitor_text=visit) or ""
@@ -193,12 +193,18 @@ class PdfLoader:
             offset = 0
             n_pages = len(reader.pages)
             open_headings: list[tuple[float, str]] = []
+            titles = {fold(title)} if title else set()
+            tail: tuple[int, int, str, tuple[str, ...]] | None = None  # offsets, text, path
+            last_span = Span()
             for number in range(1, n_pages + 1):
                 try:
                     raw, runs = page_runs(reader.pages[number - 1])
-                    if number == 1 and title is None:
-                        title = visual_title(runs)
-                        heading = (title,) if title else ()
+                    if number == 1:
+                        shown = visual_title(runs)
+                        titles |= {fold(shown)} if shown else set()
+                        if title is None:
+                            title = shown
+                            heading = (title,) if title else ()
                 except Exception as e:  # one damaged page must not sink the file
                     warnings.append(f"page {number}: text extraction failed ({_reason(e)})")
                     continue
@@ -211,7 +217,11 @@ class PdfLoader:
                 if offset:
                     offset += len(PAGE_SEP)
                 span = Span(page_start=number, page_end=number)
-                for piece in page_sections(text, runs, open_headings, title):
+                try:
+                    cut = page_sections(text, runs, open_headings, titles)
+                except Exception:  # noqa: BLE001 - headings are optional: keep the page whole
+                    cut = PageCut([PagePiece(0, len(text), tuple(t for _, t in open_headings))])
+                for piece in cut.pieces:
                     sections.append(
                         Section(
                             text[piece.start : piece.end],
@@ -221,7 +231,15 @@ class PdfLoader:
                             offset + piece.end,
                         )
                     )
+                tail = None
+                if cut.tail is not None:
+                    a, b, path = cut.tail
+                    tail = (offset + a, offset + b, text[a:b], heading + path)
+                last_span = span
                 offset += len(text)
+            if tail is not None:  # headings that end the document head nothing: keep them
+                a, b, tail_text, path = tail
+                sections.append(Section(tail_text, path, last_span, a, b))
         if not sections:
             if n_pages == 0:
                 raise IngestError(rel_path, "the PDF has no pages")

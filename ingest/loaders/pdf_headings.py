@@ -24,11 +24,16 @@ Rules (:func:`page_sections`):
 - **Levels** follow size: a heading closes the open headings set at its size or
   smaller, so "2 Methods" (16 pt) > "2.1 Data" (13 pt) nests, and "3 Results" (16 pt)
   replaces both. Open headings carry over to the next page.
+- **Not headings**: a large line of :data:`SENTENCE_WORDS` words or more that ends
+  like a sentence (a callout: "Warning: unplug it first."); a heading set smaller
+  than a heading size of the current page (a page of 8 pt references makes a 10 pt
+  line look large) is closed when a page of larger body text begins.
 - **The title**: a heading whose text is the document's title (its ``/Title`` or the
-  one page 1 shows) is not pushed; the title already heads every section.
+  one page 1 shows) is not pushed; the title already heads every section. Heading
+  lines that end the document with nothing after them are kept as text.
 - Text before the first heading of a page belongs to the headings still open. Pieces
   with no visible text give no section. Without runs (reading them failed) or without
-  a heading, the page is one section, as before.
+  a heading, the page is one section, as before; so is a page whose cut fails.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ MAX_HEADING_CHARS = 120
 #: more consecutive large lines than this are a passage set large (a lead paragraph, a
 #: pull quote), not a heading: they stay text
 MAX_HEADING_LINES = 3
+#: a large line of this many words or more that ends with ".", "!" or "?" is text
+SENTENCE_WORDS = 4
 #: how far past the previous run the next run's text may start in the extracted text
 RUN_SLACK = 200
 
@@ -83,13 +90,15 @@ def body_size(sizes: list[float | None], text: str) -> float | None:
 
 
 def heading_lines(text: str, runs: list[tuple[str, float]]) -> list[tuple[int, int, float]]:
-    """``(start, end, size)`` of each heading of ``text`` (module docstring): consecutive
-    heading lines of one size joined into one, unless there are more than
-    :data:`MAX_HEADING_LINES` of them."""
+    """``(start, end, size)`` of each heading of ``text`` (module docstring)."""
     sizes = char_sizes(text, runs)
     body = body_size(sizes, text)
-    if body is None:
-        return []
+    return [] if body is None else _headings(text, sizes, body)
+
+
+def _headings(text: str, sizes: list[float | None], body: float) -> list[tuple[int, int, float]]:
+    """Heading lines of ``text`` at ``body`` size, consecutive lines of one size joined
+    into one, unless there are more than :data:`MAX_HEADING_LINES` of them."""
     out: list[tuple[int, int, float, int]] = []  # start, end, size, lines
     pos = 0
     for line in text.split("\n"):
@@ -101,6 +110,7 @@ def heading_lines(text: str, runs: list[tuple[str, float]]) -> list[tuple[int, i
             not stripped
             or len(stripped) > MAX_HEADING_CHARS
             or not any(c.isalpha() for c in stripped)
+            or _is_sentence(stripped)
             or any(s is None or s < HEADING_SIZE_RATIO * body for s in visible)
         ):
             continue
@@ -112,37 +122,66 @@ def heading_lines(text: str, runs: list[tuple[str, float]]) -> list[tuple[int, i
     return [(a, b, size) for a, b, size, n in out if n <= MAX_HEADING_LINES]
 
 
+def _is_sentence(line: str) -> bool:
+    """A line of at least :data:`SENTENCE_WORDS` words that ends like a sentence
+    ("Note: see the appendix for the data.") is text set large, not a heading
+    ("5. Credits." is a heading)."""
+    return line.endswith((".", "!", "?")) and len(line.split()) >= SENTENCE_WORDS
+
+
 def fold(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` with white space folded and case removed, to compare headings."""
+    return " ".join(text.split()).casefold()
+
+
+@dataclass
+class PageCut:
+    """:func:`page_sections`' outcome. ``tail``: the span of the heading lines that end
+    the page with no text after them, and the headings open before them; the loader
+    keeps them as text when the page is the document's last (they head nothing)."""
+
+    pieces: list[PagePiece]
+    tail: tuple[int, int, tuple[str, ...]] | None = None
 
 
 def page_sections(
     text: str,
     runs: list[tuple[str, float]],
     open_headings: list[tuple[float, str]],
-    title: str | None,
-) -> list[PagePiece]:
+    titles: set[str],
+) -> PageCut:
     """The pieces of one page (module docstring). ``open_headings`` (``(size, text)``,
     outermost first) are the headings still open from earlier pages; it is updated in
-    place for the next page."""
-    pieces: list[PagePiece] = []
+    place for the next page. ``titles``: the document's title(s), :func:`fold`-ed."""
+    sizes = char_sizes(text, runs)
+    body = body_size(sizes, text)
+    if body is not None:  # a heading set smaller than a heading here is body text here
+        while open_headings and open_headings[-1][0] < HEADING_SIZE_RATIO * body:
+            open_headings.pop()
+    cut = PageCut([])
     pos = 0
 
-    def emit(end: int) -> None:
+    def emit(end: int) -> bool:
         piece = text[pos:end]
         s = pos + (len(piece) - len(piece.lstrip()))
         e = pos + len(piece.rstrip())
         if e > s:
-            pieces.append(PagePiece(s, e, tuple(t for _, t in open_headings)))
+            cut.pieces.append(PagePiece(s, e, tuple(t for _, t in open_headings)))
+        return e > s
 
-    for start, end, size in heading_lines(text, runs):
-        emit(start)
+    heads = [] if body is None else _headings(text, sizes, body)
+    for start, end, size in heads:
+        if emit(start) or cut.tail is None:
+            cut.tail = (start, end, tuple(t for _, t in open_headings))
+        else:
+            cut.tail = (cut.tail[0], end, cut.tail[2])
         pos = end
-        heading = fold(text[start:end])
-        if title is not None and heading.casefold() == fold(title).casefold():
+        heading = " ".join(text[start:end].split())
+        if fold(heading) in titles:
             continue
         while open_headings and open_headings[-1][0] <= size:
             open_headings.pop()
         open_headings.append((size, heading))
-    emit(len(text))
-    return pieces
+    if emit(len(text)):
+        cut.tail = None
+    return cut

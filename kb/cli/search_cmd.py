@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -81,15 +81,35 @@ def search(
             store.check_embedding_model(embedding_model_id(settings.embedding))
         retriever = make_retriever(settings, store)
         result = retriever.search(query, opts)
+        asks = json_out or _ask_would_answer(result, opts, store)
     finally:
         store.close()
     if json_out:
         print_json(result.to_dict(k=opts.k))
     else:
-        render(result, opts, settings.home)
+        render(result, opts, settings.home, ask_answers=asks)
 
 
-def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
+def _ask_would_answer(result: SearchResult, opts: SearchOptions, store: Any) -> bool:
+    """Whether ``kb ask`` would pass its retrieval rule on these hits: the cosine rules
+    (:func:`kb.search.evidence.has_evidence`), or a sentence at ``min_score`` when one
+    sentence of the hits holds every content word of the question
+    (:func:`kb.rag.answerability.says_every_term`; ``kb ask`` waives the margin then)."""
+    from kb.search.evidence import passes
+
+    if result.has_evidence(opts.min_score) or result.best_cosine is None:
+        return True
+    if not passes(result.best_cosine, opts.min_score, result.best_sentence, margin=0.0):
+        return False
+    from kb.rag.answerability import says_every_term
+    from kb.rag.docfreq import term_doc_freq
+
+    return says_every_term(result.query, result.hits, lambda word: term_doc_freq(store.conn, word))
+
+
+def render(
+    result: SearchResult, opts: SearchOptions, home: Path, *, ask_answers: bool = False
+) -> None:
     """Human output: one block per hit (rank, location, score, excerpt, leg details).
 
     On a terminal the excerpt is wrapped to its width and highlighted; through a pipe
@@ -132,7 +152,7 @@ def render(result: SearchResult, opts: SearchOptions, home: Path) -> None:
         console.print()
     n = len(result.hits)
     ms = result.timings.get("total", 0.0) * 1000
-    below = _below_threshold(result, opts)
+    below = "" if ask_answers else _below_threshold(result, opts)
     if below:
         console.print(Text(below, style="dim"))
     console.print(Text(f"{n} hit{'s' if n != 1 else ''} · {result.mode} · {ms:.0f} ms", "dim"))

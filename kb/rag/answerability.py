@@ -446,7 +446,8 @@ def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None
     passages = [PassageSentences.of(n, h) for n, h in enumerate(hits, 1)]
     for p in passages:
         for j in range(len(p.stems)):
-            got = found_terms(terms, p, j)
-            if weighted_share(terms, got) >= 1.0 and any(not is_light(terms, s) for s in got):
+            got = set(found_terms(terms, p, j))
+            every = all(s in got or is_light(terms, s) for s in terms)
+            if every and any(not is_light(terms, s) for s in got):
                 return True
     return False

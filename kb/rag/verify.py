@@ -148,7 +148,8 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
     in "- Tomasz: 2 September. Wants a new bike helmet (size L)." the second sentence
     is about Tomasz, and "What should I get Tomasz?" is answered by it. An item is a
     sentence that starts with a bullet or an item number, and the sentences after it
-    up to a blank line, a heading, a table row, a quote or the next item."""
+    on its line or on indented continuation lines, up to the next item (a PDF's
+    paragraph after a bullet starts at the margin: it is not part of the item)."""
     lead: set[str] | None = None
     prev_end = 0
     for j, (a, b) in enumerate(spans):
@@ -156,10 +157,16 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
         prev_end = b
         if _ITEM_START.match(piece):
             lead = set(stems[j])
-        elif lead is None or gap.count("\n") >= 2 or piece.startswith(("#", "|", ">")):
+        elif lead is None or piece.startswith(("#", "|", ">")) or not _continues(gap):
             lead = None
         else:
             stems[j] |= lead
+
+
+def _continues(gap: str) -> bool:
+    """The white space between two sentences keeps them in one list item: no line
+    break, or one line break followed by indentation."""
+    return "\n" not in gap or (gap.count("\n") == 1 and gap.rsplit("\n", 1)[1] != "")
 
 
 @dataclass

@@ -245,5 +245,5 @@ def read_range(rt: Runtime, doc: reader.Document, q: Any) -> dict[str, Any]:
     return {
         **base,
         "segments": [s.to_dict() for s in segs],
-        "text": reader.joined_text(segs),
+        "text": reader.joined_text(segs, doc.meta.get("title")),
     }

@@ -205,19 +205,21 @@ def segments(conn: Any, doc: Document) -> list[Segment]:
     return out
 
 
-def joined_text(segs: list[Segment]) -> str:
+def joined_text(segs: list[Segment], title: str | None = None) -> str:
     """The segments' text joined by blank lines, each heading a PDF page shows written
     where its section starts (a PDF heading is in the chunks' heading path, not in their
-    text): "Seasonal care" over the text it heads. A heading path's first part, the
-    document's title, is not repeated."""
+    text): "Seasonal care" over the text it heads. The document's ``title``, the first
+    part of every path when it has one, is not repeated."""
     out: list[str] = []
     prev: list[str] = []
     for s in segs:
         path = [p for p in s.heading.split(HEADING_SEP) if p] if s.pages else []
+        if title and path[:1] == [title]:
+            path = path[1:]
         same = 0
         while same < min(len(path), len(prev)) and path[same] == prev[same]:
             same += 1
-        out.extend(path[max(1, same) :])
+        out.extend(path[same:])
         out.append(s.text)
         prev = path
     return "\n\n".join(out)

@@ -349,3 +349,72 @@ def test_a_passage_set_large_stays_text() -> None:
     runs += [("A heading\n", 13.0), ("over two lines\n", 13.0), (body, 10.0)]
     got = [text[a:b] for a, b, _ in heading_lines(text, runs)]
     assert got == ["A heading\nover two lines"]
+
+
+def test_small_print_pages_callouts_and_a_closing_heading(ctx: LoadContext, tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "report.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    c.setTitle("Annual Report")
+    small = "References and footnotes set in small print, line after line. " * 1
+    c.setFont("Helvetica", 8)
+    for i in range(6):
+        c.drawString(60, 780 - 12 * i, f"{small}{i}")
+    c.setFont("Helvetica", 10)
+    c.drawString(60, 690, "Appendix data")  # 10 pt over 8 pt print: a heading on this page
+    c.setFont("Helvetica", 8)
+    c.drawString(60, 676, "Table A1 lists the raw figures.")
+    c.showPage()
+    c.setFont("Helvetica", 10)
+    for i in range(6):
+        c.drawString(60, 780 - 14 * i, f"Ordinary body text of the second page, line {i}.")
+    c.setFont("Helvetica-Bold", 13)
+    c.drawString(60, 680, "Warning: unplug the unit before you open it.")  # a callout
+    c.drawString(60, 650, "Index")  # the last line of the document: heads nothing
+    c.showPage()
+    c.save()
+    doc = PdfLoader().load(path, "report.pdf", ctx)
+    got = [(s.span.page_start, s.heading_path, s.text.split("\n")[0]) for s in doc.sections]
+    assert got[1] == (1, ("Annual Report", "Appendix data"), "Table A1 lists the raw figures.")
+    # page 2's 10 pt body closes the 10 pt "heading" of the small-print page
+    assert got[2][:2] == (2, ("Annual Report",))
+    assert "Warning: unplug the unit" in doc.sections[2].text  # a callout stays text
+    assert got[3] == (2, ("Annual Report",), "Index")  # kept as text, not lost
+    joined = page_texts(path)
+    for s in doc.sections:
+        assert joined[s.char_start : s.char_end] == s.text
+
+
+def test_a_failing_cut_keeps_the_page_whole(
+    ctx: LoadContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ingest.loaders.pdf as pdf
+
+    def broken(*args: object, **kw: object) -> object:
+        raise ValueError("odd runs")
+
+    monkeypatch.setattr(pdf, "page_sections", broken)
+    doc = PdfLoader().load(BEES, "b.pdf", ctx)
+    assert [s.span.page_start for s in doc.sections] == [1, 2, 3]
+    assert "Seasonal care" in doc.sections[1].text and doc.warnings == []
+
+
+def test_a_title_shown_unlike_the_pdf_title_is_not_a_heading(
+    ctx: LoadContext, tmp_path: Path
+) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "t.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    c.setTitle("report-final-v3")  # /Title differs from the title the page shows
+    c.setFont("Helvetica-Bold", 20)
+    c.drawString(60, 780, "Water Quality in 2025")
+    c.setFont("Helvetica", 10)
+    for i in range(4):
+        c.drawString(60, 740 - 14 * i, f"Body text line {i} of the report on water quality.")
+    c.showPage()
+    c.save()
+    doc = PdfLoader().load(path, "t.pdf", ctx)
+    assert [s.heading_path for s in doc.sections] == [("report-final-v3",)]
+    assert "Water Quality in 2025" not in doc.sections[0].text

@@ -385,6 +385,11 @@ def test_a_list_item_lends_its_lead_to_its_later_sentences() -> None:
     assert "march" in ps[0].stems[7]  # a numbered item too
     got = check("What does Tomasz want?", ps, None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # a PDF's text after a bullet starts at the margin: a paragraph, not the item
+    pdf = PassageSentences.of(
+        1, hit(1, "• Empty the detergent drawer.\nThe warranty covers two years of parts.")
+    )
+    assert "detergent" not in pdf.stems[1]
 
 
 def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None:
@@ -394,6 +399,14 @@ def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None
     assert not says_every_term("How many shipping bolts are there?", [manual], None)
     assert not says_every_term("How many transport bolts are there?", [], None)
     assert not says_every_term("What is it?", [manual], None)
+    # every word is every word, whatever the weights (no rounding of sums of idf)
+    counts = {"remove": 3, "transport": 1, "bolts": 2, "back": 7, "panel": 5, "first": 11}
+
+    def df(word: str) -> tuple[int, int]:
+        return counts.get(word.lower(), 13), 97
+
+    q = "Remove transport bolts from the back panel first?"
+    assert says_every_term(q, [manual], df)
     # a light verb the sentence lacks is not needed, but alone it is not enough
     assert says_every_term("Do we need to remove the transport bolts?", [manual], None)
     assert not says_every_term("What do we need?", [hit(1, "We need to go.")], None)

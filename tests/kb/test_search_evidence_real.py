@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from ingest.pipeline import ingest_paths
+from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
 from kb.rag.answerability import says_every_term
@@ -109,6 +110,7 @@ def test_questions_the_notes_know_nothing_about_are_still_refused(kb: Any, quest
     assert res.hits  # ranking still shows the closest notes
     assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
     assert not says_every_term(question, res.hits, lambda w: term_doc_freq(store.conn, w))
+    assert not _ask_would_answer(res, opts, store)  # kb search says kb ask would refuse
     rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(question, opts).result()
     assert rec.refused and rec.refusal_reason == "no_hits"
 
@@ -122,6 +124,7 @@ def test_a_sentence_with_every_word_of_a_short_question_is_evidence(kb: Any) -> 
     # both cosine rules refuse it ...
     assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
     assert says_every_term(question, res.hits, lambda w: term_doc_freq(store.conn, w))
+    assert _ask_would_answer(res, opts, store)  # so kb search does not say it would refuse
     # ... but kb ask goes on to its evidence check, which finds every word in one
     # sentence (its p(answerable) sits near the 0.4 threshold: short questions have
     # low cosines) ...

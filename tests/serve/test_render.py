@@ -45,3 +45,23 @@ def test_text_lines_are_numbered_escaped_and_marked() -> None:
 def test_excerpt_marks_query_words_and_escapes_the_rest() -> None:
     html = excerpt_html("Feed the <starter> & wait", "starter")
     assert html == "Feed the &lt;<mark>starter</mark>&gt; &amp; wait"
+
+
+def test_page_text_writes_pdf_headings_over_their_text() -> None:
+    from kb.serve.reader import Segment, joined_text
+
+    def seg(text: str, heading: str, page: int) -> Segment:
+        return Segment(1, text, heading, None, (page, page), None)
+
+    titled = [
+        seg("Thanks.", "Manual", 1),
+        seg("Remove the bolts.", "Manual > Setup", 1),
+        seg("Tighten the hose.", "Manual > Setup", 2),
+        seg("E21: no drain.", "Manual > Errors", 2),
+    ]
+    assert joined_text(titled, "Manual") == (
+        "Thanks.\n\nSetup\n\nRemove the bolts.\n\nTighten the hose.\n\nErrors\n\nE21: no drain."
+    )
+    # an untitled PDF's first heading is a heading, not a title to leave out
+    untitled = [seg("E21: no drain.", "Error codes", 1), seg("Keep warm.", "Heating", 1)]
+    assert joined_text(untitled) == "Error codes\n\nE21: no drain.\n\nHeating\n\nKeep warm."
