@@ -58,7 +58,7 @@ from kb.errors import (
     UsageError,
 )
 from kb.search.candidates import Candidates, fuse
-from kb.search.evidence import SENTENCE_MARGIN, passes
+from kb.search.evidence import ask_passes
 from kb.search.options import SearchOptions
 from kb.search.rerank import rescore
 from kb.store import Store
@@ -320,12 +320,11 @@ def mean_mrr(matcher: Matcher, rows: Sequence[int], opts: SearchOptions) -> floa
 
 
 def evidence_passes(g: Gathered, threshold: float) -> bool:
-    """``kb ask``'s retrieval refusal rule (:func:`kb.search.evidence.passes`) for one
+    """``kb ask``'s retrieval refusal rule (:func:`kb.search.evidence.ask_passes`) for one
     gathered query: its best chunk cosine, or its best sentence cosine among the
     candidates whose sentences were scored (the sentence rerank's)."""
     best_sentence = max(g.sentence.values()) if g.sentence else None
-    margin = 0.0 if g.says_every_term else SENTENCE_MARGIN
-    return passes(g.cands.best_cosine, threshold, best_sentence, margin)
+    return ask_passes(g.cands.best_cosine, threshold, best_sentence, lambda: g.says_every_term)
 
 
 def refusal_outcome(
@@ -469,11 +468,9 @@ def mark_lexical_passes(store: Store, gathered: list[Gathered], opts: SearchOpti
     """Set :attr:`Gathered.says_every_term` from each query's top ``opts.k`` hits
     under ``opts``, as ``kb ask`` retrieves them."""
     from kb.rag.answerability import says_every_term
-    from kb.rag.docfreq import term_doc_freq
+    from kb.rag.docfreq import doc_freq_of
 
-    def doc_freq(word: str) -> tuple[int, int]:
-        return term_doc_freq(store.conn, word)
-
+    doc_freq = doc_freq_of(store)
     for g in gathered:
         ids = ranking(g, opts, opts.k)
         found = store.hits_for(ids)

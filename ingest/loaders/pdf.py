@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 
 from ingest.fileio import max_bytes_of, open_checked
 from ingest.loaders.base import LoadContext
-from ingest.loaders.pdf_headings import PageCut, PagePiece, fold, page_sections
+from ingest.loaders.pdf_headings import PageCut, PagePiece, fold, open_path, page_sections
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
 from kb.types import LoadedDocument, Section, Span
@@ -164,7 +164,8 @@ def page_runs(page: Any) -> tuple[str, list[tuple[str, float]]]:
             return
         if abs(tm[1]) > 1e-3 or abs(tm[2]) > 1e-3 or abs(cm[1]) > 1e-3 or abs(cm[2]) > 1e-3:
             return  # rotated or skewed: not a title line
-        runs.append((text, abs(float(size)) * abs(float(tm[3]) * float(cm[3])) or abs(float(size))))
+        points = abs(float(size))
+        runs.append((text, points * abs(float(tm[3]) * float(cm[3])) or points))
 
     try:
         text = page.extract_text(visitor_text=visit) or ""
@@ -220,7 +221,7 @@ class PdfLoader:
                 try:
                     cut = page_sections(text, runs, open_headings, titles)
                 except Exception:  # noqa: BLE001 - headings are optional: keep the page whole
-                    cut = PageCut([PagePiece(0, len(text), tuple(t for _, t in open_headings))])
+                    cut = PageCut([PagePiece(0, len(text), open_path(open_headings))])
                 for piece in cut.pieces:
                     sections.append(
                         Section(

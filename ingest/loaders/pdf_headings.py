@@ -129,6 +129,11 @@ def _is_sentence(line: str) -> bool:
     return line.endswith((".", "!", "?")) and len(line.split()) >= SENTENCE_WORDS
 
 
+def open_path(open_headings: list[tuple[float, str]]) -> tuple[str, ...]:
+    """The texts of the open headings ``(size, text)``, outermost first."""
+    return tuple(t for _, t in open_headings)
+
+
 def fold(text: str) -> str:
     """``text`` with white space folded and case removed, to compare headings."""
     return " ".join(text.split()).casefold()
@@ -166,13 +171,13 @@ def page_sections(
         s = pos + (len(piece) - len(piece.lstrip()))
         e = pos + len(piece.rstrip())
         if e > s:
-            cut.pieces.append(PagePiece(s, e, tuple(t for _, t in open_headings)))
+            cut.pieces.append(PagePiece(s, e, open_path(open_headings)))
         return e > s
 
     heads = [] if body is None else _headings(text, sizes, body)
     for start, end, size in heads:
         if emit(start) or cut.tail is None:
-            cut.tail = (start, end, tuple(t for _, t in open_headings))
+            cut.tail = (start, end, open_path(open_headings))
         else:
             cut.tail = (cut.tail[0], end, cut.tail[2])
         pos = end

@@ -95,7 +95,7 @@ def tune(
     from eval.tune_answerable import attach
     from kb.backends.embedder import make_embedder
     from kb.errors import UsageError
-    from kb.rag.docfreq import term_doc_freq
+    from kb.rag.docfreq import doc_freq_of
     from kb.search import Retriever
 
     if not 0 < test_fraction < 1:
@@ -126,7 +126,7 @@ def tune(
             store,
             gathered,
             retriever.embedder.embed_batch,
-            lambda word: term_doc_freq(store.conn, word),
+            doc_freq_of(store),
             settings.answer.min_answerable,
             settings.answer.require_key_terms,
             test_fraction,

@@ -95,16 +95,16 @@ def _ask_would_answer(result: SearchResult, opts: SearchOptions, store: Any) -> 
     (:func:`kb.search.evidence.has_evidence`), or a sentence at ``min_score`` when one
     sentence of the hits holds every content word of the question
     (:func:`kb.rag.answerability.says_every_term`; ``kb ask`` waives the margin then)."""
-    from kb.search.evidence import passes
-
-    if result.has_evidence(opts.min_score) or result.best_cosine is None:
-        return True
-    if not passes(result.best_cosine, opts.min_score, result.best_sentence, margin=0.0):
-        return False
     from kb.rag.answerability import says_every_term
-    from kb.rag.docfreq import term_doc_freq
+    from kb.rag.docfreq import doc_freq_of
+    from kb.search.evidence import ask_passes
 
-    return says_every_term(result.query, result.hits, lambda word: term_doc_freq(store.conn, word))
+    return ask_passes(
+        result.best_cosine,
+        opts.min_score,
+        result.best_sentence,
+        lambda: says_every_term(result.query, result.hits, doc_freq_of(store)),
+    )
 
 
 def render(

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 _WORD = re.compile(r"\w")
 
 
 def _phrase(word: str) -> str:
     return '"' + word.replace('"', '""').replace("\x00", " ") + '"'
+
+
+def doc_freq_of(store: Any) -> Callable[[str], tuple[int, int]]:
+    """``word -> (n_t, N)`` over ``store``'s KB: :func:`term_doc_freq` on ``store.conn``
+    (read at each call, so the store's connection is looked up only when used)."""
+    return lambda word: term_doc_freq(store.conn, word)
 
 
 def term_doc_freq(conn: sqlite3.Connection, word: str) -> tuple[int, int]:

@@ -106,12 +106,9 @@ def _doc_freq_from(retriever: Any) -> DocFreq | None:
     store = getattr(retriever, "store", None)
     if store is None:
         return None
-    from kb.rag.docfreq import term_doc_freq
+    from kb.rag.docfreq import doc_freq_of
 
-    def doc_freq(word: str) -> tuple[int, int]:
-        return term_doc_freq(store.conn, word)
-
-    return doc_freq
+    return doc_freq_of(store)
 
 
 class AskPipeline:
@@ -508,17 +505,13 @@ class _VerifierThread:
 
 
 def _has_evidence(result: Any, min_score: float, says_every_term: Callable[[], bool]) -> bool:
-    """Retrieval's refusal rule (:func:`kb.search.evidence.has_evidence`): some chunk
-    in scope reaches ``min_score`` cosine, or one sentence clears it by the margin, or
-    by no margin when ``says_every_term()`` (asked only then). Results without
-    ``best_cosine`` (fakes, keyword mode) pass."""
-    from kb.search.evidence import passes
+    """Retrieval's refusal rule for ``kb ask`` (:func:`kb.search.evidence.ask_passes`).
+    Results without ``best_cosine`` (fakes, keyword mode) pass."""
+    from kb.search.evidence import ask_passes
 
     best_cosine = getattr(result, "best_cosine", None)
     best_sentence = getattr(result, "best_sentence", None)
-    if passes(best_cosine, min_score, best_sentence):
-        return True
-    return passes(best_cosine, min_score, best_sentence, margin=0.0) and says_every_term()
+    return ask_passes(best_cosine, min_score, best_sentence, says_every_term)
 
 
 def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:

@@ -43,6 +43,7 @@ word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: how much more than ``min_score`` one sentence's cosine must reach (module docs)
@@ -62,6 +63,21 @@ def passes(
     if min_score <= -1 or best_cosine is None or best_cosine >= min_score:
         return True
     return best_sentence is not None and best_sentence >= min_score + margin
+
+
+def ask_passes(
+    best_cosine: float | None,
+    min_score: float,
+    best_sentence: float | None,
+    says_every_term: Callable[[], bool],
+) -> bool:
+    """``kb ask``'s rule: :func:`passes`, or :func:`passes` with no margin when
+    ``says_every_term()`` (one sentence of the hits holds every content word of the
+    question; asked only then, see the module docs). ``kb ask``, the note of ``kb
+    search`` and ``kb eval tune`` all judge with it."""
+    if passes(best_cosine, min_score, best_sentence):
+        return True
+    return passes(best_cosine, min_score, best_sentence, margin=0.0) and says_every_term()
 
 
 def has_evidence(result: Any, min_score: float) -> bool:
