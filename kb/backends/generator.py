@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.config import LlmSettings
-from kb.errors import ModelError
+from kb.errors import ConfigError, ModelError
 from kb.hashing import sha256_file
 
 Message = dict[str, str]
@@ -180,7 +180,7 @@ class LlamaGenerator(Generator):
         self.seed = seed
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
-        _silence_llama_logs()
+        silence_llama_logs()
         from llama_cpp import Llama
 
         try:
@@ -301,13 +301,40 @@ def _chat_template(llm: Any) -> Any:
 
 
 _silenced = False
+_streams_kept = False
+#: llama-cpp-python modules that hide C output by redirecting file descriptors 1 and 2
+_REDIRECTING = ("llama_cpp.llama", "llama_cpp._internals", "llama_cpp.llama_chat_format")
 
 
-def _silence_llama_logs() -> None:
-    """Route llama.cpp / ggml log lines to a no-op callback (process-wide, once)."""
-    global _silenced
+class _KeepStreams:
+    """Stands in for llama-cpp-python's ``suppress_stdout_stderr``: redirects nothing."""
+
+    def __init__(self, disable: bool = True) -> None:
+        self.disable = disable
+
+    def __enter__(self) -> _KeepStreams:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def silence_llama_logs() -> bool:
+    """Route llama.cpp / ggml log lines to a no-op callback (process-wide, once).
+
+    With the callback set, llama-cpp-python's own hiding of C output during a load
+    (``suppress_stdout_stderr`` with ``verbose=False``: it points the *process's* file
+    descriptors 1 and 2 at /dev/null and back) hides nothing more, and it is harmful
+    off the main thread: whatever any other thread prints meanwhile is lost, and a
+    process that exits during a background load keeps its output pointed at /dev/null
+    for good. It is replaced by a no-op. Returns whether that worked (False when a
+    llama-cpp-python version lacks the names; loads then belong on the main thread).
+    """
+    global _silenced, _streams_kept
     if _silenced:
-        return
+        return _streams_kept
+    import importlib
+
     import llama_cpp
 
     @llama_cpp.llama_log_callback
@@ -315,13 +342,32 @@ def _silence_llama_logs() -> None:
         return None
 
     llama_cpp.llama_log_set(_drop, None)
-    _silence_llama_logs.callback = _drop  # type: ignore[attr-defined]  # keep it alive
+    silence_llama_logs.callback = _drop  # type: ignore[attr-defined]  # keep it alive
+    kept = True
+    for name in _REDIRECTING:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            kept = kept and name.endswith("chat_format")
+            continue
+        if hasattr(module, "suppress_stdout_stderr"):
+            module.suppress_stdout_stderr = _KeepStreams  # type: ignore[attr-defined]
+        elif not name.endswith("chat_format"):
+            kept = False
+    _streams_kept = kept
     _silenced = True
+    return kept
 
 
 def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> Generator:
-    """The configured generator (llama.cpp); ``cache_dir`` holds the model-hash cache."""
+    """The configured generator (llama.cpp); ``cache_dir`` holds the model-hash cache and
+    the requantized copy ``[llm] requantize`` asks for (:mod:`kb.backends.gguf_requantize`)."""
+    from kb.backends.gguf_requantize import requantized, target_type
+
     path = check_gguf(resolve_model_path(settings))
+    kind = target_type(settings.requantize, bundled=settings.model == "bundled")
+    if kind is not None and (cache_dir is not None or settings.requantize != "auto"):
+        path = requantized(path, cache_dir, kind)
     return LlamaGenerator(
         path,
         n_ctx=settings.n_ctx,
@@ -340,7 +386,14 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
     ``n_gpu_layers_effective`` is what llama.cpp will actually offload: 0 when the
     build has no GPU backend (whatever was asked), ``"all"`` for -1 on a GPU build.
     """
+    from kb.backends.gguf_requantize import target_type
+
     info: dict[str, Any] = {"n_gpu_layers_requested": settings.n_gpu_layers}
+    try:
+        kind = target_type(settings.requantize, bundled=settings.model == "bundled")
+        info["weights"] = f"{kind} copy" if kind else "as is"
+    except ConfigError as e:
+        info["weights"] = str(e)
     try:
         import llama_cpp
     except ImportError as e:

@@ -28,6 +28,7 @@ from kb.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from kb.backends.generator import Generator
     from kb.config import Settings
     from kb.rag import AnswerRecord, AnswerStream
 
@@ -186,21 +187,38 @@ def _start(
     """Retrieve and start generating; on a terminal a transient status line says which."""
     from kb.backends.bundled import model_cache_dir
     from kb.backends.generator import make_generator
+    from kb.cli.prefetch import Prefetch
     from kb.cli.status_line import ClearOnFirstEvent, StatusLine, StatusRetriever, status_factory
     from kb.rag.compose import make_pipeline, make_retriever
 
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
+    # the model loads while the KB opens, the search runs and the evidence is checked;
+    # "loading model…" shows only for what is left of it when the answer needs the model
+    model = Prefetch(lambda: _background_load(settings, cache), "kb-model-load")
     status = StatusLine(enabled=not json_out)
     with open_kb(settings) as store:
         retriever = make_retriever(settings, store)
         load = status_factory(
-            lambda: make_generator(settings.llm, cache_dir=cache), status, "loading model…"
+            lambda: model() or make_generator(settings.llm, cache_dir=cache),
+            status,
+            "loading model…",
         )
         pipeline = make_pipeline(settings, StatusRetriever(retriever, status), load)
         # retrieval runs inside ask(); the worker thread only generates
         stream = pipeline.ask(question, opts)
     return cast("AnswerStream", ClearOnFirstEvent(stream, status, "writing the answer…"))
+
+
+def _background_load(settings: Settings, cache: Path) -> Generator | None:
+    """The generator, loaded off the main thread; ``None`` (load it on the main thread)
+    when this llama-cpp-python would hide the process's output while it loads
+    (:func:`kb.backends.generator.silence_llama_logs`)."""
+    from kb.backends.generator import make_generator, silence_llama_logs
+
+    if not silence_llama_logs():
+        return None
+    return make_generator(settings.llm, cache_dir=cache)
 
 
 def _render_json(stream: AnswerStream) -> int:

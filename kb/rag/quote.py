@@ -128,9 +128,11 @@ class LabelExpander:
     """Turns the model's streamed choice (``"2"``, ``"2 1"``, or the refusal phrase) into
     the answer text: each chosen candidate as ``sentence [#n]``, repeats skipped.
 
-    ``feed`` returns the text to emit for a piece (a label is complete once a space or
-    the end follows it); ``finish`` returns the rest. Anything that is not a label (the
-    refusal phrase) is passed through unchanged.
+    ``feed`` returns the text to emit for a piece. A label is complete once a space or
+    the end follows it, or as soon as no longer label exists (``"2"`` of 8 candidates:
+    no ``"2x"`` is a label, so the sentence streams one model step earlier).
+    ``finish`` returns the rest. Anything that is not a label (the refusal phrase) is
+    passed through unchanged.
     """
 
     def __init__(self, cands: Sequence[Candidate]) -> None:
@@ -150,11 +152,16 @@ class LabelExpander:
         out: list[str] = []
         while True:
             tail = self.raw[self._done :]
-            m = re.match(r"\s*(\d+)(?=\s)", tail)
+            m = re.match(r"\s*(\d+)(?=\s)", tail) or self._final_label(tail)
             if m is None:
                 return "".join(out)
             self._done += m.end()
             out.append(self._emit(int(m.group(1))))
+
+    def _final_label(self, tail: str) -> re.Match[str] | None:
+        """``tail``'s trailing digits when no candidate number extends them."""
+        m = re.match(r"\s*(\d+)$", tail)
+        return m if m is not None and int(m.group(1)) * 10 > len(self.cands) else None
 
     def finish(self) -> str:
         if self._passthrough:

@@ -165,6 +165,18 @@ def test_no_hit_refusal(demo_kb: Path, shared_embedder: None) -> None:
     assert "Sources" not in r.stdout
 
 
+def test_a_refusal_is_printed_while_the_model_loads_in_the_background(demo_kb: Path) -> None:
+    # the real process: the model starts loading at once on another thread; a question
+    # refused before the model is needed must still reach stdout (llama-cpp-python's
+    # load used to point the process's stdout at /dev/null while it ran)
+    args = ("ask", "kestrel migration", "--kb", str(demo_kb), "--min-score", "0.99")
+    r = kb_proc(*args, home=demo_kb)
+    assert r.returncode == 0 and "refused: no passage passed the retrieval threshold" in r.stdout
+    j = kb_proc(*args, "--json", home=demo_kb)
+    done = json.loads(j.stdout.strip().splitlines()[-1])
+    assert done["event"] == "done" and done["answer"]["refusal_reason"] == "no_hits"
+
+
 def test_ungrounded_answer_is_labelled(
     demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

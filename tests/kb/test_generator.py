@@ -156,3 +156,24 @@ def test_gpu_layers_request_still_loads_on_a_cpu_build() -> None:
     g = make_generator(LlmSettings(n_ctx=256, n_gpu_layers=-1))
     assert "".join(g.stream("Hello", max_tokens=2))
     g.close()
+
+
+def test_a_load_on_another_thread_keeps_the_processs_output(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    import threading
+
+    from kb.backends.generator import silence_llama_logs
+
+    assert silence_llama_logs()  # this llama-cpp-python's fd redirect is switched off
+    loaded: list[Generator] = []
+    t = threading.Thread(target=lambda: loaded.append(make_generator(LlmSettings(n_ctx=256))))
+    capfd.readouterr()
+    t.start()
+    written = 0
+    while t.is_alive():  # what the main thread prints meanwhile is not lost
+        os.write(1, b"x")
+        written += 1
+    t.join()
+    out = capfd.readouterr()
+    assert loaded and out.out == "x" * written and out.err == ""

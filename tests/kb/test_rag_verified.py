@@ -600,3 +600,22 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     assert unit_words("375 g water at 30 °C") >= {"temperature", "gram", "weight"}
     assert unit_words("It costs £90.") >= {"cost", "price"}
     assert unit_words("in 1999, chapter 4") == set()  # a bare number says nothing
+
+
+def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
+    from kb.rag.quote import Candidate, LabelExpander
+
+    few = [Candidate(1, j, f"Sentence {j}.", 0.5) for j in range(8)]
+    e = LabelExpander(few)
+    # of 8 candidates "2" cannot grow into another label: emitted before the next token
+    assert e.feed("2") == "Sentence 1. [#1]" and e.chosen == [2]
+    assert e.feed(" ") == "" and e.finish() == ""
+    many = [Candidate(1, j, f"Sentence {j}.", 0.5) for j in range(12)]
+    e = LabelExpander(many)
+    # of 12, "1" may still become "10".."12": it waits for the next piece
+    assert e.feed("1") == "" and e.feed("1") == "Sentence 10. [#1]"
+    e = LabelExpander(many)
+    assert e.feed("1") == "" and e.finish() == "Sentence 0. [#1]"
+    e = LabelExpander(many)
+    assert e.feed("3") == "Sentence 2. [#1]" and e.feed(" 1") == ""
+    assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]

@@ -1,0 +1,75 @@
+"""kb.backends.gguf_requantize: the bundled model read as a Q8_0 copy made once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kb.backends import gguf_requantize as rq
+from kb.backends.bundled import gguf_path
+from kb.backends.generator import make_generator
+from kb.config import LlmSettings
+from kb.errors import ConfigError
+
+
+def test_which_models_get_a_copy() -> None:
+    assert rq.target_type("auto", bundled=True) == "q8_0"
+    assert rq.target_type("auto", bundled=False) is None
+    assert rq.target_type("off", bundled=True) is None
+    assert rq.target_type("f16", bundled=False) == "f16"
+    with pytest.raises(ConfigError, match=r"\[llm\] requantize = 'q4'.*auto, off, q8_0, f16"):
+        rq.target_type("q4", bundled=True)
+
+
+def test_the_copy_is_keyed_by_the_source_files_state(tmp_path: Path) -> None:
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    first = rq.copy_path(src, tmp_path / "cache", "q8_0")
+    assert first.parent == tmp_path / "cache" / "gguf" and first.name.endswith(".q8_0.gguf")
+    assert rq.copy_path(src, tmp_path / "cache", "q8_0") == first
+    os.utime(src, ns=(1, 1))  # the source changed: a new copy
+    assert rq.copy_path(src, tmp_path / "cache", "q8_0") != first
+    assert rq.copy_path(src, tmp_path / "cache", "f16") != rq.copy_path(
+        src, tmp_path / "cache", "q8_0"
+    )
+
+
+def test_no_copy_keeps_the_source_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    said: list[str] = []
+
+    def full_disk(source: Path, out: Path, kind: str) -> None:
+        out.write_bytes(b"GGUF partial")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rq, "_quantize", full_disk)
+    assert rq.requantized(src, tmp_path / "cache", "q8_0", said.append) == src
+    assert len(said) == 1 and "m.gguf" in said[0] and "No space left" in said[0]
+    # the partial temporary file is gone, and no copy is claimed
+    assert list((tmp_path / "cache" / "gguf").iterdir()) == []
+    assert rq.requantized(src, None, "q8_0", said.append) == src
+    assert "no model cache" in said[-1]
+
+
+@pytest.mark.slow
+def test_the_bundled_model_is_read_as_its_q8_0_copy(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    g = make_generator(LlmSettings(n_ctx=256), cache_dir=cache)
+    copy = rq.copy_path(gguf_path(), cache, "q8_0")
+    assert g.model_path == copy and copy.is_file()
+    # llama.cpp's file type 7 is MOSTLY_Q8_0 (the bundled file is 3, MOSTLY_Q4_1)
+    assert g._llm.metadata["general.file_type"] == "7"  # type: ignore[attr-defined]
+    answer = "".join(g.stream([{"role": "user", "content": "Say hello."}], max_tokens=8))
+    assert answer.strip()
+    g.close()
+    made = copy.stat().st_mtime_ns
+    # made once: the next load reads the same file, and "off" reads the bundled one
+    assert make_generator(LlmSettings(n_ctx=256), cache_dir=cache).model_path == copy
+    assert copy.stat().st_mtime_ns == made
+    off = make_generator(LlmSettings(n_ctx=256, requantize="off"), cache_dir=cache)
+    assert off.model_path == gguf_path().resolve()
