@@ -294,7 +294,8 @@ _MONTH = (
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
 #: "375 g" one about *grams* or *weight* (stems of the words a question would use)
 _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(rf"\d\s*(?:{units})(?![^\W\d_])", re.IGNORECASE), frozenset(words))
+    # a number glued to letters before it is part of a name or code ("B05S"), not a quantity
+    (re.compile(rf"(?<!\w)\d+\s*(?:{units})(?![^\W\d_])", re.IGNORECASE), frozenset(words))
     for units, words in (
         (r"°\s*[cf]|°|degrees?|celsius|fahrenheit", ["temperature", "degree", "hot", "warm"]),
         (
@@ -330,6 +331,16 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["date", "day"]),
     ),
+    # an identifier: at least 4 capitals and digits, two or more of them digits, maybe
+    # split by - or / ("HX-44821", "B05S", "A380"): a policy, order or serial *number*, a
+    # *code*; all-digit values (years, amounts) and words with small letters are none
+    (
+        re.compile(
+            r"(?<![\w/-])(?=[A-Z\d/-]{4})(?=[\d/-]*[A-Z])(?=(?:[A-Z/-]*\d){2})"
+            r"[A-Z\d]+(?:[-/][A-Z\d]+)*(?![\w/-])"
+        ),
+        frozenset(["number", "code", "id", "reference", "serial"]),
+    ),
 )
 _DIGIT = re.compile(r"\d")
 #: a phone number: 2 to 5 groups of digits split by spaces or dashes (not dots: an IP
@@ -362,8 +373,9 @@ def unit_words(text: str) -> set[str]:
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
     ``0800 051 5260`` -> phone, number, call;
-    ``2026-12-01``, ``3 March`` -> date, day). A question's "What temperature ..." is
-    then found in a sentence that says "at about 30 °C" without the word."""
+    ``2026-12-01``, ``3 March`` -> date, day; ``HX-44821`` -> number, code, id).
+    A question's "What temperature ..." is then found in a sentence that says "at about
+    30 °C" without the word."""
     out: set[str] = set()
     if _DIGIT.search(text):  # every unit and most shapes hold a digit
         for pattern, stems in _UNIT_STEMS:

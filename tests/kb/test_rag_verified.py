@@ -353,6 +353,21 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
         assert not unit_words(text) & phone, text
 
 
+def test_an_identifier_is_a_number_or_code() -> None:
+    card = hit(1, "Bring the insurance card (policy HX-44821) to the hospital.")
+    ps = [PassageSentences.of(1, card)]
+    got = check("What is my insurance policy number?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+    ident = {"number", "code", "id", "reference", "serial"}
+    for text in ("policy HX-44821", "pads B05S", "the A380", "part 7/AB-22"):
+        assert unit_words(text) >= ident, text
+    # all digits (a year, a date, an amount), too short, one digit, or small letters: none
+    for text in ("in 1999", "on 2026-12-01", "E21", "MP3 files", "the iPhone15 case", "X-1"):
+        assert not unit_words(text) & ident, text
+    # a number glued to letters is not a quantity: "B05S" is no "05 s" (a duration)
+    assert "time" not in unit_words("pads B05S") and "time" in unit_words("takes 30 s")
+
+
 def test_a_table_row_counts_its_header_words() -> None:
     table = hit(
         1,
