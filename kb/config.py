@@ -247,6 +247,11 @@ RENAMED = {
 
 
 #: settings with a lower bound that no other check covers: dotted key -> (minimum, meaning)
+#: settings that take one of a few words (checked when a file sets them)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "llm.requantize": ("auto", "off", "q8_0", "f16"),
+}
+
 MINIMUM = {
     "search.ann_threshold": (0, "0 = never use the ANN index"),
     "search.keyword_index_threshold": (0, "0 = never use the keyword index"),
@@ -273,6 +278,11 @@ def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
             changes[key] = _merge(current, value, origin, dotted + ".")
         else:
             changes[key] = _coerce(value, hints[key], f"{origin}: {dotted}")
+            allowed = CHOICES.get(dotted)
+            if allowed is not None and changes[key] not in allowed:
+                raise ConfigError(
+                    f"{origin}: {dotted} = {changes[key]!r}: use one of {', '.join(allowed)}"
+                )
             low, meaning = MINIMUM.get(dotted, (None, ""))
             if low is not None and changes[key] < low:
                 raise ConfigError(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -303,7 +304,14 @@ def _chat_template(llm: Any) -> Any:
 _silenced = False
 _streams_kept = False
 #: llama-cpp-python modules that hide C output by redirecting file descriptors 1 and 2
-_REDIRECTING = ("llama_cpp.llama", "llama_cpp._internals", "llama_cpp.llama_chat_format")
+_REDIRECTING = (
+    "llama_cpp._utils",
+    "llama_cpp.llama",
+    "llama_cpp._internals",
+    "llama_cpp.llama_chat_format",
+)
+#: of those, the ones whose model loads must not redirect (the others are patched if there)
+_REQUIRED = ("llama_cpp.llama", "llama_cpp._internals")
 
 
 class _KeepStreams:
@@ -348,11 +356,11 @@ def silence_llama_logs() -> bool:
         try:
             module = importlib.import_module(name)
         except ImportError:
-            kept = kept and name.endswith("chat_format")
+            kept = kept and name not in _REQUIRED
             continue
         if hasattr(module, "suppress_stdout_stderr"):
             module.suppress_stdout_stderr = _KeepStreams  # type: ignore[attr-defined]
-        elif not name.endswith("chat_format"):
+        elif name in _REQUIRED:
             kept = False
     _streams_kept = kept
     _silenced = True
@@ -361,23 +369,37 @@ def silence_llama_logs() -> bool:
 
 def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> Generator:
     """The configured generator (llama.cpp); ``cache_dir`` holds the model-hash cache and
-    the requantized copy ``[llm] requantize`` asks for (:mod:`kb.backends.gguf_requantize`)."""
-    from kb.backends.gguf_requantize import requantized, target_type
+    the requantized copy ``[llm] requantize`` asks for (:mod:`kb.backends.gguf_requantize`).
+    A copy llama.cpp cannot load is deleted, and the model file is loaded as it is."""
+    from kb.backends import gguf_requantize as rq
 
-    path = check_gguf(resolve_model_path(settings))
-    kind = target_type(settings.requantize, bundled=settings.model == "bundled")
+    source = check_gguf(resolve_model_path(settings))
+    kind = rq.target_type(settings.requantize, bundled=settings.model == "bundled")
+    path = source
     if kind is not None and (cache_dir is not None or settings.requantize != "auto"):
-        path = requantized(path, cache_dir, kind)
-    return LlamaGenerator(
-        path,
-        n_ctx=settings.n_ctx,
-        n_gpu_layers=settings.n_gpu_layers,
-        threads=settings.threads,
-        seed=settings.seed,
-        temperature=settings.temperature,
-        repeat_penalty=settings.repeat_penalty,
-        hash_cache=None if cache_dir is None else Path(cache_dir) / HASH_CACHE_NAME,
-    )
+        path = rq.requantized(source, cache_dir, kind)
+    hash_cache = None if cache_dir is None else Path(cache_dir) / HASH_CACHE_NAME
+
+    def load(model: Path) -> LlamaGenerator:
+        return LlamaGenerator(
+            model,
+            n_ctx=settings.n_ctx,
+            n_gpu_layers=settings.n_gpu_layers,
+            threads=settings.threads,
+            seed=settings.seed,
+            temperature=settings.temperature,
+            repeat_penalty=settings.repeat_penalty,
+            hash_cache=hash_cache,
+        )
+
+    if path == source:
+        return load(source)
+    try:
+        return load(path)
+    except ModelError as e:
+        rq.discard(path)
+        sys.stderr.write(f"note: answer model read as it is ({source.name}): {e}\n")
+        return load(source)
 
 
 def llama_device_info(settings: LlmSettings) -> dict[str, Any]:

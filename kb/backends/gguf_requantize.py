@@ -27,29 +27,45 @@ a Q4_1 step. F16 keeps the values to about 3 significant digits (nearly exact).
 - ``q8_0`` / ``f16``: a copy of any model in that type.
 
 The copy lives in the model cache (``<KB home>/cache/models/gguf``, or
-``KB_MODEL_CACHE``), named after the source file and keyed by its resolved path, size
-and modification time, so a changed source makes a new copy. It is written to a
-temporary file and renamed, so an interrupted or concurrent conversion never leaves a
-truncated model. Making it takes about 0.7 s for the bundled model (like the whisper
-model's first join, it is not announced). When no copy can be made (no cache folder, a
-read-only or full disk, llama.cpp refuses the file), the source is used as it is, with
-a one-line notice.
+``KB_MODEL_CACHE``), named ``<stem>.<place>.<state>.<kind>.gguf``: ``place`` hashes the
+source's resolved path, ``state`` its size and modification time, so a changed source
+(a reinstalled package) makes a new copy, and the old copy of that same file is then
+deleted. Writing it:
+
+- goes to a temporary file, synced, then renamed, so a crash never leaves a truncated
+  model under the final name (a copy that does not start with ``GGUF`` is made again);
+- runs on a thread that is not a daemon, so a process that ends meanwhile (a question
+  refused while the model loaded in the background, Ctrl-C) finishes the copy instead
+  of leaving a partial file; temporaries of processes that are gone are removed;
+- takes about 0.7 s for the bundled model and, like the whisper model's first join, is
+  not announced.
+
+When no copy can be made (no cache folder, a read-only or full disk, llama.cpp refuses
+the file), the source is used as it is, with a one-line notice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kb.config import CHOICES
 from kb.errors import ConfigError
 
-REQUANTIZE = ("auto", "off", "q8_0", "f16")
+REQUANTIZE = CHOICES["llm.requantize"]
 #: what ``auto`` does with the bundled model
 BUNDLED_TYPE = "q8_0"
 SUBDIR = "gguf"
+GGUF_MAGIC = b"GGUF"
+#: where a temporary's process cannot be asked whether it lives, its age that marks it stale
+STALE_AFTER_S = 3600.0
 
 
 def target_type(requantize: str, bundled: bool) -> str | None:
@@ -62,12 +78,12 @@ def target_type(requantize: str, bundled: bool) -> str | None:
 
 
 def copy_path(source: Path, cache_dir: Path, kind: str) -> Path:
-    """Where the ``kind`` copy of ``source`` lives: ``<cache>/gguf/<stem>.<key>.<kind>.gguf``,
-    ``key`` a hash of the source's resolved path, size and modification time."""
+    """Where the ``kind`` copy of ``source`` lives (module docstring)."""
     p = Path(source).resolve()
     st = p.stat()
-    key = hashlib.sha256(f"{p}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
-    return Path(cache_dir) / SUBDIR / f"{p.stem}.{key}.{kind}.gguf"
+    place = hashlib.sha256(str(p).encode()).hexdigest()[:8]
+    state = hashlib.sha256(f"{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:8]
+    return Path(cache_dir) / SUBDIR / f"{p.stem}.{place}.{state}.{kind}.gguf"
 
 
 def requantized(
@@ -82,19 +98,92 @@ def requantized(
     if cache_dir is None:
         say(f"note: answer model read as it is ({source.name}): no model cache for a {kind} copy")
         return source
-    target = copy_path(source, cache_dir, kind)
-    if target.is_file():
-        return target
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _quantize(source, tmp, kind)
-        os.replace(tmp, target)
+        target = copy_path(source, cache_dir, kind)
+        if not is_usable(target):
+            _make(source, target, kind)
     except (OSError, RuntimeError) as e:
-        tmp.unlink(missing_ok=True)
         say(f"note: answer model read as it is ({source.name}): cannot make the {kind} copy ({e})")
         return source
     return target
+
+
+def is_usable(path: Path) -> bool:
+    """A finished copy: a file that starts with the GGUF magic bytes."""
+    try:
+        with path.open("rb") as f:
+            return f.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
+def discard(path: Path) -> None:
+    """Remove a copy llama.cpp could not load (it is made again next time)."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _make(source: Path, target: Path, kind: str) -> None:
+    """Write ``target`` (module docstring: temporary, sync, rename, non-daemon thread),
+    then delete older copies of the same source file."""
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    _remove_stale(folder)
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        tmp = folder / f"{target.name}.tmp{os.getpid()}-{threading.get_ident()}"
+        try:
+            _quantize(source, tmp, kind)
+            with tmp.open("rb+") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller below
+            errors.append(e)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    # daemon=False: a thread started by a daemon thread (the background load) would
+    # otherwise be a daemon too, and be cut off when the process ends
+    worker = threading.Thread(target=work, name="kb-requantize", daemon=False)
+    worker.start()
+    worker.join()
+    if errors:
+        raise errors[0]
+    place = target.name.split(".")[-4]
+    pattern = f"{glob.escape(Path(source).resolve().stem)}.{place}.*.{kind}.gguf"
+    for old in folder.glob(pattern):
+        if old != target:
+            discard(old)
+
+
+def _remove_stale(folder: Path) -> None:
+    """Delete the folder's temporaries whose process has ended (or, where that cannot be
+    asked, that are older than :data:`STALE_AFTER_S`)."""
+    for tmp in folder.glob("*.gguf.tmp*"):
+        pid_text = tmp.name.rsplit(".tmp", 1)[-1].split("-", 1)[0]
+        try:
+            stale = (
+                not _alive(int(pid_text))
+                if os.name == "posix"
+                else time.time() - tmp.stat().st_mtime > STALE_AFTER_S
+            )
+        except (ValueError, OSError):
+            continue
+        if stale:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (POSIX: signal 0 checks without sending)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _quantize(source: Path, out: Path, kind: str) -> None:

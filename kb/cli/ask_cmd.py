@@ -193,11 +193,11 @@ def _start(
 
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
-    # the model loads while the KB opens, the search runs and the evidence is checked;
-    # "loading model…" shows only for what is left of it when the answer needs the model
-    model = Prefetch(lambda: _background_load(settings, cache), "kb-model-load")
     status = StatusLine(enabled=not json_out)
     with open_kb(settings) as store:
+        # the model loads while the search runs and the evidence is checked; "loading
+        # model…" shows only for what is left of it when the answer needs the model
+        model = Prefetch(lambda: _background_load(settings, cache), "kb-model-load")
         retriever = make_retriever(settings, store)
         load = status_factory(
             lambda: model() or make_generator(settings.llm, cache_dir=cache),

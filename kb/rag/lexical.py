@@ -294,8 +294,12 @@ _MONTH = (
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
 #: "375 g" one about *grams* or *weight* (stems of the words a question would use)
 _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    # a number glued to letters before it is part of a name or code ("B05S"), not a quantity
-    (re.compile(rf"(?<!\w)\d+\s*(?:{units})(?![^\W\d_])", re.IGNORECASE), frozenset(words))
+    # a number glued to letters before it is part of a name or code ("B05S"), not a
+    # quantity; one after "<digit>x" is a dimension's ("20x30 cm")
+    (
+        re.compile(rf"(?:(?<![^\W_])|(?<=\d[x×]))\d+\s*(?:{units})(?![^\W\d_])", re.IGNORECASE),
+        frozenset(words),
+    )
     for units, words in (
         (r"°\s*[cf]|°|degrees?|celsius|fahrenheit", ["temperature", "degree", "hot", "warm"]),
         (
@@ -331,13 +335,15 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["date", "day"]),
     ),
-    # an identifier: at least 4 capitals and digits, two or more of them digits, maybe
-    # split by - or / ("HX-44821", "B05S", "A380"): a policy, order or serial *number*, a
-    # *code*; all-digit values (years, amounts) and words with small letters are none
+    # an identifier: capitals and digits, 4 characters or more with its - or / ("B-52"),
+    # two or more digits, and a capital before a digit ("HX-44821", "B05S", "A380",
+    # "7/AB-22"): a policy, order or serial *number*, a *code*. None: all-digit values
+    # (years, amounts), a number with a unit in capitals ("16GB", "10AM", "240V"), and
+    # words with small letters
     (
         re.compile(
-            r"(?<![\w/-])(?=[A-Z\d/-]{4})(?=[\d/-]*[A-Z])(?=(?:[A-Z/-]*\d){2})"
-            r"[A-Z\d]+(?:[-/][A-Z\d]+)*(?![\w/-])"
+            r"(?<![\w/-])(?=[A-Z\d/-]{4})(?=[A-Z\d/-]*[A-Z][A-Z/-]*\d)"
+            r"(?=(?:[A-Z/-]*\d){2})[A-Z\d]+(?:[-/][A-Z\d]+)*(?![\w/-])"
         ),
         frozenset(["number", "code", "id", "reference", "serial"]),
     ),

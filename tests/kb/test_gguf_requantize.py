@@ -36,6 +36,44 @@ def test_the_copy_is_keyed_by_the_source_files_state(tmp_path: Path) -> None:
     )
 
 
+def test_a_cache_that_cannot_be_written_keeps_the_source(tmp_path: Path) -> None:
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    not_a_folder = tmp_path / "cache"
+    not_a_folder.write_text("a file where the cache folder should be")
+    said: list[str] = []
+    # mkdir fails (as on a read-only disk); no exception escapes, the source is used
+    assert rq.requantized(src, not_a_folder, "q8_0", said.append) == src
+    assert len(said) == 1 and "cannot make the q8_0 copy" in said[0]
+
+
+def test_stale_temporaries_and_old_copies_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    cache = tmp_path / "cache"
+    old = rq.copy_path(src, cache, "q8_0")
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"GGUF old copy")
+    other = old.parent / "m.00000000.11111111.q8_0.gguf"  # another file named m.gguf
+    other.write_bytes(b"GGUF")
+    dead = old.parent / f"{old.name}.tmp999999999-1"  # a process that is gone
+    dead.write_bytes(b"GGUF partial")
+    os.utime(src, ns=(10**18, 10**18))  # the source changed: a new copy is due
+    target = rq.copy_path(src, cache, "q8_0")
+    assert target != old and not rq.is_usable(target)
+    monkeypatch.setattr(rq, "_quantize", lambda s, out, k: out.write_bytes(b"GGUF new"))
+    assert rq.requantized(src, cache, "q8_0", pytest.fail) == target
+    assert target.read_bytes() == b"GGUF new"
+    # the same file's old copy and the dead process's temporary are gone; the copy of
+    # another file with the same name stays
+    assert not old.exists() and not dead.exists() and other.exists()
+    # a copy that is not a GGUF file (a crash before the rename was synced) is made again
+    target.write_bytes(b"")
+    assert rq.requantized(src, cache, "q8_0", pytest.fail) == target and rq.is_usable(target)
+
+
 def test_no_copy_keeps_the_source_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,3 +111,47 @@ def test_the_bundled_model_is_read_as_its_q8_0_copy(tmp_path: Path) -> None:
     assert copy.stat().st_mtime_ns == made
     off = make_generator(LlmSettings(n_ctx=256, requantize="off"), cache_dir=cache)
     assert off.model_path == gguf_path().resolve()
+
+
+@pytest.mark.slow
+def test_a_copy_llama_cpp_cannot_load_is_deleted_and_the_source_loaded(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "cache"
+    copy = rq.copy_path(gguf_path(), cache, "q8_0")
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(b"GGUF" + b"\xff" * 64)  # the magic, then garbage
+    g = make_generator(LlmSettings(n_ctx=256), cache_dir=cache)
+    assert g.model_path == gguf_path().resolve() and not copy.exists()
+    assert "answer model read as it is" in capfd.readouterr().err
+
+
+def test_a_process_that_ends_mid_copy_finishes_it(tmp_path: Path) -> None:
+    # the background load is a daemon thread; a question refused meanwhile ends the
+    # process: the copy must still be finished, not left as a partial temporary
+    import subprocess
+    import sys
+
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    cache = tmp_path / "cache"
+    code = f"""
+import threading, time
+from pathlib import Path
+from kb.backends import gguf_requantize as rq
+def slow(source, out, kind):
+    out.write_bytes(b"GGUF partial")
+    time.sleep(0.8)
+    out.write_bytes(b"GGUF whole")
+rq._quantize = slow
+t = threading.Thread(
+    target=rq.requantized, args=(Path({str(src)!r}), Path({str(cache)!r}), "q8_0"), daemon=True
+)
+t.start()
+time.sleep(0.2)
+"""
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=60)
+    target = rq.copy_path(src, cache, "q8_0")
+    assert target.read_bytes() == b"GGUF whole"
+    assert [p.name for p in target.parent.iterdir()] == [target.name]

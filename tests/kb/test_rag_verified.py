@@ -364,8 +364,13 @@ def test_an_identifier_is_a_number_or_code() -> None:
     # all digits (a year, a date, an amount), too short, one digit, or small letters: none
     for text in ("in 1999", "on 2026-12-01", "E21", "MP3 files", "the iPhone15 case", "X-1"):
         assert not unit_words(text) & ident, text
+    # a number with its unit in capitals is a quantity, not a code
+    for text in ("16GB of RAM", "500MB", "opens 10AM", "a 100W bulb", "240V", "1080P"):
+        assert not unit_words(text) & ident, text
     # a number glued to letters is not a quantity: "B05S" is no "05 s" (a duration)
     assert "time" not in unit_words("pads B05S") and "time" in unit_words("takes 30 s")
+    # but one after "<digit>x" is a dimension's
+    assert "length" in unit_words("a 20x30 cm frame") and "volume" in unit_words("2x500 ml")
 
 
 def test_a_table_row_counts_its_header_words() -> None:
