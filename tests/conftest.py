@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 DATASETS = Path(os.environ.get("KB_DATASETS", ROOT.parent / "shared" / "datasets"))
 SQUAD = DATASETS / "squad-dev"
+
+# A suite started in the background without job control (`nohup make test &`) inherits
+# SIGINT ignored: Python then never raises KeyboardInterrupt, and the Ctrl-C tests (and
+# the subprocesses they signal) cannot run. Python's own handler is put back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
