@@ -95,3 +95,11 @@ class GateFailedError(KbError):
 
 
 EXIT_INTERRUPTED = 130
+
+
+def notice(message: str) -> None:
+    """One line on stderr saying what kb did instead, and why (not an error)."""
+    import sys
+
+    sys.stderr.write(message.rstrip() + "\n")
+    sys.stderr.flush()

@@ -19,6 +19,7 @@ import numpy as np
 
 from kb.config import EmbeddingSettings
 from kb.errors import ConfigError, ModelError
+from kb.errors import notice as stderr_notice
 
 
 class Embedder(ABC):
@@ -182,12 +183,12 @@ def make_embedder(
         )
     embedding_model_id(settings)  # checks [embedding] quantize
     if settings.quantize != "none":
-        return _quantized(settings, batch_size, home, purpose, notice or _stderr_notice)
+        return _quantized(settings, batch_size, home, purpose, notice or stderr_notice)
     if home is None or settings.runtime == "sentence-transformers":
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
     if settings.runtime == "auto" and purpose == "ingest" and not _on_cpu(settings):
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
-    say = notice or _stderr_notice
+    say = notice or stderr_notice
     from kb.backends import onnx_export
 
     folder = model_folder(settings)
@@ -273,8 +274,3 @@ def _on_cpu(settings: EmbeddingSettings) -> bool:
     if not (Path("/proc/driver/nvidia").exists() or sys.platform == "darwin"):
         return True
     return resolve_device("auto") == "cpu"
-
-
-def _stderr_notice(message: str) -> None:
-    sys.stderr.write(message.rstrip() + "\n")
-    sys.stderr.flush()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.config import LlmSettings
-from kb.errors import ConfigError, ModelError
+from kb.errors import ModelError, notice
 from kb.hashing import sha256_file
 
 Message = dict[str, str]
@@ -398,7 +397,7 @@ def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> G
         return load(path)
     except ModelError as e:
         rq.discard(path)
-        sys.stderr.write(f"note: answer model read as it is ({source.name}): {e}\n")
+        notice(f"note: answer model read as it is ({source.name}): {e}")
         return load(source)
 
 
@@ -411,11 +410,8 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
     from kb.backends.gguf_requantize import target_type
 
     info: dict[str, Any] = {"n_gpu_layers_requested": settings.n_gpu_layers}
-    try:
-        kind = target_type(settings.requantize, bundled=settings.model == "bundled")
-        info["weights"] = f"{kind} copy" if kind else "as is"
-    except ConfigError as e:
-        info["weights"] = str(e)
+    kind = target_type(settings.requantize, bundled=settings.model == "bundled")
+    info["weights"] = f"{kind} copy" if kind else "as is"
     try:
         import llama_cpp
     except ImportError as e:

@@ -50,7 +50,6 @@ import contextlib
 import glob
 import hashlib
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -58,6 +57,7 @@ from pathlib import Path
 
 from kb.config import CHOICES
 from kb.errors import ConfigError
+from kb.errors import notice as stderr_notice
 
 REQUANTIZE = CHOICES["llm.requantize"]
 #: what ``auto`` does with the bundled model
@@ -79,11 +79,15 @@ def target_type(requantize: str, bundled: bool) -> str | None:
 
 def copy_path(source: Path, cache_dir: Path, kind: str) -> Path:
     """Where the ``kind`` copy of ``source`` lives (module docstring)."""
-    p = Path(source).resolve()
-    st = p.stat()
-    place = hashlib.sha256(str(p).encode()).hexdigest()[:8]
+    st = Path(source).stat()
     state = hashlib.sha256(f"{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:8]
-    return Path(cache_dir) / SUBDIR / f"{p.stem}.{place}.{state}.{kind}.gguf"
+    return Path(cache_dir) / SUBDIR / f"{_prefix(source)}.{state}.{kind}.gguf"
+
+
+def _prefix(source: Path) -> str:
+    """``<stem>.<place>``: what every copy of this very file is named from."""
+    p = Path(source).resolve()
+    return f"{p.stem}.{hashlib.sha256(str(p).encode()).hexdigest()[:8]}"
 
 
 def requantized(
@@ -94,7 +98,7 @@ def requantized(
 ) -> Path:
     """The ``kind`` copy of ``source``, made now if missing; ``source`` itself (with a
     ``notice``, default stderr) when no copy can be made."""
-    say = notice or _stderr_notice
+    say = notice or stderr_notice
     if cache_dir is None:
         say(f"note: answer model read as it is ({source.name}): no model cache for a {kind} copy")
         return source
@@ -150,9 +154,7 @@ def _make(source: Path, target: Path, kind: str) -> None:
     worker.join()
     if errors:
         raise errors[0]
-    place = target.name.split(".")[-4]
-    pattern = f"{glob.escape(Path(source).resolve().stem)}.{place}.*.{kind}.gguf"
-    for old in folder.glob(pattern):
+    for old in folder.glob(f"{glob.escape(_prefix(source))}.*.{kind}.gguf"):
         if old != target:
             discard(old)
 
@@ -204,8 +206,3 @@ def _quantize(source: Path, out: Path, kind: str) -> None:
     )
     if rc != 0 or not out.is_file():
         raise RuntimeError(f"llama.cpp could not convert {source.name} (code {rc})")
-
-
-def _stderr_notice(message: str) -> None:
-    sys.stderr.write(message.rstrip() + "\n")
-    sys.stderr.flush()

@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from kb.backends.embedder import Embedder
-from kb.errors import EmptyStoreError, UsageError
+from kb.errors import EmptyStoreError, UsageError, notice
 from kb.search.ann_leg import (
     AnnOptions,
     ann_in_use,
@@ -175,7 +175,7 @@ class Retriever:
         self.keyword_threshold = keyword_threshold
         self._kw_state: tuple[tuple[int, int], str] | None = None
         self._kw_table: Any = None
-        self._notify = notify or _stderr_line
+        self._notify = notify or notice
         self._fts_built: dict[int, tuple[int, ...]] = {}
         self._embedder: Embedder | None = None
         self._factory: Callable[[], Embedder] | None = None
@@ -494,10 +494,3 @@ def _index_keyword_leg(
     hits = index_keyword_search(store, query, depth, allowed, table)
     vectors = None if model is None else keyword_vectors(store, model, [i for i, _ in hits])
     return _KeywordLeg(hits, time.perf_counter() - t, vectors)
-
-
-def _stderr_line(message: str) -> None:
-    import sys
-
-    sys.stderr.write(message.rstrip() + "\n")
-    sys.stderr.flush()
