@@ -66,6 +66,13 @@ _POOLING_KEYS = {
     "pooling_mode_max_tokens": "max",
     "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len",
 }
+#: ``pooling_mode`` names (sentence-transformers 6's format) -> kb's names
+_POOLING_NAMES = {
+    "mean": "mean",
+    "cls": "cls",
+    "max": "max",
+    "mean_sqrt_len_tokens": "mean_sqrt_len",
+}
 
 
 class NotExportable(Exception):
@@ -107,10 +114,26 @@ def pooling_of(folder: Path) -> tuple[str, bool]:
         cfg = json.loads((pool_dir / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise NotExportable(f"no readable pooling config ({e})") from None
+    return _pooling_mode(cfg), len(types) == 3
+
+
+def _pooling_mode(cfg: dict[str, Any]) -> str:
+    """The one pooling mode of a ``1_Pooling/config.json``, in either of
+    sentence-transformers' formats: one ``pooling_mode`` (a name, or a list of one; the
+    format models saved by sentence-transformers 6 have) or the older ``pooling_mode_*``
+    booleans. Raises :class:`NotExportable` for none, several, or another mode."""
+    mode = cfg.get("pooling_mode")
+    if isinstance(mode, list) and len(mode) == 1:
+        mode = mode[0]
+    if mode is not None:
+        name = _POOLING_NAMES.get(mode) if isinstance(mode, str) else None
+        if name is None:
+            raise NotExportable(f"pooling {mode!r} (only one of {', '.join(POOLING_MODES)})")
+        return name
     on = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v is True]
     if len(on) != 1 or on[0] not in _POOLING_KEYS:
         raise NotExportable(f"pooling {on} (only one of {', '.join(POOLING_MODES)})")
-    return _POOLING_KEYS[on[0]], len(types) == 3
+    return _POOLING_KEYS[on[0]]
 
 
 def check_exportable(folder: Path) -> tuple[str, bool]:

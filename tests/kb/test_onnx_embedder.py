@@ -49,7 +49,7 @@ def test_normalize_rows_and_zero_row() -> None:
     assert out.dtype == np.float32
 
 
-def _folder(tmp_path: Path, modules: list[str], pooling: dict[str, bool]) -> Path:
+def _folder(tmp_path: Path, modules: list[str], pooling: dict[str, object]) -> Path:
     folder = tmp_path / "model"
     (folder / "1_Pooling").mkdir(parents=True)
     (folder / "modules.json").write_text(
@@ -79,6 +79,35 @@ def test_pooling_of_reads_modules_and_config(tmp_path: Path) -> None:
     shutil.rmtree(f)
     f = _folder(tmp_path, ["Transformer", "Pooling"], {"pooling_mode_cls_token": True})
     assert pooling_of(f) == ("cls", False)
+
+
+@pytest.mark.parametrize(
+    ("pooling", "mode"),
+    [
+        ({"pooling_mode": "mean", "include_prompt": True}, "mean"),
+        ({"pooling_mode": ["cls"]}, "cls"),
+        ({"pooling_mode": "max"}, "max"),
+        ({"pooling_mode": "mean_sqrt_len_tokens"}, "mean_sqrt_len"),
+    ],
+)
+def test_pooling_of_reads_the_sentence_transformers_6_format(
+    tmp_path: Path, pooling: dict[str, object], mode: str
+) -> None:
+    """Models saved by sentence-transformers 6 name one ``pooling_mode`` instead of the
+    ``pooling_mode_*`` booleans; before, such a model was "not exportable" and every
+    query loaded torch."""
+    assert pooling_of(_folder(tmp_path, ["Transformer", "Pooling"], pooling)) == (mode, False)
+
+
+@pytest.mark.parametrize(
+    "pooling",
+    [{"pooling_mode": "weightedmean"}, {"pooling_mode": ["mean", "max"]}, {"pooling_mode": 3}],
+)
+def test_other_sentence_transformers_6_poolings_are_not_exportable(
+    tmp_path: Path, pooling: dict[str, object]
+) -> None:
+    with pytest.raises(NotExportable, match="pooling"):
+        pooling_of(_folder(tmp_path, ["Transformer", "Pooling"], pooling))
 
 
 @pytest.mark.parametrize(
@@ -247,3 +276,38 @@ def test_unexportable_model_falls_back_with_one_notice(
     again = make_embedder(settings, home=tmp_path / "kb", notice=notes.append)
     assert isinstance(again, SentenceTransformerEmbedder)
     assert tried == [] and len(notes) == 2 and notes[1] == notes[0]
+
+
+@pytest.mark.slow
+def test_a_model_saved_by_this_sentence_transformers_exports(tmp_path: Path) -> None:
+    """A folder written by the installed sentence-transformers' ``save`` (its own
+    ``1_Pooling`` format) gets the ONNX query path, with the same vectors. A small BERT
+    with random weights and the bundled tokenizer stands in for a user's own model."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import modules
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from kb.backends.bundled import embedding_model_dir
+    from kb.backends.embedder import SentenceTransformerEmbedder, make_embedder
+    from kb.backends.onnx_embedder import OnnxEmbedder
+
+    torch.manual_seed(0)
+    hf = tmp_path / "hf"
+    config = BertConfig(
+        hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128
+    )
+    BertModel(config).save_pretrained(hf)
+    AutoTokenizer.from_pretrained(str(embedding_model_dir())).save_pretrained(hf)
+    body = modules.Transformer(str(hf), max_seq_length=128)
+    st = SentenceTransformer(modules=[body, modules.Pooling(64, "mean"), modules.Normalize()])
+    folder = tmp_path / "my-model"
+    st.save(str(folder))
+
+    settings = EmbeddingSettings(model=str(folder), device="cpu")
+    notes: list[str] = []
+    onnx = make_embedder(settings, home=tmp_path / "kb", purpose="query", notice=notes.append)
+    assert isinstance(onnx, OnnxEmbedder), notes
+    texts = squad_texts(20) + ["x"]
+    ref = SentenceTransformerEmbedder(settings).embed_batch(texts)
+    assert float(np.sum(ref * onnx.embed_batch(texts), axis=1).min()) >= 0.9999
