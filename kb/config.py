@@ -101,7 +101,7 @@ class SearchSettings:
 class LlmSettings:
     model: str = "bundled"
     n_ctx: int = 2048
-    n_gpu_layers: int = 0
+    n_gpu_layers: int = -1
     threads: int = 0
     temperature: float = 0.0
     seed: int = 0

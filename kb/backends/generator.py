@@ -342,7 +342,9 @@ def silence_llama_logs() -> bool:
         return _streams_kept
     import importlib
 
-    import llama_cpp
+    from kb.backends.llama_import import import_llama_cpp
+
+    llama_cpp = import_llama_cpp()
 
     @llama_cpp.llama_log_callback
     def _drop(level: int, text: bytes, user_data: Any) -> None:
@@ -366,10 +368,29 @@ def silence_llama_logs() -> bool:
     return kept
 
 
+def gpu_present() -> bool:
+    """A cheap guess that this machine has a GPU llama.cpp could use: an NVIDIA driver
+    is loaded (``/proc/driver/nvidia``) or it is a Mac (Metal)."""
+    import sys
+
+    return Path("/proc/driver/nvidia").exists() or sys.platform == "darwin"
+
+
+def gpu_offload_supported() -> bool:
+    """Whether this llama-cpp-python build has a GPU backend (CUDA, Metal, ...)."""
+    from kb.backends.llama_import import import_llama_cpp
+
+    return bool(import_llama_cpp().llama_supports_gpu_offload())
+
+
 def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> Generator:
     """The configured generator (llama.cpp); ``cache_dir`` holds the model-hash cache and
     the requantized copy ``[llm] requantize`` asks for (:mod:`kb.backends.gguf_requantize`).
-    A copy llama.cpp cannot load is deleted, and the model file is loaded as it is."""
+    A copy llama.cpp cannot load is deleted, and the model file is loaded as it is.
+
+    ``[llm] n_gpu_layers`` (default -1: every layer) offloads to the GPU when the build
+    has a GPU backend; a CPU build ignores it. A model that does not load with offload
+    (too big for the GPU's memory, say) loads on the CPU instead, with a one-line note."""
     from kb.backends import gguf_requantize as rq
 
     source = check_gguf(resolve_model_path(settings))
@@ -379,17 +400,26 @@ def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> G
         path = rq.requantized(source, cache_dir, kind)
     hash_cache = None if cache_dir is None else Path(cache_dir) / HASH_CACHE_NAME
 
-    def load(model: Path) -> LlamaGenerator:
+    def load_on(model: Path, n_gpu_layers: int) -> LlamaGenerator:
         return LlamaGenerator(
             model,
             n_ctx=settings.n_ctx,
-            n_gpu_layers=settings.n_gpu_layers,
+            n_gpu_layers=n_gpu_layers,
             threads=settings.threads,
             seed=settings.seed,
             temperature=settings.temperature,
             repeat_penalty=settings.repeat_penalty,
             hash_cache=hash_cache,
         )
+
+    def load(model: Path) -> LlamaGenerator:
+        try:
+            return load_on(model, settings.n_gpu_layers)
+        except ModelError as e:
+            if settings.n_gpu_layers == 0 or not gpu_offload_supported():
+                raise
+            notice(f"note: {model.name} did not load on the GPU ({e}); answering on the CPU")
+            return load_on(model, 0)
 
     if path == source:
         return load(source)
@@ -412,8 +442,10 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
     info: dict[str, Any] = {"n_gpu_layers_requested": settings.n_gpu_layers}
     kind = target_type(settings.requantize, bundled=settings.model == "bundled")
     info["weights"] = f"{kind} copy" if kind else "as is"
+    from kb.backends.llama_import import import_llama_cpp
+
     try:
-        import llama_cpp
+        llama_cpp = import_llama_cpp()
     except ImportError as e:
         info.update(installed=False, error=f"llama-cpp-python is not importable: {e}")
         return info
@@ -428,7 +460,7 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
         device="gpu" if effective else "cpu",
         system_info=_system_info(llama_cpp),
     )
-    if req != 0 and not supports:
+    if req != 0 and not supports and gpu_present():
         info["note"] = (
             "this llama-cpp-python build has no GPU backend; reinstall it with "
             'CMAKE_ARGS="-DGGML_CUDA=on" (NVIDIA) or the Metal default (Apple)'

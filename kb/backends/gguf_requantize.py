@@ -192,11 +192,11 @@ def _quantize(source: Path, out: Path, kind: str) -> None:
     """llama.cpp's own converter (``llama_model_quantize``), every tensor to ``kind``."""
     import ctypes
 
-    import llama_cpp
-
     from kb.backends.generator import silence_llama_logs
+    from kb.backends.llama_import import import_llama_cpp
 
     silence_llama_logs()
+    llama_cpp = import_llama_cpp()
     ftype = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, "f16": llama_cpp.LLAMA_FTYPE_MOSTLY_F16}
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = ftype[kind]

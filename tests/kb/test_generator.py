@@ -138,8 +138,12 @@ def test_generator_model_hash_uses_its_cache(tmp_path: Path) -> None:
     g.close()
 
 
-def test_device_info_reports_offload_support() -> None:
+def test_device_info_reports_offload_support(monkeypatch: pytest.MonkeyPatch) -> None:
     import llama_cpp
+
+    from kb.backends import generator
+
+    monkeypatch.setattr(generator, "gpu_present", lambda: True)
 
     supports = bool(llama_cpp.llama_supports_gpu_offload())
     cpu = llama_device_info(LlmSettings(n_gpu_layers=0))
@@ -150,6 +154,9 @@ def test_device_info_reports_offload_support() -> None:
         assert full["n_gpu_layers_effective"] == "all" and full["device"] == "gpu"
     else:
         assert full["n_gpu_layers_effective"] == 0 and "GGML_CUDA" in full["note"]
+        monkeypatch.setattr(generator, "gpu_present", lambda: False)
+        # no GPU on the machine: the default (-1) on a CPU build is no reason for a note
+        assert "note" not in llama_device_info(LlmSettings(n_gpu_layers=-1))
 
 
 def test_gpu_layers_request_still_loads_on_a_cpu_build() -> None:
@@ -177,3 +184,63 @@ def test_a_load_on_another_thread_keeps_the_processs_output(
     t.join()
     out = capfd.readouterr()
     assert loaded and out.out == "x" * written and out.err == ""
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "from kb.backends.generator import silence_llama_logs as f; f()",
+        "from kb.backends.generator import llama_device_info as f; from kb.config import "
+        "LlmSettings; f(LlmSettings())",
+        "from kb.backends.llama_import import import_llama_cpp as f; f()",
+    ],
+)
+def test_llama_cpp_is_imported_after_onnxruntime(entry: str) -> None:
+    """A CUDA build of llama-cpp-python kills the process when onnxruntime or torch is
+    imported after it (:mod:`kb.backends.llama_import`); each way kb imports llama_cpp
+    in a fresh process imports onnxruntime first."""
+    import subprocess
+    import sys
+
+    show = "import sys; m = list(sys.modules); print(m.index('onnxruntime'), m.index('llama_cpp'))"
+    code = f"{entry}\n{show}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    ort, llama = map(int, out.stdout.split())
+    assert ort < llama
+
+
+def test_a_model_that_does_not_load_on_the_gpu_loads_on_the_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With offload asked for (the default, -1) on a GPU build, a load that fails (the
+    model does not fit in the GPU's memory, say) is retried on the CPU, with a note."""
+    from kb.backends import generator
+
+    tried: list[int] = []
+
+    class FakeLlama:
+        def __init__(self, model: Path, *, n_gpu_layers: int, **kw: object) -> None:
+            tried.append(n_gpu_layers)
+            if n_gpu_layers != 0:
+                raise ModelError(f"{model}: llama.cpp could not load the model (out of memory)")
+
+    monkeypatch.setattr(generator, "LlamaGenerator", FakeLlama)
+    monkeypatch.setattr(generator, "gpu_offload_supported", lambda: True)
+    g = make_generator(LlmSettings(requantize="off"), cache_dir=tmp_path)
+    assert isinstance(g, FakeLlama) and tried == [-1, 0]
+    err = capsys.readouterr().err
+    assert "did not load on the GPU" in err and "answering on the CPU" in err
+    # a CPU build does not retry: the error is the model's
+    tried.clear()
+    monkeypatch.setattr(generator, "gpu_offload_supported", lambda: False)
+    with pytest.raises(ModelError, match="out of memory"):
+        make_generator(LlmSettings(requantize="off"), cache_dir=tmp_path)
+    assert tried == [-1]
+    # n_gpu_layers 0 never tries the GPU
+    tried.clear()
+    assert isinstance(make_generator(LlmSettings(n_gpu_layers=0, requantize="off")), FakeLlama)
+    assert tried == [0]
+
+
+def test_default_offloads_every_layer() -> None:
+    assert LlmSettings().n_gpu_layers == -1
