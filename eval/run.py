@@ -239,15 +239,19 @@ def resume_eval(
 
 
 NOTED_KEYS = (("llm", "model_hash"), ("prompt", "version_used"))
+#: where the answer model runs (GPU layers, CPU threads): a resumed run may run elsewhere,
+#: as ``kb eval run --resume`` keeps the current machine's values for them
+PLACEMENT_KEYS = (("llm", "n_gpu_layers"), ("llm", "threads"))
 
 
 def config_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Dotted keys whose values differ between two config snapshots, ignoring what a
-    run notes while it goes (:data:`NOTED_KEYS`)."""
+    run notes while it goes (:data:`NOTED_KEYS`) and where the model runs
+    (:data:`PLACEMENT_KEYS`)."""
 
     def strip(cfg: dict[str, Any]) -> dict[str, Any]:
         out = json.loads(json.dumps(cfg, sort_keys=True, default=str))
-        for section, key in NOTED_KEYS:
+        for section, key in NOTED_KEYS + PLACEMENT_KEYS:
             if isinstance(out.get(section), dict):
                 out[section].pop(key, None)
         return out

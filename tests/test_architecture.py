@@ -97,3 +97,23 @@ def test_heavy_libraries_are_imported_lazily_in_cli_and_base(name: str, path: Pa
         return
     for mod, top in imports_of(path):
         assert not (top and mod.split(".")[0] in HEAVY), f"{name} imports {mod} at module level"
+
+
+#: the modules that may import llama_cpp or torch themselves: the ordered importer, and
+#: code that runs only once it has loaded them (kb.backends.llama_import)
+NATIVE_ORDER = {
+    "llama_cpp": {"kb.backends.llama_import", "kb.backends.generator"},
+    "torch": {"kb.backends.llama_import", "kb.backends.onnx_export"},
+}
+
+
+@pytest.mark.parametrize(("name", "path"), modules(), ids=[m[0] for m in modules()])
+def test_llama_cpp_and_torch_are_imported_in_order(name: str, path: Path) -> None:
+    """A CUDA build of llama-cpp-python crashes a process that imports onnxruntime or
+    torch after it: kb imports both through kb.backends.llama_import, which puts
+    onnxruntime first. generator.py imports names from llama_cpp only after a load
+    through it, and onnx_export uses torch only once sentence-transformers loaded it."""
+    for mod, _top in imports_of(path):
+        root = mod.split(".")[0]
+        if root in NATIVE_ORDER:
+            assert name in NATIVE_ORDER[root], f"{name} imports {mod}: use kb.backends.llama_import"

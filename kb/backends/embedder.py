@@ -43,7 +43,9 @@ def resolve_device(requested: str) -> str:
     """``auto`` picks cuda, then mps, then cpu (importing torch)."""
     if requested != "auto":
         return requested
-    import torch
+    from kb.backends.llama_import import import_torch
+
+    torch = import_torch()
 
     if torch.cuda.is_available():
         return "cuda"
@@ -115,6 +117,9 @@ class SentenceTransformerEmbedder(Embedder):
         self.batch_size = batch_size
         device = resolve_device(settings.device)
         try:
+            from kb.backends.llama_import import import_torch
+
+            import_torch()  # before llama_cpp can load beside it (kb.backends.llama_import)
             from sentence_transformers import SentenceTransformer
 
             self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)

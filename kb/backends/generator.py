@@ -418,8 +418,12 @@ def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> G
         except ModelError as e:
             if settings.n_gpu_layers == 0 or not gpu_offload_supported():
                 raise
+            try:
+                on_cpu = load_on(model, 0)
+            except ModelError:
+                raise e from None  # not a GPU problem: the model does not load at all
             notice(f"note: {model.name} did not load on the GPU ({e}); answering on the CPU")
-            return load_on(model, 0)
+            return on_cpu
 
     if path == source:
         return load(source)

@@ -141,3 +141,11 @@ def test_store_open_reads_a_fresh_schema(tmp_path: Path) -> None:
     with Store.open(tmp_path / "kb") as store:
         cols = {r[1] for r in store.conn.execute("PRAGMA table_info(eval_runs)")}
     assert {"host", "pid"} <= cols
+
+
+def test_config_changes_ignore_where_the_model_runs() -> None:
+    """A run started with the model on the CPU (``n_gpu_layers = 0``, the default before
+    it became -1) resumes on a machine or version that offloads it."""
+    old = {"llm": {"model": "a", "n_gpu_layers": 0, "threads": 0}}
+    assert config_changes(old, {"llm": {"model": "a", "n_gpu_layers": -1, "threads": 8}}) == []
+    assert config_changes(old, {"llm": {"model": "b", "n_gpu_layers": -1}}) == ["llm.model"]

@@ -236,6 +236,21 @@ def test_a_model_that_does_not_load_on_the_gpu_loads_on_the_cpu(
     with pytest.raises(ModelError, match="out of memory"):
         make_generator(LlmSettings(requantize="off"), cache_dir=tmp_path)
     assert tried == [-1]
+    # a model that loads nowhere: the GPU's error, and no note about the CPU
+    tried.clear()
+    monkeypatch.setattr(generator, "gpu_offload_supported", lambda: True)
+
+    class Broken(FakeLlama):
+        def __init__(self, model: Path, *, n_gpu_layers: int, **kw: object) -> None:
+            tried.append(n_gpu_layers)
+            raise ModelError(f"{model}: llama.cpp could not load the model (bad tensor)")
+
+    monkeypatch.setattr(generator, "LlamaGenerator", Broken)
+    capsys.readouterr()
+    with pytest.raises(ModelError, match="bad tensor"):
+        make_generator(LlmSettings(requantize="off"), cache_dir=tmp_path)
+    assert tried == [-1, 0] and "answering on the CPU" not in capsys.readouterr().err
+    monkeypatch.setattr(generator, "LlamaGenerator", FakeLlama)
     # n_gpu_layers 0 never tries the GPU
     tried.clear()
     assert isinstance(make_generator(LlmSettings(n_gpu_layers=0, requantize="off")), FakeLlama)
@@ -244,3 +259,15 @@ def test_a_model_that_does_not_load_on_the_gpu_loads_on_the_cpu(
 
 def test_default_offloads_every_layer() -> None:
     assert LlmSettings().n_gpu_layers == -1
+
+
+def test_torch_is_imported_after_onnxruntime() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from kb.backends.llama_import import import_torch; import_torch()\n"
+        "import sys; m = list(sys.modules); print(m.index('onnxruntime') < m.index('torch'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
