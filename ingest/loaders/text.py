@@ -1,13 +1,22 @@
-"""Plain-text loader: one section per paragraph.
+"""Plain-text loader: one section per paragraph, under the file's title line if it has one.
 
 Paragraphs are runs of non-blank lines separated by blank (whitespace-only) lines.
 Each section's text is the verbatim source of its lines, ``span`` holds its 1-based
 inclusive line range, and ``text == document_text[char_start:char_end]`` (see
-:mod:`ingest.loaders.textio` for the document text). Heading paths are empty.
+:mod:`ingest.loaders.textio` for the document text).
+
+A plain-text note often starts with a title line ("Allergies and medication", then a
+blank line). That line is the file's title (:func:`title_of`): it becomes the heading
+path of every later section and is not a section of its own, as a Markdown ``#``
+heading is not chunk text. So hits say ``allergies.txt › Allergies and medication``,
+the title counts for its sentences as a heading does (the evidence check and the
+keyword index read heading paths), and quote mode never answers with the bare title.
+Without a title line, heading paths are empty.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ingest.fileio import max_bytes_of
@@ -34,11 +43,55 @@ def paragraphs(index: LineIndex) -> list[Section]:
     return out
 
 
+#: longest title line, in characters and in words
+TITLE_MAX_CHARS = 80
+TITLE_MAX_WORDS = 12
+#: a Setext underline ("=====" or "-----") under a title line
+_UNDERLINE = re.compile(r"^[ \t]*(?:={3,}|-{3,})[ \t]*$")
+#: a line that starts like a list item ("- milk", "* x", "1. step", "2) step")
+_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t])")
+
+
+def title_of(first: Section, more: bool) -> str | None:
+    """The title in the first paragraph ``first``, or ``None``: one line (or one line
+    over a ``===``/``---`` underline) of 1 to :data:`TITLE_MAX_WORDS` words and at most
+    :data:`TITLE_MAX_CHARS` characters, with a letter, not a list item and not ending
+    like a sentence or a lead-in (``. ! ? : ; ,``), and only when ``more`` paragraphs
+    follow (a one-paragraph file is all body)."""
+    if not more:
+        return None
+    lines = first.text.split("\n")
+    if len(lines) == 2 and _UNDERLINE.match(lines[1]):
+        lines = lines[:1]
+    if len(lines) != 1:
+        return None
+    line = lines[0].strip()
+    if not line or len(line) > TITLE_MAX_CHARS or len(line.split()) > TITLE_MAX_WORDS:
+        return None
+    if line[-1] in ".!?:;," or _ITEM.match(line) or not any(c.isalpha() for c in line):
+        return None
+    return line
+
+
+def titled(sections: list[Section]) -> list[Section]:
+    """``sections`` with the first one taken as the title (:func:`title_of`) when it is
+    one: the rest carry it as their heading path."""
+    if not sections:
+        return sections
+    title = title_of(sections[0], more=len(sections) > 1)
+    if title is None:
+        return sections
+    return [Section(s.text, (title,), s.span, s.char_start, s.char_end) for s in sections[1:]]
+
+
 class TextLoader:
     doc_type = "txt"
 
     def load(self, abs_path: Path, rel_path: str, ctx: LoadContext) -> LoadedDocument:
         text = read_text(abs_path, rel_path, max_bytes_of(ctx.settings.ingest.max_file_mb))
         return LoadedDocument(
-            path=rel_path, doc_type=self.doc_type, sections=paragraphs(LineIndex(text)), text=text
+            path=rel_path,
+            doc_type=self.doc_type,
+            sections=titled(paragraphs(LineIndex(text))),
+            text=text,
         )

@@ -230,13 +230,13 @@ def test_hard_split_as_last_resort() -> None:
 
 def test_small_paragraphs_merge_but_not_across_headings(tmp_path: Path, ctx: LoadContext) -> None:
     txt = tmp_path / "t.txt"
-    body = "Title\n\nshort one.\n\nshort two.\n\n" + "long " * 195 + "\n\nend."
+    body = "Intro.\n\nshort one.\n\nshort two.\n\n" + "long " * 195 + "\n\nend."
     txt.write_text(body, encoding="utf-8")
     doc = TextLoader().load(txt, "t.txt", ctx)
     chunks = make_chunker("structure", configured(200, 10), REGEX).chunk(doc)
     # tiny paragraphs merge; the 195-token one would push the chunk over 200 tokens
-    assert [c.token_count for c in chunks] == [7, 197]
-    assert chunks[0].text == "Title\n\nshort one.\n\nshort two."
+    assert [c.token_count for c in chunks] == [8, 197]
+    assert chunks[0].text == "Intro.\n\nshort one.\n\nshort two."
     assert (chunks[0].span.line_start, chunks[0].span.line_end) == (1, 5)
     assert chunks[1].text.endswith("long\n\nend.")  # "end." merged backwards
     md = tmp_path / "m.md"

@@ -21,9 +21,46 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
     doc = TextLoader().load(path, "notes/reading-list.txt", ctx)
     assert doc.doc_type == "txt" and doc.tags == [] and doc.warnings == []
     exact_sections(doc, source)
-    assert len(doc.sections) == len([p for p in source.split("\n\n") if p.strip()])
-    assert doc.sections[0].text == "Reading list for the winter"
-    assert all(s.heading_path == () for s in doc.sections)
+    # the title line heads the paragraphs instead of being one
+    assert len(doc.sections) == len([p for p in source.split("\n\n") if p.strip()]) - 1
+    assert doc.sections[0].text.startswith("The first book on the list")
+    assert doc.sections[0].span.line_start == 3
+    assert all(s.heading_path == ("Reading list for the winter",) for s in doc.sections)
+
+
+@pytest.mark.parametrize(
+    ("src", "title"),
+    [
+        ("Allergies and medication\n\nI am allergic to penicillin.\n", "Allergies and medication"),
+        ("Trip notes\n==========\n\nBook the ferry.\n", "Trip notes"),
+        ("Car\n---\n\nNew tyres in May.\n", "Car"),
+        # not titles: a sentence, a lead-in, a list item, two lines, a long line, no letter
+        ("Call the bank.\n\nAsk about the fee.\n", None),
+        ("Shopping list:\n\nmilk\n", None),
+        ("- milk\n\n- eggs\n", None),
+        ("1. Preheat the oven\n\nBake.\n", None),
+        ("First line\nsecond line\n\nMore.\n", None),
+        (" ".join(["word"] * 13) + "\n\nMore.\n", None),
+        ("2026-11-20\n\nCalled the plumber.\n", None),
+        # a one-paragraph file is all body
+        ("Just a title-like line\n", None),
+    ],
+)
+def test_title_line(
+    tmp_path: Path, ctx: LoadContext, exact_sections: Check, src: str, title: str | None
+) -> None:
+    path = tmp_path / "n.txt"
+    path.write_text(src, encoding="utf-8")
+    doc = TextLoader().load(path, "n.txt", ctx)
+    exact_sections(doc, src)
+    paragraphs = [p for p in src.split("\n\n") if p.strip()]
+    if title is None:
+        assert len(doc.sections) == len(paragraphs)
+        assert all(s.heading_path == () for s in doc.sections)
+    else:
+        assert len(doc.sections) == len(paragraphs) - 1
+        assert all(s.heading_path == (title,) for s in doc.sections)
+        assert title not in doc.sections[0].text
 
 
 def test_blank_lines_with_spaces_and_runs(
