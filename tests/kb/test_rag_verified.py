@@ -286,6 +286,15 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     assert weighted_share(terms, ["error", "need", "person"]) == pytest.approx(3 / 4)
     assert weighted_share(terms, ["error", "person"]) == pytest.approx(2 / 3)
     assert weighted_share(question_terms("Why did it go?", None), []) == 1.0
+    # "use" and "run" frame questions about a setup: the table row and the schedule
+    # answer them without the verb
+    table = hit(2, "| service | port |\n|---|---|\n| Jellyfin | 8096 |\n| Grafana | 3000 |")
+    ps = [PassageSentences.of(1, table)]
+    got = check("Which port does Grafana use?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+    nightly = hit(3, "Restic backs up /srv every night at 02:30.")
+    got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
