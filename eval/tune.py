@@ -60,7 +60,7 @@ from kb.errors import (
 from kb.search.candidates import Candidates, fuse
 from kb.search.evidence import ask_passes
 from kb.search.options import SearchOptions
-from kb.search.rerank import rescore
+from kb.search.rerank import reranked
 from kb.store import Store
 
 if TYPE_CHECKING:
@@ -304,7 +304,7 @@ def ranking(g: Gathered, opts: SearchOptions, k: int = K) -> list[int]:
     fused = fuse(g.cands, o, max(k, o.rerank_depth))
     s = g.sentence_scores([f.id for f in fused[: o.rerank_depth]])
     if s is not None:
-        fused = rescore(fused, s, o.sentence_weight, o.rerank_depth)
+        fused = reranked(fused, s, o, g.cands)
     return [f.id for f in fused[:k]]
 
 

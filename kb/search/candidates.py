@@ -104,9 +104,59 @@ def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[F
     weights = {"vector": opts.vector_weight, "keyword": opts.keyword_weight}
     if opts.fusion == "rrf":
         fused = rrf_ranks({"vector": vec_ranks, "keyword": kw_ranks}, weights, opts.rrf_k)
+        return lookups_first(fused, c)[:keep]
     else:
-        fused = score_fusion(c, vec_ranks, kw_ranks, opts.vector_weight, opts.keyword_weight)
-    return fused[:keep]
+        fused = score_fusion(
+            c,
+            vec_ranks,
+            kw_ranks,
+            opts.vector_weight,
+            opts.keyword_weight,
+            cosine_floor=max(opts.min_score, 0.0),
+        )
+    return lookups_first(fused, c)[:keep]
+
+
+#: a query whose words occur in at most this many chunks in all is a lookup
+#: (:func:`lookups_first`)
+LOOKUP_MATCHES = 3
+
+
+def lookup_ids(c: Candidates) -> set[int]:
+    """The chunks a hybrid query *looks up*: every chunk that holds any of its words,
+    when there are at most :data:`LOOKUP_MATCHES` of them in the scope (the keyword
+    leg's whole list, shorter than its depth). Empty otherwise, and in a single-leg
+    mode."""
+    if not c.vector or not c.keyword or len(c.keyword) > LOOKUP_MATCHES:
+        return set()
+    if len(c.keyword) >= c.depth:  # the list may be cut: it need not be every match
+        return set()
+    return {i for i, _ in c.keyword}
+
+
+def lookups_first(fused: list[Fused], c: Candidates) -> list[Fused]:
+    """``fused`` with a lookup's chunks (:func:`lookup_ids`) first, in their order, and
+    the rest after them in theirs; a lifted chunk's score is raised to the best score
+    of the others, so scores still fall down the list.
+
+    Why: a query whose every word is that rare in the KB (a name, a code, a word typed
+    to find the one note that has it: "Garcia-Molina", "HX-44821") asks for those
+    chunks. The embedder cannot tell: it places the query near whatever *sounds*
+    alike (other Spanish names at cosine 0.34, above ``min_score``), and score fusion
+    plus the sentence rerank ranked those above the one chunk that holds the name
+    (4th among 300 HotpotQA pages). A question that shares any common word with the
+    KB ("When does the chimney sweep come?") matches more chunks and is ranked as
+    before; on squad-dev's 460 questions no ranking changed."""
+    lead = lookup_ids(c)
+    if not lead:
+        return list(fused)
+    first = [f for f in fused if f.id in lead]
+    rest = [f for f in fused if f.id not in lead]
+    if not first or not rest:
+        return first + rest
+    best_rest = rest[0].score
+    raised = [Fused(f.id, max(f.score, best_rest), f.ranks) for f in first]
+    return raised + rest
 
 
 def score_fusion(
@@ -115,24 +165,30 @@ def score_fusion(
     kw_ranks: dict[int, int],
     vector_weight: float,
     keyword_weight: float,
+    cosine_floor: float = 0.0,
 ) -> list[Fused]:
     """Convex combination of max-normalised scores over the candidates in either map::
 
-        v(d) = max(cosine(d), 0) / max(best_cosine, 0)    (0 without a vector)
-        b(d) = bm25(d) / bm25(keyword rank 1)              (0 outside the keyword list)
+        v(d) = max(cosine(d), 0) / max(best_cosine, floor)  (0 without a vector)
+        b(d) = bm25(d) / bm25(keyword rank 1)                (0 outside the keyword list)
         score(d) = (w_v * v(d) + w_k * b(d)) / (w_v + w_k)
 
     Both normalisers use the score's theoretical minimum (0) and the query's best
     score, so each leg's top chunk gets 1 and a chunk keeps how far it is from it
     (Bruch, Gai and Ingber, 2023, "An analysis of fusion functions for hybrid
-    retrieval": such a convex combination beats RRF and needs little tuning). A leg
+    retrieval": such a convex combination beats RRF and needs little tuning). The
+    cosine's ``floor`` (``cosine_floor``: ``[search] min_score``, 0.25) is the least
+    best cosine that counts as a full score: when no chunk reaches it, nothing is about
+    the query as the embedder sees it (a name, a code: "Garcia-Molina" scored 0.15 at
+    best, against a travel note), and its cosines are scaled as they are instead of
+    being blown up to 1, so the keyword leg's exact match decides. A leg
     whose best score is not positive contributes 0; weights summing to 0 give 0.
     Ties: a chunk both legs rank first (it has a keyword match *and* a vector
     rank), then the best single rank, then the chunk id. So a rare word's only chunk
     stays first even when its cosine is 0 or less (0.5 each with equal weights).
     """
     bm25 = dict(c.keyword)
-    top_cos = max(c.best_cosine or 0.0, 0.0)
+    top_cos = max(c.best_cosine or 0.0, cosine_floor, 0.0)
     top_kw = max(c.keyword[0][1], 0.0) if c.keyword else 0.0
     total = vector_weight + keyword_weight
     out: list[Fused] = []

@@ -83,7 +83,7 @@ from kb.search.keyword_lance import STALE_NOTICE, keyword_index_state
 from kb.search.keyword_lance import search as index_keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
-from kb.search.rerank import rescore, sentence_scores
+from kb.search.rerank import reranked, sentence_scores
 from kb.search.vector_cache import get_matrix, sqlite_state
 from kb.store import Store, keyword_index
 from kb.types import Hit
@@ -345,7 +345,7 @@ class Retriever:
         s = self.sentence_scores(cands, top)
         if s is None:
             return fused, {}
-        return rescore(fused, s, opts.sentence_weight, opts.rerank_depth), s
+        return reranked(fused, s, opts, cands), s
 
     def sentence_scores(self, cands: Candidates, chunk_ids: list[int]) -> dict[int, float] | None:
         """Each chunk's best sentence cosine to the query of ``cands``

@@ -38,6 +38,8 @@ NOTES = {
     "fall. The spare keys are with the neighbours at number twelve.\n",
     "workshop.md": "# Workshop\n\nReplaced the pond pump gasket with part ZX-4417 from "
     "the hardware shop, oiled the lawnmower blades and sorted the screws into jars.\n",
+    "reading.md": "# Reading\n\nPrior work by Cho and Garcia-Molina showed that uniform "
+    "revisiting beats proportional revisiting when bandwidth is scarce.\n",
 }
 # measured best cosines (any chunk): passport 0.21, ZX-4417 0.19, electricity 0.21
 PROBES = {"passport": "todo.txt", "ZX-4417": "workshop.md", "electricity": "todo.txt"}
@@ -79,6 +81,21 @@ def test_rare_word_is_rank_1_in_the_default_mode(kb: Any, word: str, note: str) 
     # ... yet the one note containing the word comes first
     assert res.hits[0].path.endswith(f"/notes/{note}")  # "<source>/notes/..."
     assert res.hits[0].ranks["keyword"] == 1
+
+
+@pytest.mark.parametrize("query", ["Garcia-Molina", "Who is Garcia-Molina?"])
+def test_a_name_that_sounds_like_other_pages_is_rank_1(kb: Any, query: str) -> None:
+    """The embedder places "Garcia-Molina" near HotpotQA pages about people with Spanish
+    names (cosine 0.34, above min_score), and fusion plus the sentence rerank put the
+    one note that holds the name 4th. Every word of the query is in that note alone,
+    so it is a lookup: the note leads (kb.search.candidates.lookups_first)."""
+    _, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    res = r.search(query, opts)
+    assert res.best_cosine is not None and res.best_cosine > opts.min_score
+    assert res.hits[0].path.endswith("/notes/reading.md")
+    assert res.hits[0].ranks["keyword"] == 1
+    assert [h.score for h in res.hits] == sorted((h.score for h in res.hits), reverse=True)
 
 
 def test_a_word_far_down_the_vector_leg_is_rank_1(kb: Any) -> None:

@@ -142,3 +142,31 @@ def test_retriever_records_the_sentence_score_and_weight_zero_is_off(store: Stor
     kw = r.search(query, SearchOptions(k=3, mode="keyword", sentence_weight=0.5))
     assert all("sentence" not in h.scores for h in kw.hits)
     assert np.isfinite(on.timings["rerank"])
+
+
+def test_noise_cosines_do_not_outrank_an_exact_name() -> None:
+    """A one-word name query ("Garcia-Molina") that the embedder relates to nothing:
+    the best chunk cosine is 0.15 and the best sentence 0.14, both noise. The chunk
+    that holds the name (keyword rank 1, cosine 0.01) stays first through fusion and
+    the sentence rerank: fusion scales the cosines by min_score (0.25), not by the
+    noise's best, and the rerank scales sentences by 0.45 at least."""
+    from kb.search.candidates import Candidates, fuse
+
+    c = Candidates(
+        10,
+        vector=[(1, 0.146), (2, 0.100), (4, 0.099)],
+        keyword=[(3, 2.475)],
+        cosine={1: 0.146, 2: 0.100, 4: 0.099, 3: 0.009},
+        vector_rank={1: 1, 2: 3, 4: 4, 3: 17},
+        best_cosine=0.146,
+    )
+    opts = SearchOptions(k=4)
+    out = fuse(c, opts, limit=20)
+    assert out[0].id == 3
+    # scaled by the noise's own best, the name led fusion by 0.03 only (0.53 vs 0.5)
+    assert out[0].score - out[1].score > 0.2
+    s = {1: 0.141, 2: 0.280, 3: 0.042, 4: 0.227}
+    floor = opts.min_score + 0.2
+    assert [e.id for e in rescore(out, s, 0.3, 20, floor)][0] == 3
+    # a query some sentence does paraphrase (S above the floor) is re-ranked as before
+    assert rescore(fused(1.0, 0.8), {1: 0.2, 2: 0.9}, 0.3, 20, 0.45)[0].id == 2
