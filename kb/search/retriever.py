@@ -29,8 +29,11 @@ Per query:
    candidate outside the vector leg's top ``n`` still gets its true cosine and vector
    rank. **No threshold removes a hybrid hit**: a chunk
    either leg ranks highly stays a candidate, so an exact match of a rare word (a
-   name, a code) is found even when its cosine is low. Vector mode drops chunks whose
-   cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is bm25 order;
+   name, a code) is found even when its cosine is low; the best cosine counts as at
+   least ``opts.min_score``, and a lookup (every query word in at most 3 chunks,
+   :func:`kb.search.candidates.lookups_first`) puts its chunks first. Vector mode drops
+   chunks whose cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is
+   bm25 order;
 6. sentence rerank (modes ``vector``, ``hybrid``; :mod:`kb.search.rerank`): the top
    ``opts.rerank_depth`` fused candidates are re-scored with each one's best sentence
    cosine ``s``, ``final = (1 - a) * f/max f + a * s/max s`` with ``a =
