@@ -53,8 +53,8 @@ def search(
     rerank_depth chunks are re-scored by their best single sentence: (1 -
     sentence_weight) * score / best score + sentence_weight * s / best s, s = the
     best cosine of one of the chunk's sentences (embedded alone at ingest), best s
-    counted as at least min_score + 0.2. A lookup (every word of the query occurs in
-    at most 3 chunks) puts those chunks first.
+    counted as at least min_score + 0.2. A lookup (a query of at most 3 words, stop
+    words aside, that occur in at most 3 chunks) puts those chunks first.
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB

@@ -65,6 +65,8 @@ class Candidates:
     vector_rank: dict[int, int] = field(default_factory=dict)
     best_cosine: float | None = None
     query_vector: np.ndarray | None = None
+    #: how many terms the keyword leg searched for (:func:`kb.search.keyword.query_terms`)
+    query_terms: int = 0
 
 
 def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -117,16 +119,21 @@ def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[F
     return lookups_first(fused, c)[:keep]
 
 
-#: a query whose words occur in at most this many chunks in all is a lookup
-#: (:func:`lookups_first`)
+#: a query of at most this many terms, whose terms occur in at most this many chunks in
+#: all, is a lookup (:func:`lookups_first`)
+LOOKUP_TERMS = 3
 LOOKUP_MATCHES = 3
 
 
 def lookup_ids(c: Candidates) -> set[int]:
-    """The chunks a hybrid query *looks up*: every chunk that holds any of its words,
-    when there are at most :data:`LOOKUP_MATCHES` of them in the scope (the keyword
-    leg's whole list, shorter than its depth). Empty otherwise, and in a single-leg
-    mode."""
+    """The chunks a hybrid query *looks up*: every chunk that holds any of its terms,
+    when the query has at most :data:`LOOKUP_TERMS` of them (stop words aside) and
+    they occur in at most :data:`LOOKUP_MATCHES` chunks of the scope (the keyword leg's
+    whole list, shorter than its depth). Empty otherwise, and in a single-leg mode. A
+    longer question is never a lookup: in a KB of a few notes, most of its words occur
+    in few chunks, and a paraphrase that shares none of them must still rank first."""
+    if not 1 <= c.query_terms <= LOOKUP_TERMS:
+        return set()
     if not c.vector or not c.keyword or len(c.keyword) > LOOKUP_MATCHES:
         return set()
     if len(c.keyword) >= c.depth:  # the list may be cut: it need not be every match
@@ -139,9 +146,9 @@ def lookups_first(fused: list[Fused], c: Candidates) -> list[Fused]:
     the rest after them in theirs; a lifted chunk's score is raised to the best score
     of the others, so scores still fall down the list.
 
-    Why: a query whose every word is that rare in the KB (a name, a code, a word typed
-    to find the one note that has it: "Garcia-Molina", "HX-44821") asks for those
-    chunks. The embedder cannot tell: it places the query near whatever *sounds*
+    Why: a short query whose every word is that rare in the KB (a name, a code, a word
+    typed to find the one note that has it: "Garcia-Molina", "HX-44821") asks for
+    those chunks. The embedder cannot tell: it places the query near whatever *sounds*
     alike (other Spanish names at cosine 0.34, above ``min_score``), and score fusion
     plus the sentence rerank ranked those above the one chunk that holds the name
     (4th among 300 HotpotQA pages). A question that shares any common word with the

@@ -30,7 +30,7 @@ Per query:
    rank. **No threshold removes a hybrid hit**: a chunk
    either leg ranks highly stays a candidate, so an exact match of a rare word (a
    name, a code) is found even when its cosine is low; the best cosine counts as at
-   least ``opts.min_score``, and a lookup (every query word in at most 3 chunks,
+   least ``opts.min_score``, and a lookup (at most 3 query words, in at most 3 chunks,
    :func:`kb.search.candidates.lookups_first`) puts its chunks first. Vector mode drops
    chunks whose cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is
    bm25 order;
@@ -81,7 +81,7 @@ from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
 from kb.search.filters import allowed_documents
 from kb.search.fusion import Fused
-from kb.search.keyword import keyword_search
+from kb.search.keyword import keyword_search, query_terms
 from kb.search.keyword_lance import STALE_NOTICE, keyword_index_state
 from kb.search.keyword_lance import search as index_keyword_search
 from kb.search.matrix import VectorMatrix
@@ -301,6 +301,8 @@ class Retriever:
             tm["vector"] = time.perf_counter() - t
 
         prefetched: dict[int, np.ndarray] | None = None
+        if opts.mode in ("keyword", "hybrid"):
+            out.query_terms = len(query_terms(query))
         if keyword_leg is not None:
             leg = keyword_leg.result()
             out.keyword, tm["keyword"], prefetched = leg.hits, leg.seconds, leg.vectors

@@ -159,6 +159,7 @@ def test_noise_cosines_do_not_outrank_an_exact_name() -> None:
         cosine={1: 0.146, 2: 0.100, 4: 0.099, 3: 0.009},
         vector_rank={1: 1, 2: 3, 4: 4, 3: 17},
         best_cosine=0.146,
+        query_terms=1,
     )
     opts = SearchOptions(k=4)
     out = fuse(c, opts, limit=20)
@@ -170,3 +171,25 @@ def test_noise_cosines_do_not_outrank_an_exact_name() -> None:
     assert [e.id for e in rescore(out, s, 0.3, 20, floor)][0] == 3
     # a query some sentence does paraphrase (S above the floor) is re-ranked as before
     assert rescore(fused(1.0, 0.8), {1: 0.2, 2: 0.9}, 0.3, 20, 0.45)[0].id == 2
+
+
+def test_a_long_question_is_never_a_lookup() -> None:
+    """In a KB of a few notes most words of a question occur in few chunks; a question of
+    more than LOOKUP_TERMS terms keeps the fused order (a paraphrase that shares no word
+    with the question can stay first)."""
+    from kb.search.candidates import LOOKUP_TERMS, Candidates, lookup_ids
+
+    c = Candidates(
+        10,
+        vector=[(1, 0.6), (2, 0.5)],
+        keyword=[(2, 3.0)],
+        cosine={1: 0.6, 2: 0.5},
+        vector_rank={1: 1, 2: 2},
+        best_cosine=0.6,
+        query_terms=LOOKUP_TERMS + 1,
+    )
+    assert lookup_ids(c) == set()
+    c.query_terms = LOOKUP_TERMS
+    assert lookup_ids(c) == {2}
+    c.keyword = [(2, 3.0), (3, 2.0), (4, 1.0), (5, 0.5)]  # more matches than a lookup has
+    assert lookup_ids(c) == set()
