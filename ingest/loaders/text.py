@@ -52,12 +52,20 @@ _UNDERLINE = re.compile(r"^[ \t]*(?:={3,}|-{3,})[ \t]*$")
 _ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t])")
 
 
+#: what a title never holds: a digit (a code, a date, a password: "Wifi hunter2"), a
+#: URL or an e-mail address, a colon ("Wifi: Lighthouse" is a fact, not a title)
+_NOT_TITLE = re.compile(r"\d|://|www\.|@|:")
+
+
 def title_of(first: Section, more: bool) -> str | None:
     """The title in the first paragraph ``first``, or ``None``: one line (or one line
-    over a ``===``/``---`` underline) of 1 to :data:`TITLE_MAX_WORDS` words and at most
-    :data:`TITLE_MAX_CHARS` characters, with a letter, not a list item and not ending
-    like a sentence or a lead-in (``. ! ? : ; ,``), and only when ``more`` paragraphs
-    follow (a one-paragraph file is all body)."""
+    over a ``===``/``---`` underline; a leading ``#`` mark is dropped) of 1 to
+    :data:`TITLE_MAX_WORDS` words and at most :data:`TITLE_MAX_CHARS` characters, with a
+    letter, not a list item, not ending like a sentence or a lead-in
+    (``. ! ? ; ,``), and without a digit, a URL, an e-mail address or a colon
+    (:data:`_NOT_TITLE`: such a line is a fact worth quoting); only when ``more``
+    paragraphs follow (a one-paragraph file is all body). Text a title would hide is
+    kept as a section: it is searchable either way, but only a section is quoted."""
     if not more:
         return None
     lines = first.text.split("\n")
@@ -65,21 +73,25 @@ def title_of(first: Section, more: bool) -> str | None:
         lines = lines[:1]
     if len(lines) != 1:
         return None
-    line = lines[0].strip()
+    line = re.sub(r"^#{1,6}[ \t]+", "", lines[0].strip())
     if not line or len(line) > TITLE_MAX_CHARS or len(line.split()) > TITLE_MAX_WORDS:
         return None
-    if line[-1] in ".!?:;," or _ITEM.match(line) or not any(c.isalpha() for c in line):
+    if line[-1] in ".!?;," or _ITEM.match(line) or not any(c.isalpha() for c in line):
+        return None
+    if _NOT_TITLE.search(line):
         return None
     return line
 
 
 def titled(sections: list[Section]) -> list[Section]:
     """``sections`` with the first one taken as the title (:func:`title_of`) when it is
-    one: the rest carry it as their heading path."""
+    one: the rest carry it as their heading path. A file of one-line paragraphs
+    ("Buy milk", "Call mom", "Pay rent") is a list, not a title and a body: when the
+    second paragraph would pass as a title too, there is none."""
     if not sections:
         return sections
     title = title_of(sections[0], more=len(sections) > 1)
-    if title is None:
+    if title is None or title_of(sections[1], more=True) is not None:
         return sections
     return [Section(s.text, (title,), s.span, s.char_start, s.char_end) for s in sections[1:]]
 

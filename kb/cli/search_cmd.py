@@ -45,7 +45,7 @@ def search(
     far down the vector list it is. The union is ordered by ([search] fusion =
     "score") score = (vector_weight * cosine / best cosine + keyword_weight * bm25 /
     best bm25) / (vector_weight + keyword_weight), the best cosine counted as at
-    least min_score, or by reciprocal rank fusion (fusion = "rrf": vector_weight/
+    least 0.25, or by reciprocal rank fusion (fusion = "rrf": vector_weight/
     (rrf_k + vector rank) + keyword_weight/(rrf_k + keyword rank)). A chunk either
     leg ranks highly stays a candidate, so a rare exact word (a name, a code, a
     number) reaches the top even when its meaning is far from anything the
@@ -53,8 +53,8 @@ def search(
     rerank_depth chunks are re-scored by their best single sentence: (1 -
     sentence_weight) * score / best score + sentence_weight * s / best s, s = the
     best cosine of one of the chunk's sentences (embedded alone at ingest), best s
-    counted as at least min_score + 0.2. A lookup (a query of at most 3 words, stop
-    words aside, that occur in at most 3 chunks) puts those chunks first.
+    counted as at least 0.45. In hybrid mode a lookup (a query of at most 3 words,
+    stop words aside, that occur in at most 3 chunks) puts those chunks first.
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB

@@ -115,9 +115,10 @@ QUESTION_FRAME = frozenset(
 #: light verbs a question is often phrased with ("why did X *get* blocked", "do we
 #: *need* to", "why didn't we *go*", "what did the doctor *say*", "how often should I
 #: *see* the physio", "which port does Grafana *use*", "when do backups *run*") where
-#: the passage says "is blocked", "visit", a table row, "every night": they count when a
-#: sentence holds them ("the one error that *needs* a person") and are left out when it
-#: does not (:func:`weighted_share`). In a KB of a few notes such a word is in no chunk,
+#: the passage says "is blocked", "visit", a table row, "every night" (not "used", which
+#: asks for a purpose: "What is Grafana used for?", nor "runs", often a noun): they count
+#: when a sentence holds them ("the one error that *needs* a person") and are left out
+#: when it does not (:func:`weighted_share`). In a KB of a few notes such a word is in no chunk,
 #: so as a plain term it would weigh the most.
 LIGHT_VERBS = frozenset(
     [
@@ -141,9 +142,7 @@ LIGHT_VERBS = frozenset(
         "sees",
         "use",
         "uses",
-        "used",
         "run",
-        "runs",
     ]
 )
 

@@ -114,10 +114,15 @@ def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[F
             kw_ranks,
             opts.vector_weight,
             opts.keyword_weight,
-            cosine_floor=max(opts.min_score, 0.0),
+            cosine_floor=COSINE_FLOOR,
         )
     return lookups_first(fused, c)[:keep]
 
+
+#: the least best cosine that counts as a full vector score in score fusion
+#: (:func:`score_fusion`): the default ``[search] min_score``, fixed, so that ranking
+#: does not move with the refusal threshold a user or ``kb eval tune`` sets
+COSINE_FLOOR = 0.25
 
 #: a query of at most this many terms, whose terms occur in at most this many chunks in
 #: all, is a lookup (:func:`lookups_first`)
@@ -162,7 +167,10 @@ def lookups_first(fused: list[Fused], c: Candidates) -> list[Fused]:
     if not first or not rest:
         return first + rest
     best_rest = rest[0].score
-    raised = [Fused(f.id, max(f.score, best_rest), f.ranks) for f in first]
+    raised = [
+        Fused(f.id, max(f.score, best_rest), f.ranks, f.score if f.fused is None else f.fused)
+        for f in first
+    ]
     return raised + rest
 
 
@@ -184,7 +192,7 @@ def score_fusion(
     score, so each leg's top chunk gets 1 and a chunk keeps how far it is from it
     (Bruch, Gai and Ingber, 2023, "An analysis of fusion functions for hybrid
     retrieval": such a convex combination beats RRF and needs little tuning). The
-    cosine's ``floor`` (``cosine_floor``: ``[search] min_score``, 0.25) is the least
+    cosine's ``floor`` (``cosine_floor``: :data:`COSINE_FLOOR`, 0.25) is the least
     best cosine that counts as a full score: when no chunk reaches it, nothing is about
     the query as the embedder sees it (a name, a code: "Garcia-Molina" scored 0.15 at
     best, against a travel note), and its cosines are scaled as they are instead of

@@ -25,11 +25,14 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Fused:
-    """One fused entry: its id, fused score and the 1-based rank in each ranking."""
+    """One fused entry: its id, fused score and the 1-based rank in each ranking.
+    ``fused`` keeps the score fusion gave it when a later step raised ``score`` (a
+    lookup's chunk, :func:`kb.search.candidates.lookups_first`)."""
 
     id: int
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
+    fused: float | None = None
 
 
 def rrf(

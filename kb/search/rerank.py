@@ -11,8 +11,9 @@ candidates ``d`` are re-scored::
 
 where ``f`` is the fused score (hybrid; the cosine in vector mode), ``F`` the largest
 ``max(f, 0)`` among those ``depth`` candidates, ``S`` the largest ``max(s, 0)`` but at
-least the cosine at which one sentence counts as evidence (``[search] min_score`` +
-0.2, :data:`kb.search.evidence.SENTENCE_MARGIN`: 0.45), and ``a`` is
+least the cosine at which one sentence counts as evidence under the default
+``[search] min_score`` (:data:`SENTENCE_FLOOR`, 0.25 + 0.2 = 0.45; a constant, so
+ranking does not move with the refusal threshold), and ``a`` is
 ``[search] sentence_weight``. The floor keeps a query that no sentence paraphrases (a
 name or a code: "Garcia-Molina", best sentence cosine 0.15) from letting its noise
 decide: divided by 0.15, a sentence of a travel note at 0.15 scored a full ``a`` and
@@ -42,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from kb.search.candidates import Candidates, lookups_first
+from kb.search.candidates import COSINE_FLOOR, Candidates, lookups_first
 from kb.search.evidence import SENTENCE_MARGIN
 from kb.search.fusion import Fused
 from kb.search.options import SearchOptions
@@ -55,6 +56,11 @@ from kb.store.sentences import for_chunks
 MAX_EMBED_AT_QUERY = 4
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
+
+#: the least ``S`` (module docs): the cosine at which one sentence is evidence under the
+#: default ``[search] min_score`` (0.25 + :data:`~kb.search.evidence.SENTENCE_MARGIN`),
+#: fixed, so that ranking does not move with the refusal threshold
+SENTENCE_FLOOR = COSINE_FLOOR + SENTENCE_MARGIN
 
 
 def rescore(
@@ -78,10 +84,10 @@ def rescore(
     sn = s / smax if smax > 0 else np.zeros_like(s)
     final = (1.0 - weight) * fn + weight * sn
     order = np.argsort(-final, kind="stable")
-    out = [Fused(top[i].id, float(final[i]), dict(top[i].ranks)) for i in order]
+    out = [Fused(top[i].id, float(final[i]), dict(top[i].ranks), top[i].fused) for i in order]
     for e in fused[depth:]:
         rest = (1.0 - weight) * max(e.score, 0.0) / fmax if fmax > 0 else 0.0
-        out.append(Fused(e.id, rest, dict(e.ranks)))
+        out.append(Fused(e.id, rest, dict(e.ranks), e.fused))
     return out
 
 
@@ -89,11 +95,9 @@ def reranked(
     fused: Sequence[Fused], sentence: Mapping[int, float], opts: SearchOptions, c: Candidates
 ) -> list[Fused]:
     """The search's order after the sentence rerank, as ``kb search`` and ``kb eval
-    tune`` both rank: :func:`rescore` with ``S`` at least ``opts.min_score`` +
-    :data:`~kb.search.evidence.SENTENCE_MARGIN`, then a lookup's chunks first
-    (:func:`kb.search.candidates.lookups_first`)."""
-    floor = opts.min_score + SENTENCE_MARGIN  # a sentence that counts as evidence
-    out = rescore(fused, sentence, opts.sentence_weight, opts.rerank_depth, floor)
+    tune`` both rank: :func:`rescore` with ``S`` at least :data:`SENTENCE_FLOOR`, then
+    a lookup's chunks first (:func:`kb.search.candidates.lookups_first`)."""
+    out = rescore(fused, sentence, opts.sentence_weight, opts.rerank_depth, SENTENCE_FLOOR)
     return lookups_first(out, c)
 
 

@@ -30,8 +30,9 @@ Per query:
    rank. **No threshold removes a hybrid hit**: a chunk
    either leg ranks highly stays a candidate, so an exact match of a rare word (a
    name, a code) is found even when its cosine is low; the best cosine counts as at
-   least ``opts.min_score``, and a lookup (at most 3 query words, in at most 3 chunks,
-   :func:`kb.search.candidates.lookups_first`) puts its chunks first. Vector mode drops
+   least 0.25 (:data:`kb.search.candidates.COSINE_FLOOR`), and a lookup (at most 3
+   query words, in at most 3 chunks; :func:`kb.search.candidates.lookups_first`) puts
+   its chunks first. Vector mode drops
    chunks whose cosine is below ``opts.min_score`` (``-1`` keeps all); keyword mode is
    bm25 order;
 6. sentence rerank (modes ``vector``, ``hybrid``; :mod:`kb.search.rerank`): the top
@@ -227,7 +228,7 @@ class Retriever:
         fused = fuse(cands, opts, max(opts.k, opts.rerank_depth) if opts.reranks else None)
         timings["fuse"] = time.perf_counter() - t
         sentence: dict[int, float] = {}
-        fused_score = {f.id: f.score for f in fused}
+        fused_score = {f.id: f.score if f.fused is None else f.fused for f in fused}
         if opts.reranks:
             t = time.perf_counter()
             fused, sentence = self.rerank(fused, cands, opts)

@@ -34,6 +34,7 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
         ("Allergies and medication\n\nI am allergic to penicillin.\n", "Allergies and medication"),
         ("Trip notes\n==========\n\nBook the ferry.\n", "Trip notes"),
         ("Car\n---\n\nNew tyres in May.\n", "Car"),
+        ("# Recipes\n\nChili: two onions.\n", "Recipes"),
         # not titles: a sentence, a lead-in, a list item, two lines, a long line, no letter
         ("Call the bank.\n\nAsk about the fee.\n", None),
         ("Shopping list:\n\nmilk\n", None),
@@ -42,6 +43,13 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
         ("First line\nsecond line\n\nMore.\n", None),
         (" ".join(["word"] * 13) + "\n\nMore.\n", None),
         ("2026-11-20\n\nCalled the plumber.\n", None),
+        # facts worth quoting: a code, a URL, an e-mail, a colon
+        ("Wifi password hunter2\n\nThe router is in the hall.\n", None),
+        ("https://example.com/article\n\nRead later.\n", None),
+        ("anna@example.com\n\nAnna's new address.\n", None),
+        ("Wifi: Lighthouse\n\nThe router is in the hall.\n", None),
+        # one-line paragraphs are a list, not a title and its body
+        ("Buy milk\n\nCall mom\n\nPay rent\n", None),
         # a one-paragraph file is all body
         ("Just a title-like line\n", None),
     ],

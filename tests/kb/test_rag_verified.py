@@ -19,6 +19,7 @@ from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
 from kb.rag.answerability import (
+    LIGHT_VERBS,
     PAIR_PENALTY,
     check,
     idf,
@@ -295,6 +296,10 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     nightly = hit(3, "Restic backs up /srv every night at 02:30.")
     got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # "used for" asks for a purpose the table does not state; "runs" is often a noun
+    purpose = check("What is Grafana used for?", ps, None, 0.0)
+    assert purpose.coverage < 1.0 and purpose.missing == ["used"]
+    assert "runs" not in LIGHT_VERBS and "used" not in LIGHT_VERBS
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:

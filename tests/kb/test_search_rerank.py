@@ -6,6 +6,7 @@ embedder for the stored / missing sentence vectors.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 from kb.search import Retriever, SearchOptions
 from kb.search.fusion import Fused
-from kb.search.rerank import MAX_EMBED_AT_QUERY, rescore, sentence_scores
+from kb.search.rerank import MAX_EMBED_AT_QUERY, SENTENCE_FLOOR, rescore, sentence_scores
 from kb.sentence_spans import split_sentences
 from kb.store import Store
 from kb.store import sentences as stored
@@ -167,8 +168,9 @@ def test_noise_cosines_do_not_outrank_an_exact_name() -> None:
     # scaled by the noise's own best, the name led fusion by 0.03 only (0.53 vs 0.5)
     assert out[0].score - out[1].score > 0.2
     s = {1: 0.141, 2: 0.280, 3: 0.042, 4: 0.227}
-    floor = opts.min_score + 0.2
-    assert [e.id for e in rescore(out, s, 0.3, 20, floor)][0] == 3
+    assert [e.id for e in rescore(out, s, 0.3, 20, SENTENCE_FLOOR)][0] == 3
+    # the floors are constants: a refusal threshold of -1 (keep everything) ranks alike
+    assert [e.id for e in fuse(c, replace(opts, min_score=-1.0), limit=20)] == [e.id for e in out]
     # a query some sentence does paraphrase (S above the floor) is re-ranked as before
     assert rescore(fused(1.0, 0.8), {1: 0.2, 2: 0.9}, 0.3, 20, 0.45)[0].id == 2
 
