@@ -17,6 +17,7 @@ whole file.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -25,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from kb.config import WhisperSettings
-from kb.errors import IngestError, ModelError
+from kb.errors import IngestError, ModelError, notice
+
+#: what CTranslate2 says when its CUDA libraries are missing or do not match the
+#: machine's: "Library libcublas.so.12 is not found or cannot be loaded" (a CUDA 13
+#: machine: faster-whisper issue 1431), cuDNN errors, "CUDA failed with error ..."
+_CUDA_FAILURE = re.compile(r"(?i)cuda|cublas|cudnn|library \S+ is not found|cannot be loaded")
 
 SAMPLE_RATE = 16000
 
@@ -128,10 +134,33 @@ class WhisperTranscriber(Transcriber):
     def transcribe(
         self, path: Path, on_progress: Callable[[float], None] | None = None
     ) -> list[Segment]:
+        """See :class:`Transcriber`. On the GPU, CTranslate2 loads cuBLAS and cuDNN only
+        at the first encode, and fails there when the machine's CUDA libraries are not
+        the ones its wheel was built for (a CUDA 13 machine has no ``libcublas.so.12``).
+        With ``[whisper] device = "auto"`` kb then transcribes on the CPU from here on,
+        with a one-line note; with ``"cuda"`` asked for, that is a :class:`ModelError`
+        saying what to do."""
         audio = decode(path)
         duration = len(audio) / SAMPLE_RATE
         if len(audio) == 0:
             raise IngestError(str(path), "empty audio (0 seconds); nothing to transcribe")
+        try:
+            return self._run(audio, duration, on_progress)
+        except RuntimeError as e:
+            if self.device != "cuda" or not _CUDA_FAILURE.search(str(e)):
+                raise
+            if self.settings.device != "auto":
+                raise ModelError(
+                    f"whisper cannot run on the GPU ({e}); install the CUDA libraries "
+                    'CTranslate2 needs, or set [whisper] device = "cpu"'
+                ) from None
+            notice(f"note: whisper cannot run on the GPU ({e}); transcribing on the CPU")
+            self.device, self._model = "cpu", None
+            return self._run(audio, duration, on_progress)
+
+    def _run(
+        self, audio: Any, duration: float, on_progress: Callable[[float], None] | None
+    ) -> list[Segment]:
         model = self._load()
         pieces, _info = model.transcribe(
             audio,

@@ -90,3 +90,65 @@ def test_real_whisper_detects_language_and_reports_progress() -> None:
     other = make_transcriber(WhisperSettings(device="cpu", beam_size=2), None)
     assert isinstance(t, WhisperTranscriber) and isinstance(other, WhisperTranscriber)
     assert other._load() is t._load()
+
+
+class _FakeWhisper:
+    """Stands in for a faster-whisper model: on ``cuda`` it fails at the first encode
+    as CTranslate2 does on a CUDA 13 machine; on the CPU it hears one sentence."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+    def transcribe(self, audio: object, **kw: object) -> tuple[object, object]:
+        from types import SimpleNamespace
+
+        def pieces():  # type: ignore[no-untyped-def]
+            if self.device == "cuda":
+                raise RuntimeError("Library libcublas.so.12 is not found or cannot be loaded")
+            yield SimpleNamespace(start=0.0, end=1.0, text=" Hello there.")
+
+        return pieces(), None
+
+
+@pytest.mark.parametrize("asked", ["auto", "cuda"])
+def test_a_gpu_without_ctranslate2s_cuda_libraries(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], asked: str
+) -> None:
+    """``auto`` picked cuda, but the first encode cannot load cuBLAS: ``auto`` goes on on
+    the CPU with a note (and stays there); ``cuda`` asked for is a ModelError."""
+    import numpy as np
+
+    from kb.backends import transcriber
+
+    monkeypatch.setattr(transcriber, "decode", lambda path: np.zeros(16000, dtype=np.float32))
+    t = WhisperTranscriber(WhisperSettings(device=asked), lambda: Path("/nowhere"))
+    t.device = "cuda"
+    monkeypatch.setattr(t, "_load", lambda: _FakeWhisper(t.device))
+    if asked == "cuda":
+        with pytest.raises(ModelError, match=r'libcublas.*\[whisper\] device = "cpu"'):
+            t.transcribe(WAV)
+        return
+    got = t.transcribe(WAV)
+    assert [s.text for s in got] == ["Hello there."] and t.device == "cpu"
+    assert "transcribing on the CPU" in capsys.readouterr().err
+    assert [s.text for s in t.transcribe(WAV)] == ["Hello there."]
+    assert capsys.readouterr().err == ""  # the note is said once
+
+
+def test_other_runtime_errors_are_not_taken_for_a_gpu_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    from kb.backends import transcriber
+
+    class Broken(_FakeWhisper):
+        def transcribe(self, audio: object, **kw: object) -> tuple[object, object]:
+            raise RuntimeError("unsupported model architecture")
+
+    monkeypatch.setattr(transcriber, "decode", lambda path: np.zeros(16000, dtype=np.float32))
+    t = WhisperTranscriber(WhisperSettings(device="auto"), lambda: Path("/nowhere"))
+    t.device = "cuda"
+    monkeypatch.setattr(t, "_load", lambda: Broken(t.device))
+    with pytest.raises(RuntimeError, match="unsupported"):
+        t.transcribe(WAV)
