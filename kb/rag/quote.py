@@ -32,7 +32,9 @@ restricts tokens but does not guide the model; llama.cpp issue 5599).
 
 A candidate is the sentence with its white space folded and a leading bullet (``-``,
 ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
-quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause).
+quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
+lead-in followed by a one-line fenced command carries the command as inline code
+(:func:`with_command`).
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
 """
@@ -87,7 +89,7 @@ def rank_candidates(
             else np.zeros(len(p.spans))
         )
         for j in range(len(p.spans)):
-            text = _MARKER.sub("", " ".join(p.sentence(j).split()))
+            text = with_command(p, j, _MARKER.sub("", " ".join(p.sentence(j).split())))
             if not text or len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
             one = weighted_share(terms, found_terms(terms, p, j))
@@ -96,6 +98,27 @@ def rank_candidates(
             cands.append(Candidate(p.n, j, text, rel))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
     return cands[:limit]
+
+
+#: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````
+_ONE_LINE_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n`]*\n(?P<body>[^\n]+)\n\1[ \t]*$")
+
+
+def with_command(p: PassageSentences, j: int, text: str) -> str:
+    """``text`` (sentence ``j`` of ``p``, folded) with the one-line command that follows
+    it, when it is a lead-in (it ends with ``:``) and the next piece of the passage is a
+    fenced code block of one line: "To restore a single file: `restic -r b2:bk restore
+    latest`". A how-to note puts the answer in the block, and the lead-in alone
+    ("To restore a single file:") answers nothing. The command's text is kept
+    verbatim, as inline code; a longer block, or one holding a backtick, is not joined
+    (the block stays a candidate of its own)."""
+    if not text.endswith(":") or j + 1 >= len(p.spans):
+        return text
+    m = _ONE_LINE_FENCE.match(p.sentence(j + 1).strip())
+    body = m.group("body").strip() if m else ""
+    if not body or "`" in body:
+        return text
+    return f"{text} `{body}`"
 
 
 def quote_line(c: Candidate) -> str:

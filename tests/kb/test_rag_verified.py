@@ -579,6 +579,25 @@ def test_a_quote_drops_its_bullet_but_keeps_its_item_number() -> None:
     }
 
 
+def test_a_lead_in_quotes_the_one_line_command_after_it() -> None:
+    """ "How do I restore a single file?" was answered "To restore a single file:" alone;
+    the command in the fenced block after it is the answer, kept verbatim as inline
+    code. A longer block is not joined, and the block is still a candidate itself."""
+    note = hit(
+        1,
+        "Restic backs up /srv every night at 02:30.\nTo restore a single file:\n\n"
+        "```bash\nrestic -r b2:bk:/ restore latest --target /tmp/r\n```\n\n"
+        "To list snapshots:\n\n```\nrestic snapshots\nrestic stats\n```",
+    )
+    ps = [PassageSentences.of(1, note)]
+    texts = [c.text for c in rank_candidates("How do I restore a single file?", ps, None, 9)]
+    assert (
+        texts[0] == "To restore a single file: `restic -r b2:bk:/ restore latest --target /tmp/r`"
+    )
+    assert "To list snapshots:" in texts  # two lines: not joined
+    assert any(t.startswith("```bash restic -r") for t in texts)
+
+
 def test_quote_mode_refuses_no_grammar() -> None:
     with pytest.raises(UsageError, match="quote mode needs the grammar"):
         ask(Scripted(["x"]), cfg(mode="quote"), grammar=False)
