@@ -52,9 +52,16 @@ _UNDERLINE = re.compile(r"^[ \t]*(?:={3,}|-{3,})[ \t]*$")
 _ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t])")
 
 
-#: what a title never holds: a digit (a code, a date, a password: "Wifi hunter2"), a
-#: URL or an e-mail address, a colon ("Wifi: Lighthouse" is a fact, not a title)
-_NOT_TITLE = re.compile(r"\d|://|www\.|@|:")
+#: what a title never holds: a URL or an e-mail address, a colon ("Wifi: Lighthouse" is
+#: a fact, not a title); a word of letters and digits (a code or a password: "Wifi
+#: hunter2", "HX-44821") is checked by :func:`_has_code`
+_NOT_TITLE = re.compile(r"://|www\.|@|:")
+
+
+def _has_code(line: str) -> bool:
+    """A word that mixes letters and digits: "hunter2", "HX-44821", "10am" (a number on
+    its own, "(serves 4)", "trip 2027", is fine)."""
+    return any(any(c.isalpha() for c in w) and any(c.isdigit() for c in w) for w in line.split())
 
 
 def title_of(first: Section, more: bool) -> str | None:
@@ -62,8 +69,9 @@ def title_of(first: Section, more: bool) -> str | None:
     over a ``===``/``---`` underline; a leading ``#`` mark is dropped) of 1 to
     :data:`TITLE_MAX_WORDS` words and at most :data:`TITLE_MAX_CHARS` characters, with a
     letter, not a list item, not ending like a sentence or a lead-in
-    (``. ! ? ; ,``), and without a digit, a URL, an e-mail address or a colon
-    (:data:`_NOT_TITLE`: such a line is a fact worth quoting); only when ``more``
+    (``. ! ? ; ,``), and without a URL, an e-mail address, a colon or a word of letters
+    and digits (:data:`_NOT_TITLE`, :func:`_has_code`: such a line is a fact worth
+    quoting); only when ``more``
     paragraphs follow (a one-paragraph file is all body). Text a title would hide is
     kept as a section: it is searchable either way, but only a section is quoted."""
     if not more:
@@ -78,7 +86,7 @@ def title_of(first: Section, more: bool) -> str | None:
         return None
     if line[-1] in ".!?;," or _ITEM.match(line) or not any(c.isalpha() for c in line):
         return None
-    if _NOT_TITLE.search(line):
+    if _NOT_TITLE.search(line) or _has_code(line):
         return None
     return line
 

@@ -35,6 +35,7 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
         ("Trip notes\n==========\n\nBook the ferry.\n", "Trip notes"),
         ("Car\n---\n\nNew tyres in May.\n", "Car"),
         ("# Recipes\n\nChili: two onions.\n", "Recipes"),
+        ("Weeknight chili (serves 4)\n\nBrown 500 g beef mince.\n", "Weeknight chili (serves 4)"),
         # not titles: a sentence, a lead-in, a list item, two lines, a long line, no letter
         ("Call the bank.\n\nAsk about the fee.\n", None),
         ("Shopping list:\n\nmilk\n", None),
@@ -45,6 +46,7 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
         ("2026-11-20\n\nCalled the plumber.\n", None),
         # facts worth quoting: a code, a URL, an e-mail, a colon
         ("Wifi password hunter2\n\nThe router is in the hall.\n", None),
+        ("Policy HX-44821\n\nBring the card.\n", None),
         ("https://example.com/article\n\nRead later.\n", None),
         ("anna@example.com\n\nAnna's new address.\n", None),
         ("Wifi: Lighthouse\n\nThe router is in the hall.\n", None),
