@@ -1,8 +1,10 @@
 """Word-level signals for the verifier: content words, numbers and names.
 
 Tokens are runs of letters/digits (``\\w+`` without ``_``), lower-cased, with a light
-suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing``, ``-ed``, ``-ly``
-stripped when at least three letters remain), so ``proofs``/``proofing``/``proofed``
+suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing(s)``, ``-ed``, ``-ly``
+stripped when at least three letters remain, ``-ing``/``-ed`` only after a vowel and
+with the word made whole again as Porter's step 1b does: ``saving``/``savings``/
+``saved`` -> ``save``, ``running`` -> ``run``), so ``proofs``/``proofing``/``proofed``
 meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGULAR`:
 ``said`` -> ``say``, ``bought`` -> ``buy``) and common abbreviations for their word
 (:data:`ABBREVIATED`: ``Dr`` -> ``doctor``, ``Oct`` -> ``october``). A possessive
@@ -158,6 +160,26 @@ ABBREVIATED: dict[str, str] = {
 }
 
 
+_VOWEL = re.compile(r"[aeiouy]")
+_CVC = re.compile(r"^[^aeiou]*[aeiouy][^aeiouwxy]$")
+
+
+def _restored(base: str) -> str:
+    """The word a stripped ``-ing``/``-ed`` leaves, made whole as Porter's step 1b does:
+    ``creat`` -> ``create``, ``troubl`` -> ``trouble``, ``realiz`` -> ``realize``; a
+    doubled final consonant is single (``runn`` -> ``run``, ``stopp`` -> ``stop``; not
+    ``ll``, ``ss``, ``zz``: ``fill``, ``miss``); a short consonant-vowel-consonant stem
+    takes its ``e`` back (``sav`` -> ``save``, ``hop`` -> ``hope``, ``bak`` -> ``bake``;
+    not after ``w``, ``x``, ``y``: ``fix``, ``play``)."""
+    if base.endswith(("at", "bl", "iz")):
+        return base + "e"
+    if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
+        return base[:-1]
+    if _CVC.match(base):
+        return base + "e"
+    return base
+
+
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged."""
     w = _base(word)
@@ -166,7 +188,11 @@ def stem(word: str) -> str:
         return stem(IRREGULAR[w])
     if not w.isalpha() or len(w) <= 3:
         return w
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("ly", "")):
+    for suffix in ("ings", "ing", "ed"):
+        base = w[: -len(suffix)]
+        if w.endswith(suffix) and len(base) >= 3 and not w.endswith("eed"):
+            return _restored(base) if _VOWEL.search(base) else w
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ly", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + repl
     if w.endswith("es") and len(w) > 4 and w[-3] in "sxz":

@@ -27,7 +27,7 @@ from kb.rag.answerability import (
     says_every_term,
     weighted_share,
 )
-from kb.rag.lexical import content_stems, key_tokens, stem, unit_words
+from kb.rag.lexical import content_stems, found, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, rank_candidates
 from kb.rag.record import VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
@@ -324,6 +324,27 @@ def test_typos_and_possessives_still_find_their_words() -> None:
     assert typo.coverage == 1 and typo.missing == []
     assert content_stems("the Loaf's crumb") == {"loaf", "crumb"}
     assert content_stems("it's what they couldn't bake") == {"bake"}
+
+
+def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
+    """ "How much do I save?" over "| Savings | 300 € |": saving, savings, saved and save
+    are one stem, as Porter's step 1b makes them (the stem used to be "sav" or "saving").
+    A word without a vowel before the suffix keeps it; -eed words stay."""
+    forms = {
+        "save": ["saving", "savings", "saved", "saves"],
+        "run": ["running", "runs"],
+        "create": ["creating", "created"],
+        "hope": ["hoping", "hoped"],
+        "hop": ["hopping", "hopped"],
+        "book": ["booking", "booked", "bookings"],
+        "fix": ["fixing", "fixed"],
+        "fill": ["filling", "filled"],
+        "open": ["opening", "opened"],
+    }
+    for word, derived in forms.items():
+        assert {stem(w) for w in [word, *derived]} == {word}, word
+    assert stem("string") == "string" and stem("speed") == "speed"
+    assert found("save", content_stems("| Savings | 300 € |"))
 
 
 def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
