@@ -59,9 +59,20 @@ _NOT_TITLE = re.compile(r"://|www\.|@|:")
 
 
 def _has_code(line: str) -> bool:
-    """A word that mixes letters and digits: "hunter2", "HX-44821", "10am" (a number on
-    its own, "(serves 4)", "trip 2027", is fine)."""
-    return any(any(c.isalpha() for c in w) and any(c.isdigit() for c in w) for w in line.split())
+    """A value a note states rather than a title: a word that mixes letters and digits
+    ("hunter2", "HX-44821", "10am"), a number of 3+ digits that is not a year ("Door
+    code 4821", "PIN 0427"), or an amount with a currency sign ("£612"). A small number
+    or a year is fine: "Weeknight chili (serves 4)", "Japan trip 2027"."""
+    for w in line.split():
+        if any(c.isalpha() for c in w) and any(c.isdigit() for c in w):
+            return True
+    if _CURRENCY.search(line):
+        return True
+    return any(not _YEAR.fullmatch(n) for n in re.findall(r"\d{3,}", line))
+
+
+_CURRENCY = re.compile(r"[£$€¥₹]\s*\d|\d\s*[£$€¥₹]")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def title_of(first: Section, more: bool) -> str | None:

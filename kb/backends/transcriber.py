@@ -30,8 +30,15 @@ from kb.errors import IngestError, ModelError, notice
 
 #: what CTranslate2 says when its CUDA libraries are missing or do not match the
 #: machine's: "Library libcublas.so.12 is not found or cannot be loaded" (a CUDA 13
-#: machine: faster-whisper issue 1431), cuDNN errors, "CUDA failed with error ..."
-_CUDA_FAILURE = re.compile(r"(?i)cuda|cublas|cudnn|library \S+ is not found|cannot be loaded")
+#: machine: faster-whisper issue 1431), a cuDNN library or symbol it cannot load, a
+#: driver too old. Not a GPU that runs out of memory: that is no reason to give up on it.
+_CUDA_LIBRARY_FAILURE = re.compile(
+    r"(?i)lib(?:cublas|cudnn)\S*|library \S+ is not found|cannot load symbol"
+    r"|driver version is insufficient"
+)
+#: set once CTranslate2's CUDA libraries failed in this process: ``auto`` is the CPU
+#: from then on, for every transcriber (the note is said once)
+_CUDA_BROKEN = False
 
 SAMPLE_RATE = 16000
 
@@ -78,6 +85,8 @@ def resolve_device(requested: str) -> str:
     """``auto`` → ``cuda`` when CTranslate2 sees a CUDA device, else ``cpu``."""
     if requested != "auto":
         return requested
+    if _CUDA_BROKEN:
+        return "cpu"
     import ctranslate2
 
     try:
@@ -144,19 +153,37 @@ class WhisperTranscriber(Transcriber):
         duration = len(audio) / SAMPLE_RATE
         if len(audio) == 0:
             raise IngestError(str(path), "empty audio (0 seconds); nothing to transcribe")
+        reported = [0.0]
+
+        def progress(seconds: float) -> None:
+            reported[0] += seconds
+            if on_progress is not None:
+                on_progress(seconds)
+
         try:
-            return self._run(audio, duration, on_progress)
+            return self._run(audio, duration, progress)
         except RuntimeError as e:
-            if self.device != "cuda" or not _CUDA_FAILURE.search(str(e)):
+            if self.device != "cuda" or not _CUDA_LIBRARY_FAILURE.search(str(e)):
                 raise
             if self.settings.device != "auto":
                 raise ModelError(
                     f"whisper cannot run on the GPU ({e}); install the CUDA libraries "
                     'CTranslate2 needs, or set [whisper] device = "cpu"'
                 ) from None
-            notice(f"note: whisper cannot run on the GPU ({e}); transcribing on the CPU")
-            self.device, self._model = "cpu", None
-            return self._run(audio, duration, on_progress)
+            self._give_up_cuda(str(e))
+            return self._run(audio, duration, _after(reported[0], on_progress))
+
+    def _give_up_cuda(self, why: str) -> None:
+        """Transcribe on the CPU from now on, in this process (:data:`_CUDA_BROKEN`); the
+        CUDA model is dropped from the shared cache, so its GPU memory is freed."""
+        global _CUDA_BROKEN
+        with _MODELS_LOCK:
+            if not _CUDA_BROKEN:
+                notice(f"note: whisper cannot run on the GPU ({why}); transcribing on the CPU")
+            _CUDA_BROKEN = True
+            for key in [k for k in _MODELS if k[1] == "cuda"]:
+                del _MODELS[key]
+        self.device, self._model = "cpu", None
 
     def _run(
         self, audio: Any, duration: float, on_progress: Callable[[float], None] | None
@@ -182,6 +209,24 @@ class WhisperTranscriber(Transcriber):
         if on_progress is not None and duration > done:
             on_progress(duration - done)
         return out
+
+
+def _after(
+    done: float, on_progress: Callable[[float], None] | None
+) -> Callable[[float], None] | None:
+    """``on_progress`` for a second pass over a file whose first pass reported ``done``
+    seconds already: only the seconds past those are passed on."""
+    if on_progress is None:
+        return None
+    left = [done]
+
+    def progress(seconds: float) -> None:
+        skip = min(left[0], seconds)
+        left[0] -= skip
+        if seconds > skip:
+            on_progress(seconds - skip)
+
+    return progress
 
 
 def make_transcriber(settings: WhisperSettings, kb_home: Path | None) -> Transcriber:

@@ -3,7 +3,7 @@
 Tokens are runs of letters/digits (``\\w+`` without ``_``), lower-cased, with a light
 suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing(s)``, ``-ed``, ``-ly``
 stripped when at least three letters remain, ``-ing``/``-ed`` only after a vowel and
-with the word made whole again as Porter's step 1b does: ``saving``/``savings``/
+with a short word made whole again as Porter's step 1b does: ``saving``/``savings``/
 ``saved`` -> ``save``, ``running`` -> ``run``), so ``proofs``/``proofing``/``proofed``
 meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGULAR`:
 ``said`` -> ``say``, ``bought`` -> ``buy``) and common abbreviations for their word
@@ -162,19 +162,21 @@ ABBREVIATED: dict[str, str] = {
 
 _VOWEL = re.compile(r"[aeiouy]")
 _CVC = re.compile(r"^[^aeiou]*[aeiouy][^aeiouwxy]$")
+_CVC_END = re.compile(r"[^aeiou][aeiouy][^aeiouwxy]$")
 
 
 def _restored(base: str) -> str:
-    """The word a stripped ``-ing``/``-ed`` leaves, made whole as Porter's step 1b does:
-    ``creat`` -> ``create``, ``troubl`` -> ``trouble``, ``realiz`` -> ``realize``; a
-    doubled final consonant is single (``runn`` -> ``run``, ``stopp`` -> ``stop``; not
-    ``ll``, ``ss``, ``zz``: ``fill``, ``miss``); a short consonant-vowel-consonant stem
-    takes its ``e`` back (``sav`` -> ``save``, ``hop`` -> ``hope``, ``bak`` -> ``bake``;
-    not after ``w``, ``x``, ``y``: ``fix``, ``play``)."""
-    if base.endswith(("at", "bl", "iz")):
-        return base + "e"
-    if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
-        return base[:-1]
+    """The word a stripped ``-ing``/``-ed`` leaves, made whole for short stems as
+    Porter's step 1b does (a stem of 5+ letters meets its word through :func:`near`
+    anyway: ``creat``/``create``): a doubled final consonant is single when that leaves
+    a consonant-vowel-consonant end (``runn`` -> ``run``, ``stopp`` -> ``stop``; not
+    ``add``, ``staff``, ``fill``, ``miss``), and a short consonant-vowel-consonant
+    stem takes its ``e`` back (``sav`` -> ``save``, ``hop`` -> ``hope``, ``bak`` ->
+    ``bake``; not after ``w``, ``x``, ``y``: ``fix``, ``play``)."""
+    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeiouylszf":
+        if _CVC_END.search(base[:-1]):
+            return base[:-1]
+        return base
     if _CVC.match(base):
         return base + "e"
     return base

@@ -162,6 +162,9 @@ def _antonyms() -> dict[str, frozenset[str]]:
 
 #: stem -> the stems of its antonyms (``lowest`` -> ``{highest}``)
 ANTONYMS = _antonyms()
+#: words whose stem is an antonym's but which mean something else: *close* (near) has
+#: the stem of *closed*, the opposite of *open*
+NOT_ANTONYM_FORMS = frozenset(["close", "closer", "closest", "closely"])
 
 
 @dataclass(frozen=True)
@@ -292,6 +295,8 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     seen: set[str] = set()
     for t in tokens(question):
         s = stem(t)
+        if t.lower() in NOT_ANTONYM_FORMS:
+            continue
         if s in seen or s not in ANTONYMS or s in best:
             continue
         seen.add(s)

@@ -33,8 +33,8 @@ restricts tokens but does not guide the model; llama.cpp issue 5599).
 A candidate is the sentence with its white space folded and a leading bullet (``-``,
 ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
 quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
-lead-in followed by a one-line fenced command carries the command as inline code
-(:func:`with_command`).
+lead-in followed by a one-line fenced command is quoted with that command after it
+(:func:`command_after`).
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
 """
@@ -64,6 +64,9 @@ class Candidate:
     j: int  # sentence index in the passage
     text: str
     relevance: float
+    #: the one-line command block that follows a lead-in, quoted after it
+    #: (:func:`command_after`), or ""
+    follow: str = ""
 
 
 def rank_candidates(
@@ -89,13 +92,13 @@ def rank_candidates(
             else np.zeros(len(p.spans))
         )
         for j in range(len(p.spans)):
-            text = with_command(p, j, _MARKER.sub("", " ".join(p.sentence(j).split())))
+            text = _MARKER.sub("", " ".join(p.sentence(j).split()))
             if not text or len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
-            cands.append(Candidate(p.n, j, text, rel))
+            cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
     return cands[:limit]
 
@@ -104,26 +107,29 @@ def rank_candidates(
 _ONE_LINE_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n`]*\n(?P<body>[^\n]+)\n\1[ \t]*$")
 
 
-def with_command(p: PassageSentences, j: int, text: str) -> str:
-    """``text`` (sentence ``j`` of ``p``, folded) with the one-line command that follows
-    it, when it is a lead-in (it ends with ``:``) and the next piece of the passage is a
-    fenced code block of one line: "To restore a single file: `restic -r b2:bk restore
-    latest`". A how-to note puts the answer in the block, and the lead-in alone
-    ("To restore a single file:") answers nothing. The command's text is kept
-    verbatim, as inline code; a longer block, or one holding a backtick, is not joined
-    (the block stays a candidate of its own)."""
+def command_after(p: PassageSentences, j: int, text: str) -> str:
+    """The fenced one-line command that follows sentence ``j`` of ``p`` (``text``,
+    folded) when that sentence is a lead-in (it ends with ``:``), as the passage has it
+    (folded, so it stays on the answer's line: "```bash restic -r b2:bk restore latest
+    ```"); "" otherwise. A how-to note puts the answer in the block, and the lead-in
+    alone ("To restore a single file:") answers nothing. The block is its own sentence
+    of the passage, so quoting it after the lead-in keeps every answer sentence a
+    verbatim copy that the verifier finds. A longer block is not taken."""
     if not text.endswith(":") or j + 1 >= len(p.spans):
-        return text
-    m = _ONE_LINE_FENCE.match(p.sentence(j + 1).strip())
-    body = m.group("body").strip() if m else ""
-    if not body or "`" in body:
-        return text
-    return f"{text} `{body}`"
+        return ""
+    block = p.sentence(j + 1).strip()
+    m = _ONE_LINE_FENCE.match(block)
+    if m is None or not m.group("body").strip():
+        return ""
+    folded = " ".join(block.split())
+    return folded if len(folded) <= MAX_QUOTE_CHARS else ""
 
 
 def quote_line(c: Candidate) -> str:
-    """What the model writes for candidate ``c``: the sentence, a space, its citation."""
-    return f"{c.text} [#{c.n}]"
+    """What the model writes for candidate ``c``: the sentence, a space, its citation;
+    then the command that follows a lead-in, with the same citation."""
+    line = f"{c.text} [#{c.n}]"
+    return f"{line} {c.follow} [#{c.n}]" if c.follow else line
 
 
 def quote_grammar(cands: Sequence[Candidate], refusal_phrase: str, max_quotes: int) -> str:
@@ -144,7 +150,7 @@ def quote_grammar(cands: Sequence[Candidate], refusal_phrase: str, max_quotes: i
 
 def candidates_block(cands: Sequence[Candidate]) -> str:
     """The numbered candidate list shown in the prompt, one per line: ``1. sentence``."""
-    return "\n".join(f"{i}. {c.text}" for i, c in enumerate(cands, 1))
+    return "\n".join(f"{i}. {c.text} {c.follow}".rstrip() for i, c in enumerate(cands, 1))
 
 
 class LabelExpander:

@@ -47,6 +47,9 @@ def test_demo_text_paragraphs(ctx: LoadContext, exact_sections: Check) -> None:
         # facts worth quoting: a code, a URL, an e-mail, a colon
         ("Wifi password hunter2\n\nThe router is in the hall.\n", None),
         ("Policy HX-44821\n\nBring the card.\n", None),
+        ("Door code 4821\n\nThe key is under the mat.\n", None),
+        ("Car insurance £612\n\nRenews in May.\n", None),
+        ("Japan trip 2027\n\nFly on 2 April.\n", "Japan trip 2027"),
         ("https://example.com/article\n\nRead later.\n", None),
         ("anna@example.com\n\nAnna's new address.\n", None),
         ("Wifi: Lighthouse\n\nThe router is in the hall.\n", None),

@@ -28,7 +28,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.lexical import content_stems, found, key_tokens, stem, unit_words
-from kb.rag.quote import quote_grammar, rank_candidates
+from kb.rag.quote import quote_grammar, quote_line, rank_candidates
 from kb.rag.record import VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
@@ -333,7 +333,9 @@ def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
     forms = {
         "save": ["saving", "savings", "saved", "saves"],
         "run": ["running", "runs"],
-        "create": ["creating", "created"],
+        "heat": ["heating", "heated"],
+        "add": ["adding", "added"],
+        "staff": ["staffed", "staffing"],
         "hope": ["hoping", "hoped"],
         "hop": ["hopping", "hopped"],
         "book": ["booking", "booked", "bookings"],
@@ -345,6 +347,13 @@ def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
         assert {stem(w) for w in [word, *derived]} == {word}, word
     assert stem("string") == "string" and stem("speed") == "speed"
     assert found("save", content_stems("| Savings | 300 € |"))
+    # a long stem meets its whole word by prefix (near), without Porter's -ate rule
+    assert found(stem("create"), content_stems("creating it"))
+    # "close" (near) shares the stem of "closed" but is no antonym of "open"
+    from kb.rag.polarity import contradictions
+
+    assert contradictions("Is the cafe close to the station?", ["The cafe is open daily."]) == []
+    assert contradictions("Is the shop closed on Sunday?", ["The shop is open on Sunday."])
 
 
 def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
@@ -602,8 +611,10 @@ def test_a_quote_drops_its_bullet_but_keeps_its_item_number() -> None:
 
 def test_a_lead_in_quotes_the_one_line_command_after_it() -> None:
     """ "How do I restore a single file?" was answered "To restore a single file:" alone;
-    the command in the fenced block after it is the answer, kept verbatim as inline
-    code. A longer block is not joined, and the block is still a candidate itself."""
+    the command in the fenced block after it is the answer. It is quoted after the
+    lead-in as the passage's own sentence (folded onto the line), so each quoted
+    sentence is verbatim. A longer block is not taken, and the block is still a
+    candidate itself."""
     note = hit(
         1,
         "Restic backs up /srv every night at 02:30.\nTo restore a single file:\n\n"
@@ -611,12 +622,29 @@ def test_a_lead_in_quotes_the_one_line_command_after_it() -> None:
         "To list snapshots:\n\n```\nrestic snapshots\nrestic stats\n```",
     )
     ps = [PassageSentences.of(1, note)]
-    texts = [c.text for c in rank_candidates("How do I restore a single file?", ps, None, 9)]
-    assert (
-        texts[0] == "To restore a single file: `restic -r b2:bk:/ restore latest --target /tmp/r`"
+    cands = rank_candidates("How do I restore a single file?", ps, None, 9)
+    best = cands[0]
+    assert best.text == "To restore a single file:"
+    assert best.follow == "```bash restic -r b2:bk:/ restore latest --target /tmp/r ```"
+    assert quote_line(best) == f"To restore a single file: [#1] {best.follow} [#1]"
+    assert {c.follow for c in cands if c.text == "To list snapshots:"} == {""}  # two lines
+    assert any(c.text.startswith("```bash restic -r") for c in cands)
+
+
+def test_quote_mode_answers_a_how_to_with_its_command_and_both_are_supported() -> None:
+    note = hit(
+        1,
+        "Restic backs up /srv every night at 02:30.\nTo restore a single file:\n\n"
+        "```bash\nrestic -r b2:bk:/ restore latest --target /tmp/r\n```\n\n"
+        "The restic password is in KeePassXC.",
     )
-    assert "To list snapshots:" in texts  # two lines: not joined
-    assert any(t.startswith("```bash restic -r") for t in texts)
+    pipe = AskPipeline(
+        FakeRetriever([note]), Scripted(["1"]), cfg(mode="quote"), embed=bow_embed, doc_freq=None
+    )
+    rec = pipe.ask("How do I restore a single file with restic?", SearchOptions(k=3)).result()
+    assert rec.text.startswith("To restore a single file: [#1] ```bash restic -r b2:bk:/")
+    assert [s.verdict for s in rec.sentences] == ["supported", "supported"]
+    assert rec.grounded and not rec.refused
 
 
 def test_quote_mode_refuses_no_grammar() -> None:

@@ -121,6 +121,7 @@ def test_a_gpu_without_ctranslate2s_cuda_libraries(
     from kb.backends import transcriber
 
     monkeypatch.setattr(transcriber, "decode", lambda path: np.zeros(16000, dtype=np.float32))
+    monkeypatch.setattr(transcriber, "_CUDA_BROKEN", False)
     t = WhisperTranscriber(WhisperSettings(device=asked), lambda: Path("/nowhere"))
     t.device = "cuda"
     monkeypatch.setattr(t, "_load", lambda: _FakeWhisper(t.device))
@@ -128,11 +129,15 @@ def test_a_gpu_without_ctranslate2s_cuda_libraries(
         with pytest.raises(ModelError, match=r'libcublas.*\[whisper\] device = "cpu"'):
             t.transcribe(WAV)
         return
-    got = t.transcribe(WAV)
+    seconds: list[float] = []
+    got = t.transcribe(WAV, seconds.append)
     assert [s.text for s in got] == ["Hello there."] and t.device == "cpu"
+    assert sum(seconds) == pytest.approx(1.0)  # the file's second, counted once
     assert "transcribing on the CPU" in capsys.readouterr().err
     assert [s.text for s in t.transcribe(WAV)] == ["Hello there."]
-    assert capsys.readouterr().err == ""  # the note is said once
+    # a later transcriber of this process starts on the CPU, and says nothing
+    assert resolve_device("auto") == "cpu"
+    assert capsys.readouterr().err == ""
 
 
 def test_other_runtime_errors_are_not_taken_for_a_gpu_problem(
@@ -147,8 +152,29 @@ def test_other_runtime_errors_are_not_taken_for_a_gpu_problem(
             raise RuntimeError("unsupported model architecture")
 
     monkeypatch.setattr(transcriber, "decode", lambda path: np.zeros(16000, dtype=np.float32))
+    monkeypatch.setattr(transcriber, "_CUDA_BROKEN", False)
     t = WhisperTranscriber(WhisperSettings(device="auto"), lambda: Path("/nowhere"))
     t.device = "cuda"
     monkeypatch.setattr(t, "_load", lambda: Broken(t.device))
     with pytest.raises(RuntimeError, match="unsupported"):
         t.transcribe(WAV)
+
+    class OutOfMemory(_FakeWhisper):  # a GPU that is full is no reason to give up on it
+        def transcribe(self, audio: object, **kw: object) -> tuple[object, object]:
+            raise RuntimeError("CUDA failed with error out of memory")
+
+    monkeypatch.setattr(t, "_load", lambda: OutOfMemory(t.device))
+    with pytest.raises(RuntimeError, match="out of memory"):
+        t.transcribe(WAV)
+    assert t.device == "cuda" and resolve_device("cpu") == "cpu"
+
+
+def test_a_second_pass_reports_only_the_seconds_past_the_first() -> None:
+    from kb.backends.transcriber import _after
+
+    got: list[float] = []
+    progress = _after(2.5, got.append)
+    assert progress is not None
+    for s in (1.0, 1.0, 1.0, 1.0):
+        progress(s)
+    assert got == [0.5, 1.0] and _after(1.0, None) is None
