@@ -53,9 +53,10 @@ _ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]|\d{1,3}[.)][ \t])")
 
 
 #: what a title never holds: a URL or an e-mail address, a colon ("Wifi: Lighthouse" is
-#: a fact, not a title); a word of letters and digits (a code or a password: "Wifi
-#: hunter2", "HX-44821") is checked by :func:`_has_code`
+#: a fact, not a title); values (codes, numbers, amounts) are :func:`_has_code`'s
 _NOT_TITLE = re.compile(r"://|www\.|@|:")
+_CURRENCY = re.compile(r"[£$€¥₹]\s*\d|\d\s*[£$€¥₹]")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _has_code(line: str) -> bool:
@@ -71,19 +72,15 @@ def _has_code(line: str) -> bool:
     return any(not _YEAR.fullmatch(n) for n in re.findall(r"\d{3,}", line))
 
 
-_CURRENCY = re.compile(r"[£$€¥₹]\s*\d|\d\s*[£$€¥₹]")
-_YEAR = re.compile(r"(?:19|20)\d\d")
-
-
 def title_of(first: Section, more: bool) -> str | None:
     """The title in the first paragraph ``first``, or ``None``: one line (or one line
     over a ``===``/``---`` underline; a leading ``#`` mark is dropped) of 1 to
     :data:`TITLE_MAX_WORDS` words and at most :data:`TITLE_MAX_CHARS` characters, with a
     letter, not a list item, not ending like a sentence or a lead-in
-    (``. ! ? ; ,``), and without a URL, an e-mail address, a colon or a word of letters
-    and digits (:data:`_NOT_TITLE`, :func:`_has_code`: such a line is a fact worth
-    quoting); only when ``more``
-    paragraphs follow (a one-paragraph file is all body). Text a title would hide is
+    (``. ! ? ; ,``), and without a URL, an e-mail address, a colon, a code, a number of
+    3+ digits that is not a year or an amount (:data:`_NOT_TITLE`, :func:`_has_code`:
+    such a line is a fact worth quoting); only when ``more`` paragraphs follow (a
+    one-paragraph file is all body). Text a title would hide is
     kept as a section: it is searchable either way, but only a section is quoted."""
     if not more:
         return None

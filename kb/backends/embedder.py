@@ -9,7 +9,6 @@ for the store's "what built these vectors" record: two embedders with the same
 from __future__ import annotations
 
 import os
-import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -276,6 +275,8 @@ def _on_cpu(settings: EmbeddingSettings) -> bool:
     """Whether ingest embeds on the CPU; ``auto`` imports torch only where a GPU may exist."""
     if settings.device != "auto":
         return settings.device == "cpu"
-    if not (Path("/proc/driver/nvidia").exists() or sys.platform == "darwin"):
+    from kb.backends.devices import gpu_present
+
+    if not gpu_present():
         return True
     return resolve_device("auto") == "cpu"

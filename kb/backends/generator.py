@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from kb.backends.devices import gpu_present
 from kb.config import LlmSettings
 from kb.errors import ModelError, notice
 from kb.hashing import sha256_file
@@ -366,14 +367,6 @@ def silence_llama_logs() -> bool:
     _streams_kept = kept
     _silenced = True
     return kept
-
-
-def gpu_present() -> bool:
-    """A cheap guess that this machine has a GPU llama.cpp could use: an NVIDIA driver
-    is loaded (``/proc/driver/nvidia``) or it is a Mac (Metal)."""
-    import sys
-
-    return Path("/proc/driver/nvidia").exists() or sys.platform == "darwin"
 
 
 def gpu_offload_supported() -> bool:

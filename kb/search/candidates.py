@@ -83,6 +83,12 @@ def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = Non
     return out
 
 
+#: the least best cosine that counts as a full vector score in score fusion
+#: (:func:`score_fusion`): the default ``[search] min_score``, fixed, so that ranking
+#: does not move with the refusal threshold a user or ``kb eval tune`` sets
+COSINE_FLOOR = 0.25
+
+
 def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[Fused]:
     """The best ``opts.k`` entries for ``opts.mode`` (see the module docs), or the best
     ``limit`` (the sentence rerank looks deeper than ``k``; the legs' depth ``n`` is
@@ -106,23 +112,10 @@ def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[F
     weights = {"vector": opts.vector_weight, "keyword": opts.keyword_weight}
     if opts.fusion == "rrf":
         fused = rrf_ranks({"vector": vec_ranks, "keyword": kw_ranks}, weights, opts.rrf_k)
-        return lookups_first(fused, c)[:keep]
     else:
-        fused = score_fusion(
-            c,
-            vec_ranks,
-            kw_ranks,
-            opts.vector_weight,
-            opts.keyword_weight,
-            cosine_floor=COSINE_FLOOR,
-        )
+        fused = score_fusion(c, vec_ranks, kw_ranks, opts.vector_weight, opts.keyword_weight)
     return lookups_first(fused, c)[:keep]
 
-
-#: the least best cosine that counts as a full vector score in score fusion
-#: (:func:`score_fusion`): the default ``[search] min_score``, fixed, so that ranking
-#: does not move with the refusal threshold a user or ``kb eval tune`` sets
-COSINE_FLOOR = 0.25
 
 #: a query of at most this many terms, whose terms occur in at most this many chunks in
 #: all, is a lookup (:func:`lookups_first`)
@@ -180,7 +173,7 @@ def score_fusion(
     kw_ranks: dict[int, int],
     vector_weight: float,
     keyword_weight: float,
-    cosine_floor: float = 0.0,
+    cosine_floor: float = COSINE_FLOOR,
 ) -> list[Fused]:
     """Convex combination of max-normalised scores over the candidates in either map::
 
