@@ -56,7 +56,9 @@ vectors (no embedder) the coverage-only model :data:`LEXICAL_MODEL` is used. Wit
 ``require_keys``, a question whose number or name appears in no passage at all is not
 answerable either, nor one whose negation or antonym the best-matching sentences
 contradict ("What did the TEU *not* do?" over sentences that say what it does;
-"the *lowest* point" where the text says "highest": :mod:`kb.rag.polarity`). Edge
+"the *lowest* point" where the text says "highest": :mod:`kb.rag.polarity`), nor one
+whose one missing word is a name or number the best sentence has another in place of
+("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`). Edge
 cases: a question without content stems (all stop words) has
 coverage 1 (there is nothing to check); no passages -> not answerable.
 """
@@ -72,6 +74,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, found, key_tokens, tokens
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
+from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
 from kb.types import Hit
 
@@ -308,7 +311,13 @@ def check(
     result = Answerability(p, p >= min_answerable, min_answerable, cov, cos, chunk, missing)
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
-    result.contradictions = contradictions(question, ranked)
+    result.contradictions = contradictions(question, [p.sentence(j) for p, j in ranked])
+    if ranked:
+        best, j = ranked[0]
+        got = set(found_terms(terms, best, j))
+        lacking = {s for s in terms if s not in got and not is_light(terms, s)}
+        known = best.stems[j] | best.heading_stems | best.units(j)
+        result.contradictions += swaps(question, best.sentence(j), known, lacking)
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result
@@ -331,17 +340,18 @@ def ranked_sentences(
     passages: Sequence[PassageSentences],
     matches: Matches,
     qvec: np.ndarray | None,
-) -> list[str]:
-    """Every passage sentence, best match to the question first: by coverage (with its
-    chunk's headings, as :func:`coverage` counts it), then cosine to ``qvec``."""
-    sentences: list[str] = []
+) -> list[tuple[PassageSentences, int]]:
+    """Every passage sentence as ``(passage, sentence index)``, best match to the
+    question first: by coverage (with its chunk's headings, as :func:`coverage` counts
+    it), then cosine to ``qvec``."""
+    places: list[tuple[PassageSentences, int]] = []
     covs: list[float] = []
     coss: list[float | None] = []
     for p, held in zip(passages, matches, strict=True):
         coss += cosines_of(p.vectors, qvec, len(held))
-        sentences += [p.sentence(j) for j in range(len(held))]
+        places += [(p, j) for j in range(len(held))]
         covs += [weighted_share(terms, list(got)) for got in held]
-    return rank_sentences(sentences, covs, coss)
+    return rank_sentences(places, covs, coss)
 
 
 #: what a pair of sentences from two documents loses against one sentence (module

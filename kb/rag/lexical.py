@@ -24,7 +24,7 @@ claim has no such tokens (nothing to miss), so it never divides by zero.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
@@ -211,6 +211,11 @@ def _number(tok: str) -> str:
 def tokens(text: str) -> list[str]:
     """Raw word and number tokens of ``text`` in order (case kept)."""
     return _TOKEN.findall(text)
+
+
+def token_matches(text: str) -> Iterator[re.Match[str]]:
+    """The matches of :func:`tokens`, with their positions in ``text``."""
+    return _TOKEN.finditer(text)
 
 
 def content_stems(text: str) -> set[str]:

@@ -43,11 +43,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from kb.rag.lexical import stem, tokens
+
+T = TypeVar("T")
 
 #: negation words a question uses; with contractions (``didn't``) by :func:`_contracted`
 QUESTION_NEGATIONS = frozenset(
@@ -273,9 +275,10 @@ def all_stems(text: str) -> set[str]:
 
 
 def rank_sentences(
-    sentences: Sequence[str], coverages: Sequence[float], cosines: Sequence[float | None]
-) -> list[str]:
-    """``sentences`` best first: by coverage, then cosine (missing = 0); stable."""
+    sentences: Sequence[T], coverages: Sequence[float], cosines: Sequence[float | None]
+) -> list[T]:
+    """``sentences`` (texts, or anything standing for them) best first: by coverage,
+    then cosine (missing = 0); stable."""
     order = sorted(range(len(sentences)), key=lambda i: (-coverages[i], -(cosines[i] or 0.0)))
     return [sentences[i] for i in order]
 

@@ -1,0 +1,132 @@
+"""Swapped names and numbers (kb.rag.substitution) and how the evidence check uses them."""
+
+from __future__ import annotations
+
+from kb.rag import AskPipeline
+from kb.rag.answerability import check
+from kb.rag.lexical import stem
+from kb.rag.polarity import Contradiction
+from kb.rag.substitution import initials_of, neighbour, swaps, tokenised
+from kb.rag.verify import PassageSentences
+from kb.search.options import SearchOptions
+from kb.types import Hit, Locator, Span
+from tests.kb.test_rag_pipeline import FakeRetriever
+from tests.kb.test_rag_verified import bow_embed, cfg
+
+AMAZON = (
+    "The first European to travel the length of the Amazon River was Francisco de "
+    "Orellana in 1542. The river carries more water than any other."
+)
+
+
+def hit(n: int, text: str, heading: tuple[str, ...] = ("Rivers",)) -> Hit:
+    loc = Locator(f"notes/n{n}.md", "md", heading, Span(line_start=1, line_end=2))
+    return Hit(chunk_id=n, text=text, locator=loc, score=1.0 / n)
+
+
+def test_tokens_know_names_and_numbers_but_not_a_sentence_start() -> None:
+    toks = tokenised("The first European sailed in 1,542. Later Orellana left.")
+    kinds = {t.text: t.kind for t in toks}
+    assert kinds["European"] == "name" and kinds["Orellana"] == "name"
+    assert kinds["The"] is None and kinds["Later"] is None  # they start a sentence
+    assert [t.stem for t in toks if t.kind == "number"] == ["1542"]
+    assert neighbour(toks, 2, -1) == "first" and neighbour(toks, 2, 1) == "sail"
+    assert neighbour(toks, 0, -1) is None
+
+
+def test_a_name_in_the_slot_of_the_asked_one_is_a_swap() -> None:
+    q = "Who was the first American to travel the Amazon River?"
+    assert swaps(q, AMAZON, set(), {"american"}) == [Contradiction("American", "European")]
+    # the asked name is there: no swap
+    assert (
+        swaps("Who was the first European to travel the Amazon River?", AMAZON, set(), set()) == []
+    )
+
+
+def test_a_number_in_the_slot_of_the_asked_one_is_a_swap() -> None:
+    s = "Newton's Second Law asserts the proportionality of acceleration to force."
+    q = "Newton's Third Law asserts the proportionality of acceleration to what?"
+    assert swaps(q, s, set(), {"third"}) == [Contradiction("Third", "Second")]
+    s2 = "The bridge opened in 1932 after six years of work."
+    assert swaps("What opened in 1936 after six years?", s2, set(), {"1936"}) == [
+        Contradiction("1936", "1932")
+    ]
+
+
+def test_a_swap_is_the_only_term_the_sentence_lacks() -> None:
+    # a question joining two documents: its best sentence is about one of them, lacks
+    # more than the other's name, and has another name where that one stood
+    s = "Nikolay Krylov was a Russian mathematician who held the title of academician."
+    q = "Nikolay Krylov and Anatoly Fomenko both held what academic title?"
+    assert swaps(q, s, set(), {stem("Anatoly"), "fomenko"}) == []
+    assert swaps(q, s, set(), {stem("Anatoly")}) == [Contradiction("Anatoly", "Russian")]
+    # a one-letter name is no key
+    assert (
+        swaps("Which services did ISS A/S offer?", "ISS UK offered cleaning.", set(), {"s"}) == []
+    )
+
+
+def test_a_different_name_elsewhere_in_the_sentence_is_no_swap() -> None:
+    # "Jacksonville" is not in the sentence, whose names sit in other slots
+    s = (
+        "Led by Isaiah D. Hart, residents wrote a charter for a town government, which "
+        "was approved by the Florida Legislative Council on February 9, 1832."
+    )
+    assert (
+        swaps("When was the Jacksonville town charter approved?", s, set(), {"jacksonville"}) == []
+    )
+
+
+def test_headings_acronyms_and_alternative_questions_are_not_swaps() -> None:
+    s = "Since 1972 more member states have joined, Greece in 1979 and Spain in 1985."
+    q = "In 1972, did Norway end up joining the European Union?"
+    # "Norway" is in no slot of a name here; "European" is the chunk's title
+    assert swaps(q, s, {"european", "union"}, {"norway"}) == []
+    commission = "The European Commission is the main executive body of the European Union."
+    assert initials_of("EU", tokenised(commission)) and not initials_of("EC", tokenised(s))
+    assert swaps("What is the main executive body of the EU?", commission, set(), {"eu"}) == []
+    both = "The first European to travel the Amazon was Orellana."
+    assert (
+        swaps(
+            "Was the first American or the first Briton to travel the Amazon?",
+            both,
+            set(),
+            {"american", "briton"},
+        )
+        == []
+    )
+
+
+def test_the_evidence_check_reports_the_swap_and_refuses_with_require_keys() -> None:
+    ps = [
+        PassageSentences.of(1, hit(1, AMAZON)),
+        PassageSentences.of(2, hit(2, "American rivers are long.")),
+    ]
+    q = "Who was the first American to travel the Amazon River?"
+    assert check(q, ps, None, 0.0).answerable  # reported, not enforced
+    strict = check(q, ps, None, 0.0, require_keys=True)
+    assert not strict.answerable and strict.absent_keys == []  # "American" is in passage 2
+    assert strict.contradictions == [Contradiction("American", "European")]
+    ok = check(
+        "Who was the first European to travel the Amazon River?", ps, None, 0.0, require_keys=True
+    )
+    assert ok.answerable and ok.contradictions == []
+
+
+def test_the_pipeline_refuses_a_swapped_name_before_loading_the_model() -> None:
+    def factory():  # type: ignore[no-untyped-def]
+        raise AssertionError("the model must not be loaded")
+
+    pipe = AskPipeline(
+        FakeRetriever([hit(1, AMAZON)]),
+        factory,
+        cfg(min_answerable=0.01),
+        embed=bow_embed,
+        doc_freq=None,
+    )
+    rec = pipe.ask(
+        "Who was the first American to travel the Amazon River?", SearchOptions(k=1)
+    ).result()
+    assert rec.refused and rec.refusal_reason == "no_support"
+    assert rec.answerability is not None
+    assert rec.answerability["contradictions"] == [{"question": "American", "passage": "European"}]
