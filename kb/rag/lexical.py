@@ -315,8 +315,24 @@ def _within(a: str, b: str, d: int) -> bool:
 
 
 def found(word: str, stems: set[str]) -> bool:
-    """``word`` (a stem) is in ``stems`` exactly or :func:`near` one of them."""
-    return word in stems or (len(word) >= 5 and any(near(word, s) for s in stems))
+    """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
+    too short for :func:`near`) its doer: :func:`agentive`."""
+    if word in stems:
+        return True
+    if len(word) >= 5:
+        return any(near(word, s) for s in stems)
+    return any(agentive(word, s) for s in stems)
+
+
+def agentive(a: str, b: str) -> bool:
+    """One of ``a`` and ``b`` is the other's doer, ``-er`` or (after ``e``) ``-r``, and
+    the shorter has 3 or 4 letters (longer ones meet by :func:`near`'s shared prefix:
+    ``manage``/``manager``): "Who *owns* the search service?" over a table whose column
+    is *owner*; *use*/*user*, *buy*/*buyer*, *pay*/*payer*. Alphabetic stems only."""
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    if not 3 <= len(short) <= 4 or not long_.isalpha():
+        return False
+    return long_ == short + ("r" if short.endswith("e") else "er")
 
 
 _MONTH = (

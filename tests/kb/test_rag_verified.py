@@ -27,7 +27,7 @@ from kb.rag.answerability import (
     says_every_term,
     weighted_share,
 )
-from kb.rag.lexical import content_stems, found, key_tokens, stem, unit_words
+from kb.rag.lexical import agentive, content_stems, found, key_tokens, stem, unit_words
 from kb.rag.quote import quote_grammar, quote_line, rank_candidates
 from kb.rag.record import VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
@@ -300,6 +300,21 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     purpose = check("What is Grafana used for?", ps, None, 0.0)
     assert purpose.coverage < 1.0 and purpose.missing == ["used"]
     assert "runs" not in LIGHT_VERBS and "used" not in LIGHT_VERBS
+    # "how do I fix X": the note says what to do, not the verb
+    radiator = hit(4, "Radiator in the bedroom makes a ticking noise, bleed it with the key.")
+    got = check("How do I fix the ticking radiator?", [PassageSentences.of(1, radiator)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+
+
+def test_a_short_word_meets_its_doer() -> None:
+    # too short for near()'s shared prefix: "owns" asked, the table's column says "owner"
+    assert found(stem("owns"), {stem("owner")}) and found(stem("user"), {stem("uses")})
+    assert agentive("buy", "buyer") and agentive("bake", "baker") and agentive("owner", "own")
+    assert not agentive("own", "owned") and not agentive("ow", "ower")
+    assert found("manage", {"manager"})  # long words meet by their prefix already
+    table = hit(5, "| service | port | owner |\n|---|---|---|\n| search | 9200 | Mei |")
+    got = check("Who owns the search service?", [PassageSentences.of(1, table)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
