@@ -9,24 +9,31 @@ sentence without a date, nor a *how many* question by one without a quantity: th
 "expected answer type" of the TREC-era question answering systems, used here only as a
 small bonus, since a sentence can answer in words ("overnight", "every Monday").
 
-Types, from the question's wording (case-insensitive):
+Types, from the question's wording (case-insensitive), first match wins:
 
-- ``"time"``: *when*, *what/which year, decade, century, month, day, date, time,
-  era, period* ("In what year ...");
 - ``"money"``: *how much* with *cost, price, pay, spend, charge, earn, owe, worth,
-  fee, budget* ("How much did the service cost?"), *what is the price/cost/fee/fare/
-  rent/salary*;
+  fee* after it, unless it asks *how much time* ("How much did the service cost?");
+  *what is / what's the (…) price, cost, fee, fare, rent, salary*; *what does … cost*;
+- ``"time"``: a question that starts or ends with *when* ("When …?", "And when …?",
+  "… ended when?"; not "How much did it cost when the boiler broke?"), *what/which
+  year, decade, century, month, date, time* ("In what year …"; not *what time zone*,
+  *which day pass*);
 - ``"quantity"``: *how many/much/long/far/old/big/large/tall/high/fast/often/deep/
   wide/heavy*, *what percentage/percent/number/amount/proportion/fraction/size*;
-- ``None`` otherwise (who, what, why, which X ...: too varied to check by shape).
+- ``None`` otherwise (who, what, why, which X …: too varied to check by shape).
 
-A sentence holds a ``"time"`` when it has a year, a clock time, a numeric date or a
-day's ordinal (:data:`_TIME_SHAPE`; "100" is none) or a month, weekday, season or
-relative-day word (:data:`TIME_WORDS`; not *may*, *mar* or *fall*, which are more
-often verbs), a ``"money"`` when it has an amount (a currency sign or word by a
-number: "£90", "145 euros"), a ``"quantity"`` when it has a number, a
-number word or a unit of time (:data:`QUANTITY_WORDS`: "three", "a dozen",
-"overnight").
+A sentence holds
+
+- a ``"time"`` when it has a year (1000–2199 or a decade, "1990s", not part of a code,
+  a size or an amount: "Room 1204", "1920x1080", "1500 euros", "2000 W"), a clock time
+  ("14:00", "9 am", "9.30 h"), an ISO or day/month/year date, a day's ordinal ("the
+  12th"), a duration from now ("in 3 days"), or a time word (:data:`TIME_WORDS`:
+  months, weekdays, seasons, *today*, *ago*, *weekly*…; not *may*, *mar*, *march* or
+  *fall*, more often verbs, nor *spring*);
+- a ``"money"`` when it has an amount: a currency sign or code before or after a number
+  ("£90", "145 €", "EUR 950", "145 euros");
+- a ``"quantity"`` when it has a number, a number word or a word of frequency or
+  duration (:data:`QUANTITY_WORDS`: "three", "a dozen", "overnight", "annually").
 """
 
 from __future__ import annotations
@@ -36,20 +43,20 @@ from typing import Literal
 
 AnswerType = Literal["time", "money", "quantity"]
 
-_TIME_Q = re.compile(
-    r"\bwhen\b|\b(?:what|which)\s+(?:year|decade|century|month|day|date|time|era|period)s?\b",
-    re.IGNORECASE,
+_MONEY_WORDS = (
+    r"cost|costs|costing|price|priced|pay|paid|spend|spent|charge|charged|earn|earned|"
+    r"earns|owe|owed|worth|fee|fees"
 )
 _MONEY_Q = re.compile(
-    r"\bhow\s+much\b.*\b(?:cost|costs|costing|price|priced|pay|paid|spend|spent|charge|"
-    r"charged|earn|earned|earns|owe|owed|worth|fee|fees|budget)\b"
-    r"|\bwhat\s+(?:was|is|were|are|will\s+be)\s+the\s+(?:price|cost|fee|fare|rent|salary)\b",
+    rf"\bhow\s+much\b(?!\s+time\b).*\b(?:{_MONEY_WORDS})\b"
+    r"|\bwhat(?:'s|’s|\s+(?:was|is|were|are|will\s+be))\s+the\s+(?:[\w-]+\s+){0,2}"
+    r"(?:price|prices|cost|costs|fee|fees|fare|fares|rent|salary)\b"
+    r"|\bwhat\s+(?:does|did|do|will)\b.*\bcost\b",
     re.IGNORECASE,
 )
-#: an amount of money: a currency sign by a number, or a number with a currency word
-_MONEY_SHAPE = re.compile(
-    r"[$£€¥₹]\s*\d|\d\s*(?:k|m|bn|million|billion)?\s*(?:dollars?|euros?|pounds?|usd|eur|gbp|"
-    r"chf|cents?|pence|p\b|yen|francs?|marks?|rupees?|kr|sek|nok|dkk|pln|zł)",
+_TIME_Q = re.compile(
+    r"^\W*(?:\w+\s+)?when\b|\bwhen\W*$"
+    r"|\b(?:what|which)\s+(?:year|decade|century|month|date|time)s?\b(?!\s+(?:zone|pass|slot)s?\b)",
     re.IGNORECASE,
 )
 _QUANTITY_Q = re.compile(
@@ -58,40 +65,52 @@ _QUANTITY_Q = re.compile(
     re.IGNORECASE,
 )
 
-_TIME_WORDS_TEXT = """january february march april june july august september october november
+_CURRENCY_CODE = r"usd|eur|gbp|chf|jpy|inr|sek|nok|dkk|pln|cad|aud"
+#: an amount of money: a currency sign or code before or after a number, or a number
+#: with a currency word
+_MONEY_SHAPE = re.compile(
+    rf"(?:[$£€¥₹]|\b(?:{_CURRENCY_CODE})\b)\s*\d"
+    rf"|\d\s*(?:[$£€¥₹]|(?:k|bn|m|million|billion)?\s*(?:{_CURRENCY_CODE}|dollars?|euros?|"
+    r"pounds?|cents?|pence|yen|francs?|rupees?|zł|zloty)\b)",
+    re.IGNORECASE,
+)
+#: a year, a clock time, a date, a day's ordinal, a time from now (module docstring)
+_TIME_SHAPE = re.compile(
+    r"(?<![\w.,/x×-])(?:1\d{3}|2[01]\d{2})(?:s|'s)?"
+    r"(?![\w/x×°%-]|[.,]\d|\s*(?:[$£€¥₹]|(?:w|kw|kwh|v|mah|mg|kg|g|mm|cm|m|km|ml|l|mb|gb|tb|"
+    r"px|rpm|hz|mhz|ghz|euros?|dollars?|pounds?)\b))"
+    r"|\b\d{1,2}:\d{2}\b|\b\d{1,2}(?:[.:]\d{2})?\s*(?:[ap]\.?m\b\.?|h\b)"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+floor)"
+    r"|\b(?:in|for|after|within)\s+\d+\s*(?:days?|weeks?|months?|years?|hours?)\b",
+    re.IGNORECASE,
+)
+
+_TIME_WORDS_TEXT = """january february april june july august september october november
     december jan feb apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-    thursday friday saturday sunday weekday weekend spring summer autumn winter
-    century centuries decade decades today tomorrow yesterday tonight morning evening
-    night overnight noon midnight"""
+    thursday friday saturday sunday weekday weekend summer autumn winter century
+    centuries decade decades today tomorrow yesterday tonight morning evening night
+    overnight noon midnight ago daily weekly monthly yearly annually nightly"""
 #: words that say *when* without a digit
 TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
 _QUANTITY_WORDS_TEXT = """one two three four five six seven eight nine ten eleven twelve
-    thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
-    eighty ninety hundred hundreds thousand thousands million millions billion billions
-    trillion dozen dozens half quarter once twice several few overnight second seconds
-    minute minutes hour hours day days week weeks month months year years"""
-#: words that say *how many / how long* without a digit
+    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty
+    fifty sixty seventy eighty ninety hundred hundreds thousand thousands million
+    millions billion billions trillion dozen dozens half quarter once twice several few
+    overnight second seconds minute minutes hour hours day days week weeks month months
+    year years daily weekly monthly yearly annually nightly hourly"""
+#: words that say *how many / how long / how often* without a digit
 QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
 _WORD = re.compile(r"[^\W\d_]+")
 _DIGIT = re.compile(r"\d")
-#: a year (1000-2199, or a decade: "1990s"), a clock time ("14:00", "9 am", "9pm"), a
-#: numeric date ("2026-12-01", "1/3/2027"), or a day's ordinal ("the 12th"); a bare
-#: "100" is no time
-_TIME_SHAPE = re.compile(
-    r"(?<![\d.,])(?:1\d{3}|2[01]\d{2})(?:s|'s)?(?![\d.,]\d)"
-    r"|\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b\.?"
-    r"|\b\d{1,4}[-/]\d{1,2}[-/]\d{1,4}\b|\b\d{1,2}(?:st|nd|rd|th)\b",
-    re.IGNORECASE,
-)
 
 
 def expected_type(question: str) -> AnswerType | None:
     """The answer type ``question`` asks for (module docstring), or ``None``."""
-    if _TIME_Q.search(question):
-        return "time"
     if _MONEY_Q.search(question):
         return "money"
+    if _TIME_Q.search(question):
+        return "time"
     if _QUANTITY_Q.search(question):
         return "quantity"
     return None

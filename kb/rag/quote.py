@@ -23,9 +23,10 @@ with ``cos`` the embedder's cosine (0 without an embedder) and ``coverage`` the
 idf-weighted share of the question's words found in the sentence, or in the sentence
 and its neighbours, as the evidence check counts them
 (:func:`kb.rag.answerability.found_terms`: headings and file name included, typos and
-units forgiven), plus :data:`TYPE_BONUS` when the question asks *when* or *how many*
-and the sentence can say it (:mod:`kb.rag.answer_type`: it has a number, a date word,
-a quantity word); the best ``candidates`` sentences (ties: passage order) are offered.
+units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
+cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
+date or time, an amount of money, a number or quantity word); the best
+``candidates`` sentences (ties: passage order) are offered.
 Measured on squad-dev's 234 answerable SQuAD questions (top-5 passages), the first
 candidate holds the golden answer for 80% (the plain window share of stems: 74%), and
 one of the 8 offered for 97%. The prompt lists exactly

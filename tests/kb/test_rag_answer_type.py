@@ -25,6 +25,19 @@ def test_question_wording_names_the_answer_type() -> None:
     assert expected_type("How long does the dough proof?") == "quantity"
     assert expected_type("Who is my advisor?") is None
     assert expected_type("What does the borrow checker reject?") is None
+    # "when" as a conjunction, "how much time", "what time zone", a modifier, a contraction
+    assert expected_type("How much did the repair cost when the boiler broke?") == "money"
+    assert expected_type("What should I do when the router drops?") is None
+    assert expected_type("How much time did I spend on the tax return?") == "quantity"
+    assert expected_type("How much RAM does the budget laptop have?") == "quantity"
+    assert expected_type("What time zone is Tokyo in?") is None
+    assert expected_type("Which day pass is cheapest?") is None
+    assert expected_type("What time does the last ferry leave?") == "time"
+    assert expected_type("What's the price of a day pass?") == "money"
+    assert expected_type("What is the total cost of the trip?") == "money"
+    assert expected_type("What does the day pass cost?") == "money"
+    assert expected_type("And when is the dentist?") == "time"
+    assert expected_type("The civil war ended when?") == "time"
 
 
 def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
@@ -39,6 +52,42 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert holds("quantity", "Let it rest for a few hours.")
     assert not holds("quantity", "Use ripe bananas.")
     assert holds(None, "anything")
+    # amounts: a sign or code before or after; a word that starts like a currency is none
+    for amount in ("The heater cost 145 €.", "Rent: EUR 950 a month.", "CHF 120 a day", "$4.2bn"):
+        assert holds("money", amount), amount
+    for other in (
+        "The shelf is 80 centimetres wide.",
+        "Visited 3 European capitals.",
+        "We opened 3 franchises.",
+        "The meeting is at 3 p.m. sharp.",
+        "The phone has a 12 MP camera.",
+        "18 marks out of 20",
+    ):
+        assert not holds("money", other), other
+    # a year is not part of a code, a size, a power or an amount
+    for other in (
+        "The heater draws 2000 W.",
+        "It cost 1500 euros.",
+        "Policy HX-1234 renews.",
+        "The screen is 1920x1080.",
+        "The pads cost 12.50 euros.",
+        "Call 030-12-3456.",
+        "Meet on the 2nd floor.",
+        "We march on.",
+        "The spring in the mattress broke.",
+    ):
+        assert not holds("time", other), other
+    for when in (
+        "on 12 October 2026 and cost",
+        "in 1998 the",
+        "consolidated in 1968.",
+        "in about 1300, by the river",
+        "It arrives in 3 days.",
+        "two weeks ago",
+    ):
+        assert holds("time", when), when
+    assert holds("quantity", "serviced annually") and holds("quantity", "Bins go out weekly.")
+    assert not holds("quantity", "The acceleration of every object was constant.")
 
 
 def _passages(text: str) -> list[PassageSentences]:

@@ -6,7 +6,14 @@ from kb.rag import AskPipeline
 from kb.rag.answerability import check
 from kb.rag.lexical import stem
 from kb.rag.polarity import Contradiction
-from kb.rag.substitution import initials_of, neighbour, swaps, tokenised
+from kb.rag.substitution import (
+    initials_of,
+    neighbour,
+    number_value,
+    swaps,
+    tokenised,
+    written_in,
+)
 from kb.rag.verify import PassageSentences
 from kb.search.options import SearchOptions
 from kb.types import Hit, Locator, Span
@@ -66,6 +73,34 @@ def test_a_swap_is_the_only_term_the_sentence_lacks() -> None:
     )
 
 
+def test_numbers_compare_by_value_and_short_ones_are_no_keys() -> None:
+    # "9" / "09", "four" / "4", "3.5" / "3.50": short numbers are too often written
+    # another way to be keys
+    s = "The Nara train leaves at 09:05 from platform 4."
+    assert swaps("Which train leaves at 9:05?", s, set(), {"9"}) == []
+    team = "The design team has four people and the data team has 6."
+    assert swaps("Which team has 4 people?", team, set(), {"4"}) == []
+    assert number_value("09") == "9" and number_value("3.50") == "3.5"
+    assert number_value("1,500") == "1500" and number_value("0.0") == "0"
+    # a longer number written with other separators is still the same number
+    assert written_in("9.05", "leaves at 09:05") and not written_in("1936", "in 1932")
+    assert swaps("Which train leaves at 9.05?", s, set(), {"9.05"}) == []
+
+
+def test_a_repeated_key_is_reported_once_and_initials_need_adjacent_capitals() -> None:
+    s = "The Karasuma line runs from Tokyo station to the Tokyo tower."
+    q = "Which line runs from Kyoto station to the Kyoto tower?"
+    assert swaps(q, s, set(), {"kyoto"}) == [Contradiction("Kyoto", "Tokyo")]
+    assert not initials_of("US", tokenised("Later, Ursula met Sam at the cafe."))
+    assert initials_of("EU", tokenised("Talks with the European Union resumed."))
+
+
+def test_only_a_question_term_is_swapped() -> None:
+    # "Long" frames the question (QUESTION_FRAME): it is no term, so nothing is lacking
+    s = "The Staten Island office's phone number is 555 0100."
+    assert swaps("What is the Long Island office's phone number?", s, set(), set()) == []
+
+
 def test_a_different_name_elsewhere_in_the_sentence_is_no_swap() -> None:
     # "Jacksonville" is not in the sentence, whose names sit in other slots
     s = (
@@ -85,6 +120,12 @@ def test_headings_acronyms_and_alternative_questions_are_not_swaps() -> None:
     commission = "The European Commission is the main executive body of the European Union."
     assert initials_of("EU", tokenised(commission)) and not initials_of("EC", tokenised(s))
     assert swaps("What is the main executive body of the EU?", commission, set(), {"eu"}) == []
+    # a yes/no question is answered by the swap: "no"
+    yoga = "Yoga on Monday and Thursday at 18:00."
+    assert swaps("Is there yoga on Tuesday?", yoga, set(), {"tuesday"}) == []
+    assert swaps("What time is yoga on Tuesday?", yoga, set(), {"tuesday"}) == [
+        Contradiction("Tuesday", "Monday")
+    ]
     both = "The first European to travel the Amazon was Orellana."
     assert (
         swaps(
