@@ -157,6 +157,28 @@ ABBREVIATED: dict[str, str] = {
     "oct": "october",
     "nov": "november",
     "dec": "december",
+    # short forms in personal notes ("cert expiry", "thermostat temp", "dentist appt")
+    "temp": "temperature",
+    "cert": "certificate",
+    "certs": "certificates",
+    "appt": "appointment",
+    "appts": "appointments",
+    "info": "information",
+    "config": "configuration",
+    "mgr": "manager",
+    "hrs": "hours",
+    "mins": "minutes",
+    "yrs": "years",
+    "wks": "weeks",
+    "qty": "quantity",
+    "pkg": "package",
+    "addr": "address",
+    "tel": "telephone",
+    "msg": "message",
+    "pwd": "password",
+    "acct": "account",
+    "amt": "amount",
+    "avg": "average",
 }
 
 

@@ -389,6 +389,11 @@ def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
         "october",
         "september",
     ]
+    # short forms of notes meet their words, both ways
+    cert = hit(3, "The TLS certificate for api.example.org expires on 14 March 2027.")
+    got = check("cert expiry date?", [PassageSentences.of(1, cert)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []  # "expiry" meets "expires" by prefix
+    assert stem("appts") == stem("appointments") and stem("Temp") == stem("temperature")
     # forms that are other words too are left alone ("founded" a company, "left" side)
     assert stem("found") == "found" and stem("left") == "left" and stem("saw") == "saw"
 
