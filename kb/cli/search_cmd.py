@@ -185,9 +185,19 @@ def _below_threshold(result: SearchResult, opts: SearchOptions) -> str:
         )
     return (
         f"no chunk reaches cosine {opts.min_score:g} (best {result.best_cosine:.3f})"
-        f"{sentence}: these hits match your words, and kb ask would refuse to answer "
-        "from them"
+        f"{sentence}: {_what_hits_are(result)}, and kb ask would refuse to answer from them"
     )
+
+
+def _what_hits_are(result: SearchResult) -> str:
+    """What the hits below the threshold are: word matches, or only the nearest by
+    meaning (no chunk holds a word of the query)."""
+    n, total = result.worded, len(result.hits)
+    if n == 0:
+        return "no chunk holds a word of your query; these are only the nearest in meaning"
+    if n == total:
+        return "these hits match your words"
+    return f"{n} of these hits match your words, the others are only near in meaning"
 
 
 def _no_hit_reasons(opts: SearchOptions) -> str:

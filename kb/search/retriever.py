@@ -121,6 +121,12 @@ class SearchResult:
         clears it by the margin, or no cosine)."""
         return has_evidence(self, min_score)
 
+    @property
+    def worded(self) -> int:
+        """How many hits the keyword leg found, i.e. hold a word of the query (0 in
+        vector mode, and when no chunk holds one: the hits are only near in meaning)."""
+        return sum(1 for h in self.hits if "keyword" in h.scores)
+
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
         """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine,
         best_sentence, hits}``."""

@@ -105,8 +105,27 @@ def test_hybrid_shows_hits_below_the_refusal_threshold_and_says_so(
     flat = " ".join(r.stdout.split())  # rich wraps long lines
     assert "no chunk reaches cosine 0.25" in flat and "kb ask would refuse" in flat
     assert "no sentence 0.45" in flat  # nor one sentence, by the margin
+    # no chunk holds the word: the hits are not called word matches
+    assert "no chunk holds a word of your query" in flat and "match your words" not in flat
     r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb), "--mode", "vector"])
     assert "No hits for 'Flurbogast'" in r.stdout and "cosine >= 0.25" in r.stdout
+
+
+def test_the_note_below_the_threshold_says_which_hits_hold_a_word() -> None:
+    from kb.cli.search_cmd import _what_hits_are
+    from kb.search import SearchResult
+    from kb.types import Hit, Locator, Span
+
+    def hit(n: int, *legs: str) -> Hit:
+        loc = Locator(f"n{n}.md", "md", (), Span(line_start=1, line_end=1))
+        return Hit(chunk_id=n, text="x", locator=loc, score=1.0, scores=dict.fromkeys(legs, 0.1))
+
+    def said(*hits: Hit) -> str:
+        return _what_hits_are(SearchResult("q", list(hits)))
+
+    assert said(hit(1, "vector", "keyword"), hit(2, "keyword")) == "these hits match your words"
+    assert said(hit(1, "vector"), hit(2, "vector")).startswith("no chunk holds a word")
+    assert said(hit(1, "keyword"), hit(2, "vector")).startswith("1 of these hits match")
 
 
 def test_keyword_mode_loads_no_model(demo_kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
