@@ -13,19 +13,22 @@ The rule looks at the one sentence that best matches the question (ranked by cov
 then cosine, as :func:`kb.rag.answerability.ranked_sentences` ranks them). A question
 token ``k`` is *swapped* when all of these hold:
 
-- ``k`` is a key: a number, or a capitalised non-stop word that does not start its
-  sentence (a name: :func:`kb.rag.lexical.key_tokens`' notion);
+- ``k`` is a key: a number, a capitalised non-stop word that does not start its
+  sentence (a name: :func:`kb.rag.lexical.key_tokens`' notion), or an identifier
+  written as one word of parts (a host or code with a hyphen and a digit, "web-01",
+  "HX-44821"; a domain, "api.example.org");
 - the sentence does not hold ``k``: not among its content stems, its chunk's heading
   path and file name, or what its quantities say (:func:`kb.rag.lexical.found`, which
   forgives a typo or a derivation), and ``k`` written in capitals is not the initials
   of the sentence's capitalised words in order ("EU" for "European Union");
 - ``k`` is the *only* question term the sentence lacks (the evidence check's terms:
-  light verbs and question-framing words aside). A swap is a one-word edit of a
-  question the sentence answers. A question that joins two documents ("Nikolay Krylov
-  and Anatoly Fomenko both held what title?") has a best sentence about one of them,
+  light verbs and question-framing words aside; an identifier's terms are its
+  parts). A swap is a one-word edit of a question the sentence answers. A question
+  that joins two documents ("Nikolay Krylov and Anatoly Fomenko both held what
+  title?") has a best sentence about one of them,
   which lacks more than the other's name, and often has another name where it stood;
 - the sentence holds a token ``t`` of the same kind (a number for a number, a name for
-  a name) that the question does not hold;
+  a name, an identifier for an identifier) that the question does not hold;
 - ``t`` sits in ``k``'s slot: the nearest non-stop word on its left equals (as stems)
   the nearest non-stop word on ``k``'s left in the question, or likewise on the right,
   each looked for at most :data:`MAX_GAP` tokens away.
@@ -60,7 +63,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.rag.lexical import found, is_stopword, stem, token_matches, tokens
+from kb.rag.lexical import content_stems, found, is_stopword, stem, token_matches, tokens
 from kb.rag.polarity import Contradiction, yes_no
 
 #: how many tokens away the slot's neighbouring non-stop word may be
@@ -68,7 +71,7 @@ MAX_GAP = 4
 #: the fewest digits of a number that counts as a key
 MIN_DIGITS = 3
 
-Kind = Literal["number", "name"]
+Kind = Literal["number", "name", "code"]
 
 
 @dataclass(frozen=True)
@@ -92,14 +95,40 @@ def number_value(token: str) -> str:
     return f"{whole}.{frac}" if frac else whole
 
 
+#: an identifier written as one word of parts: a host or code with a hyphen and a
+#: digit ("web-01", "HX-44821"), or a domain ("api.example.org")
+_CODE = re.compile(
+    r"(?<![\w.-])(?:[A-Za-z][A-Za-z\d]*(?:-[A-Za-z\d]+)+(?<=\d)|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*){2,})"
+    r"(?![\w-]|\.\w)"
+)
+
+
+def code_parts(code: str) -> set[str]:
+    """The evidence check's terms of an identifier (:func:`kb.rag.lexical.content_stems`
+    of its parts: "web-01" -> web, 01)."""
+    return content_stems(code)
+
+
 def tokenised(text: str) -> list[Token]:
-    """``text``'s tokens with their kind: numbers of :data:`MIN_DIGITS` digits or more
-    (a year, an amount: shorter ones are too often written another way, "four", "09")
-    as their value (:func:`number_value`), and names (a capitalised non-stop word of two
-    letters or more that does not follow a sentence end or start the text)."""
+    """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
+    one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
+    ones are too often written another way, "four", "09") as their value
+    (:func:`number_value`), and names (a capitalised non-stop word of two letters or
+    more that does not follow a sentence end or start the text)."""
     out: list[Token] = []
     first = True
+    codes = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    inside = 0  # the code the next tokens fall in
     for m in token_matches(text):
+        while inside < len(codes) and codes[inside][1] <= m.start():
+            inside += 1
+        if inside < len(codes) and codes[inside][0] <= m.start() < codes[inside][1]:
+            a, b = codes[inside]
+            if m.start() == a:
+                code = text[a:b]
+                out.append(Token(code, code.lower(), "code", False))
+            first = False
+            continue
         t = m.group(0)
         stop = is_stopword(t)
         if t[0].isdigit():
@@ -179,8 +208,9 @@ def swaps(
     for i, k in enumerate(q):
         if k.kind is None or k.stem in seen or found(k.stem, held):
             continue
-        if lacking != {k.stem} and lacking != {content_key(k)}:
-            continue  # not the one question term the sentence lacks
+        parts = code_parts(k.text) if k.kind == "code" else {k.stem, content_key(k)}
+        if not lacking or not lacking <= parts:
+            continue  # not the one question term (or identifier) the sentence lacks
         if initials_of(k.text, s) or (k.kind == "number" and written_in(k.text, sentence)):
             continue
         seen.add(k.stem)

@@ -7,6 +7,7 @@ from kb.rag.answerability import check
 from kb.rag.lexical import stem
 from kb.rag.polarity import Contradiction
 from kb.rag.substitution import (
+    code_parts,
     initials_of,
     neighbour,
     number_value,
@@ -99,6 +100,25 @@ def test_only_a_question_term_is_swapped() -> None:
     # "Long" frames the question (QUESTION_FRAME): it is no term, so nothing is lacking
     s = "The Staten Island office's phone number is 555 0100."
     assert swaps("What is the Long Island office's phone number?", s, set(), set()) == []
+
+
+def test_an_identifier_is_one_token_and_can_be_swapped() -> None:
+    toks = tokenised("Policy HX-44821 renews; check db-02 and api.example.org, e.g. today.")
+    assert [(t.text, t.kind) for t in toks if t.kind] == [
+        ("HX-44821", "code"),
+        ("db-02", "code"),
+        ("api.example.org", "code"),
+    ]
+    plain = tokenised("a well-known co-op, version 2.0.1, 35-years-old")
+    assert all(t.kind is None for t in plain)
+    cert = "The TLS certificate for api.example.org expires on 14 March 2027."
+    q = "When does the TLS certificate for web-01 expire?"
+    # the evidence check's terms of "web-01" are its parts: web, 01
+    assert code_parts("web-01") == {"web", "01"}
+    assert swaps(q, cert, set(), {"web", "01"}) == [Contradiction("web-01", "api.example.org")]
+    assert swaps(q, cert, set(), {"web", "01", "renewal"}) == []  # lacks more than it
+    same = "The TLS certificate for web-01 expires on 2 May 2027."
+    assert swaps(q, same, set(), set()) == []
 
 
 def test_a_different_name_elsewhere_in_the_sentence_is_no_swap() -> None:
