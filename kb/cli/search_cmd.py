@@ -190,14 +190,14 @@ def _below_threshold(result: SearchResult, opts: SearchOptions) -> str:
 
 
 def _what_hits_are(result: SearchResult) -> str:
-    """What the hits below the threshold are: word matches, or only the nearest by
-    meaning (no chunk holds a word of the query)."""
+    """What the hits below the threshold are: found by the query's words (the keyword
+    leg), or only the nearest by meaning."""
     n, total = result.worded, len(result.hits)
     if n == 0:
-        return "no chunk holds a word of your query; these are only the nearest in meaning"
+        return "none of these hits was found by your words; they are only near in meaning"
     if n == total:
         return "these hits match your words"
-    return f"{n} of these hits match your words, the others are only near in meaning"
+    return f"{n} of these hits were found by your words, the others only by meaning"
 
 
 def _no_hit_reasons(opts: SearchOptions) -> str:

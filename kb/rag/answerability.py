@@ -74,7 +74,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, found, key_tokens, tokens
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
-from kb.rag.substitution import swaps
+from kb.rag.substitution import number_value, swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
 from kb.types import Hit
 
@@ -148,6 +148,7 @@ LIGHT_VERBS = frozenset(
         "uses",
         "run",
         "fix",
+        "fixes",
     ]
 )
 
@@ -239,7 +240,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
 def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str]:
     """The question's numbers and names (:func:`kb.rag.lexical.key_tokens`, single
     words only) that appear in no passage: "the first *American*" when every passage
-    says "European". Numbers are compared normalised and exactly, names as stems that
+    says "European". Numbers are compared by value ("3" and "03", "3.5" and "3.50"),
+    names as stems that
     forgive a typo or a derivation (:func:`kb.rag.lexical.found`: "Goverment",
     "Buddhist" for "Buddhism"). A value's shape counts as its word: "What is the
     printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`)."""
@@ -248,8 +250,13 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
         seen |= p.heading_stems
         for j, st in enumerate(p.stems):
             seen |= st | p.units(j)
+    values = {number_value(s) for s in seen if s[:1].isdigit()}
     keys = [k for k in key_tokens(question) if " " not in k]
-    return sorted(k for k in keys if not found(k, seen))
+    return sorted(
+        k
+        for k in keys
+        if not found(k, seen) and not (k[:1].isdigit() and number_value(k) in values)
+    )
 
 
 @dataclass

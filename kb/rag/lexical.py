@@ -157,23 +157,18 @@ ABBREVIATED: dict[str, str] = {
     "oct": "october",
     "nov": "november",
     "dec": "december",
-    # short forms in personal notes ("cert expiry", "thermostat temp", "dentist appt")
+    # short forms in personal notes ("cert expiry", "thermostat temp", "dentist appt"),
+    # and their plurals by the rule in :func:`stem` ("certs"); not "mins", "hrs": "40 min"
+    # and "40 mins" must stay one unit
     "temp": "temperature",
     "cert": "certificate",
-    "certs": "certificates",
     "appt": "appointment",
-    "appts": "appointments",
     "info": "information",
     "config": "configuration",
     "mgr": "manager",
-    "hrs": "hours",
-    "mins": "minutes",
-    "yrs": "years",
-    "wks": "weeks",
     "qty": "quantity",
     "pkg": "package",
     "addr": "address",
-    "tel": "telephone",
     "msg": "message",
     "pwd": "password",
     "acct": "account",
@@ -207,6 +202,8 @@ def _restored(base: str) -> str:
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged."""
     w = _base(word)
+    if w not in ABBREVIATED and w.endswith("s") and w[:-1] in ABBREVIATED:
+        w = ABBREVIATED[w[:-1]] + "s"  # "certs" -> "certificates"
     w = ABBREVIATED.get(w, w)
     if w in IRREGULAR:
         return stem(IRREGULAR[w])
@@ -346,13 +343,21 @@ def found(word: str, stems: set[str]) -> bool:
     return any(agentive(word, s) for s in stems)
 
 
+#: verbs of 3-4 letters whose doer (``-er``/``-r``) a question and a note trade
+#: ("Who *owns* it?" / the *owner* column); an allow-list, since ``-er`` also makes
+#: devices and comparatives (*boil*/*boiler*, *time*/*timer*, *late*/*later*) and
+#: names end like it (*Tim*/*timer*)
+_DOER_VERBS_TEXT = "own use buy pay sell bake lead rent lend send make read ride play sing host"
+DOER_VERBS = frozenset(_DOER_VERBS_TEXT.split())
+
+
 def agentive(a: str, b: str) -> bool:
-    """One of ``a`` and ``b`` is the other's doer, ``-er`` or (after ``e``) ``-r``, and
-    the shorter has 3 or 4 letters (longer ones meet by :func:`near`'s shared prefix:
+    """One of ``a`` and ``b`` is the other's doer, ``-er`` or (after ``e``) ``-r``, for a
+    verb of :data:`DOER_VERBS` (longer words meet by :func:`near`'s shared prefix:
     ``manage``/``manager``): "Who *owns* the search service?" over a table whose column
-    is *owner*; *use*/*user*, *buy*/*buyer*, *pay*/*payer*. Alphabetic stems only."""
+    is *owner*; *use*/*user*, *buy*/*buyer*, *pay*/*payer*."""
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    if not 3 <= len(short) <= 4 or not long_.isalpha():
+    if short not in DOER_VERBS:
         return False
     return long_ == short + ("r" if short.endswith("e") else "er")
 

@@ -15,8 +15,8 @@ token ``k`` is *swapped* when all of these hold:
 
 - ``k`` is a key: a number, a capitalised non-stop word that does not start its
   sentence (a name: :func:`kb.rag.lexical.key_tokens`' notion), or an identifier
-  written as one word of parts (a host or code with a hyphen and a digit, "web-01",
-  "HX-44821"; a domain, "api.example.org");
+  written as one word of parts (a host or code with a hyphen that ends in one or two
+  digits, "web-01"; a domain, "api.example.org");
 - the sentence does not hold ``k``: not among its content stems, its chunk's heading
   path and file name, or what its quantities say (:func:`kb.rag.lexical.found`, which
   forgives a typo or a derivation), and ``k`` written in capitals is not the initials
@@ -95,10 +95,13 @@ def number_value(token: str) -> str:
     return f"{whole}.{frac}" if frac else whole
 
 
-#: an identifier written as one word of parts: a host or code with a hyphen and a
-#: digit ("web-01", "HX-44821"), or a domain ("api.example.org")
+#: an identifier written as one word of parts: a host or code with a hyphen that ends
+#: in a digit or two ("web-01", "COVID-19"), or a domain ("api.example.org"). One that
+#: ends in 3+ digits ("mid-2025", "HX-44821", "server-123") stays a word and a number,
+#: which compare as a number key does
 _CODE = re.compile(
-    r"(?<![\w.-])(?:[A-Za-z][A-Za-z\d]*(?:-[A-Za-z\d]+)+(?<=\d)|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*){2,})"
+    r"(?<![\w.-])(?:[A-Za-z][A-Za-z\d]*(?:-[A-Za-z\d]+)+(?<=\d)(?<!\d{3})"
+    r"|[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*){2,})"
     r"(?![\w-]|\.\w)"
 )
 
@@ -127,7 +130,7 @@ def tokenised(text: str) -> list[Token]:
             if m.start() == a:
                 code = text[a:b]
                 out.append(Token(code, code.lower(), "code", False))
-            first = False
+                first = bool(re.match(r"[.!?:]\s", text[b : b + 3]))
             continue
         t = m.group(0)
         stop = is_stopword(t)

@@ -123,8 +123,9 @@ class SearchResult:
 
     @property
     def worded(self) -> int:
-        """How many hits the keyword leg found, i.e. hold a word of the query (0 in
-        vector mode, and when no chunk holds one: the hits are only near in meaning)."""
+        """How many hits the keyword leg found (it may leave out a word that half the
+        KB holds when a rarer one matches, :func:`kb.search.keyword.useful_terms`); 0
+        when it found none of them: they are only near in meaning."""
         return sum(1 for h in self.hits if "keyword" in h.scores)
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:

@@ -106,7 +106,7 @@ def test_hybrid_shows_hits_below_the_refusal_threshold_and_says_so(
     assert "no chunk reaches cosine 0.25" in flat and "kb ask would refuse" in flat
     assert "no sentence 0.45" in flat  # nor one sentence, by the margin
     # no chunk holds the word: the hits are not called word matches
-    assert "no chunk holds a word of your query" in flat and "match your words" not in flat
+    assert "none of these hits was found by your words" in flat and "match your" not in flat
     r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb), "--mode", "vector"])
     assert "No hits for 'Flurbogast'" in r.stdout and "cosine >= 0.25" in r.stdout
 
@@ -124,8 +124,8 @@ def test_the_note_below_the_threshold_says_which_hits_hold_a_word() -> None:
         return _what_hits_are(SearchResult("q", list(hits)))
 
     assert said(hit(1, "vector", "keyword"), hit(2, "keyword")) == "these hits match your words"
-    assert said(hit(1, "vector"), hit(2, "vector")).startswith("no chunk holds a word")
-    assert said(hit(1, "keyword"), hit(2, "vector")).startswith("1 of these hits match")
+    assert said(hit(1, "vector"), hit(2, "vector")).startswith("none of these hits")
+    assert said(hit(1, "keyword"), hit(2, "vector")).startswith("1 of these hits were found")
 
 
 def test_keyword_mode_loads_no_model(demo_kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -96,6 +96,14 @@ def test_a_repeated_key_is_reported_once_and_initials_need_adjacent_capitals() -
     assert initials_of("EU", tokenised("Talks with the European Union resumed."))
 
 
+def test_a_number_key_is_present_by_its_value() -> None:
+    server = [PassageSentences.of(1, hit(1, "server-03 address: 10.0.0.3"))]
+    got = check("What's the address of server-3?", server, None, 0.0, require_keys=True)
+    assert got.absent_keys == [] and got.answerable
+    other = check("What's the address of server-4?", server, None, 0.0, require_keys=True)
+    assert other.absent_keys == ["4"] and not other.answerable
+
+
 def test_only_a_question_term_is_swapped() -> None:
     # "Long" frames the question (QUESTION_FRAME): it is no term, so nothing is lacking
     s = "The Staten Island office's phone number is 555 0100."
@@ -103,14 +111,30 @@ def test_only_a_question_term_is_swapped() -> None:
 
 
 def test_an_identifier_is_one_token_and_can_be_swapped() -> None:
-    toks = tokenised("Policy HX-44821 renews; check db-02 and api.example.org, e.g. today.")
+    toks = tokenised("Policy HX-42 renews; check db-02 and api.example.org, e.g. today.")
     assert [(t.text, t.kind) for t in toks if t.kind] == [
-        ("HX-44821", "code"),
+        ("HX-42", "code"),
         ("db-02", "code"),
         ("api.example.org", "code"),
     ]
     plain = tokenised("a well-known co-op, version 2.0.1, 35-years-old")
     assert all(t.kind is None for t in plain)
+    # a hyphenated year or long number stays a word and a number key ("mid-2025")
+    assert [(t.text, t.kind) for t in tokenised("in mid-2025 on server-123") if t.kind] == [
+        ("2025", "number"),
+        ("123", "number"),
+    ]
+    roof = "In mid 2026 we spent 4,000 euros on the roof."
+    assert swaps("What did we spend on the roof in mid-2025?", roof, set(), {"2025"}) == [
+        Contradiction("2025", "2026")
+    ]
+    # a code ending a sentence: the next word starts one, it is no name
+    assert [t.kind for t in tokenised("Check web-01. Restart Nginx.")] == [
+        None,
+        "code",
+        None,
+        "name",
+    ]
     cert = "The TLS certificate for api.example.org expires on 14 March 2027."
     q = "When does the TLS certificate for web-01 expire?"
     # the evidence check's terms of "web-01" are its parts: web, 01

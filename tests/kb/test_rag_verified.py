@@ -312,6 +312,9 @@ def test_a_short_word_meets_its_doer() -> None:
     assert agentive("buy", "buyer") and agentive("bake", "baker") and agentive("owner", "own")
     assert not agentive("own", "owned") and not agentive("ow", "ower")
     assert found("manage", {"manager"})  # long words meet by their prefix already
+    # only verbs of the allow-list: a name, a device, a comparative are no doers
+    assert not found("tim", {"timer"}) and not found("boil", {"boiler"})
+    assert not found("late", {"later"}) and not found("lock", {"locker"})
     table = hit(5, "| service | port | owner |\n|---|---|---|\n| search | 9200 | Mei |")
     got = check("Who owns the search service?", [PassageSentences.of(1, table)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
@@ -394,6 +397,8 @@ def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
     got = check("cert expiry date?", [PassageSentences.of(1, cert)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []  # "expiry" meets "expires" by prefix
     assert stem("appts") == stem("appointments") and stem("Temp") == stem("temperature")
+    assert stem("temps") == stem("temp") and stem("certs") == stem("certificate")
+    assert key_tokens("Bake for 40 mins.") == key_tokens("Bake for 40 min.")  # one unit
     # forms that are other words too are left alone ("founded" a company, "left" side)
     assert stem("found") == "found" and stem("left") == "left" and stem("saw") == "saw"
 
