@@ -185,19 +185,8 @@ def _below_threshold(result: SearchResult, opts: SearchOptions) -> str:
         )
     return (
         f"no chunk reaches cosine {opts.min_score:g} (best {result.best_cosine:.3f})"
-        f"{sentence}: {_what_hits_are(result)}, and kb ask would refuse to answer from them"
+        f"{sentence}: {result.found_by()}, and kb ask would refuse to answer from them"
     )
-
-
-def _what_hits_are(result: SearchResult) -> str:
-    """What the hits below the threshold are: found by the query's words (the keyword
-    leg), or only the nearest by meaning."""
-    n, total = result.worded, len(result.hits)
-    if n == 0:
-        return "none of these hits was found by your words; they are only near in meaning"
-    if n == total:
-        return "these hits match your words"
-    return f"{n} of these hits were found by your words, the others only by meaning"
 
 
 def _no_hit_reasons(opts: SearchOptions) -> str:

@@ -72,9 +72,9 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.lexical import content_stems, found, key_tokens, tokens
+from kb.rag.lexical import content_stems, found, key_tokens, number_value, tokens
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
-from kb.rag.substitution import number_value, swaps
+from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
 from kb.types import Hit
 

@@ -272,10 +272,23 @@ def key_tokens(text: str, *, names: bool = True) -> set[str]:
                     out.add(f"{num} {stem(nxt)}")
         elif names and t[0].isupper() and not first and not is_stopword(t):
             out.add(stem(t))
-        # the next token starts a sentence when a sentence end sits between them
-        tail = text[m.end() : m.end() + 3]
-        first = bool(re.match(r"[.!?:]\s", tail))
+        first = ends_sentence(text, m.end())
     return out
+
+
+def ends_sentence(text: str, pos: int) -> bool:
+    """A sentence end (``.``, ``!``, ``?`` or ``:`` and white space) sits at ``pos``:
+    the next token starts a sentence, so a capital there names nothing."""
+    return re.match(r"[.!?:]\s", text[pos : pos + 3]) is not None
+
+
+def number_value(token: str) -> str:
+    """A number token's value as text: commas, leading zeros and a decimal part's
+    trailing zeros dropped ("09" -> "9", "3.50" -> "3.5", "1,500" -> "1500")."""
+    whole, _, frac = _number(token).partition(".")
+    whole = whole.lstrip("0") or "0"
+    frac = frac.rstrip("0")
+    return f"{whole}.{frac}" if frac else whole
 
 
 def recall(claim: Iterable[str], passage: set[str]) -> float:

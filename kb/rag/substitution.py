@@ -63,7 +63,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.rag.lexical import content_stems, found, is_stopword, stem, token_matches, tokens
+from kb.rag.lexical import (
+    content_stems,
+    ends_sentence,
+    found,
+    is_stopword,
+    number_value,
+    stem,
+    token_matches,
+    tokens,
+)
 from kb.rag.polarity import Contradiction, yes_no
 
 #: how many tokens away the slot's neighbouring non-stop word may be
@@ -85,16 +94,6 @@ class Token:
     stop: bool
 
 
-def number_value(token: str) -> str:
-    """A number token's value as text: commas, leading zeros and a decimal part's
-    trailing zeros dropped ("09" -> "9", "3.50" -> "3.5", "1,500" -> "1500")."""
-    t = token.replace(",", "")
-    whole, _, frac = t.partition(".")
-    whole = whole.lstrip("0") or "0"
-    frac = frac.rstrip("0")
-    return f"{whole}.{frac}" if frac else whole
-
-
 #: an identifier written as one word of parts: a host or code with a hyphen that ends
 #: in a digit or two ("web-01", "COVID-19"), or a domain ("api.example.org"). One that
 #: ends in 3+ digits ("mid-2025", "HX-44821", "server-123") stays a word and a number,
@@ -106,17 +105,11 @@ _CODE = re.compile(
 )
 
 
-def code_parts(code: str) -> set[str]:
-    """The evidence check's terms of an identifier (:func:`kb.rag.lexical.content_stems`
-    of its parts: "web-01" -> web, 01)."""
-    return content_stems(code)
-
-
 def tokenised(text: str) -> list[Token]:
     """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
     one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
     ones are too often written another way, "four", "09") as their value
-    (:func:`number_value`), and names (a capitalised non-stop word of two letters or
+    (:func:`kb.rag.lexical.number_value`), and names (a capitalised non-stop word of two letters or
     more that does not follow a sentence end or start the text)."""
     out: list[Token] = []
     first = True
@@ -130,7 +123,7 @@ def tokenised(text: str) -> list[Token]:
             if m.start() == a:
                 code = text[a:b]
                 out.append(Token(code, code.lower(), "code", False))
-                first = bool(re.match(r"[.!?:]\s", text[b : b + 3]))
+                first = ends_sentence(text, b)
             continue
         t = m.group(0)
         stop = is_stopword(t)
@@ -140,7 +133,7 @@ def tokenised(text: str) -> list[Token]:
         else:
             name = t[0].isupper() and len(t) >= 2 and not first and not stop
             out.append(Token(t, stem(t), "name" if name else None, stop))
-        first = bool(re.match(r"[.!?:]\s", text[m.end() : m.end() + 3]))
+        first = ends_sentence(text, m.end())
     return out
 
 
@@ -211,7 +204,8 @@ def swaps(
     for i, k in enumerate(q):
         if k.kind is None or k.stem in seen or found(k.stem, held):
             continue
-        parts = code_parts(k.text) if k.kind == "code" else {k.stem, content_key(k)}
+        # an identifier's terms are its parts ("web-01": web, 01)
+        parts = content_stems(k.text) if k.kind == "code" else {k.stem, content_key(k)}
         if not lacking or not lacking <= parts:
             continue  # not the one question term (or identifier) the sentence lacks
         if initials_of(k.text, s) or (k.kind == "number" and written_in(k.text, sentence)):

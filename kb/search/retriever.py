@@ -128,6 +128,17 @@ class SearchResult:
         when it found none of them: they are only near in meaning."""
         return sum(1 for h in self.hits if "keyword" in h.scores)
 
+    def found_by(self) -> str:
+        """What the hits are, in words, for a note under a list below the refusal
+        threshold (``kb search``, the web search page): all, some or none of them
+        found by the query's words (:attr:`worded`), the rest only near in meaning."""
+        n = self.worded
+        if n == 0:
+            return "none of these hits was found by your words; they are only near in meaning"
+        if n == len(self.hits):
+            return "these hits match your words"
+        return f"{n} of these hits were found by your words, the others only by meaning"
+
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
         """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine,
         best_sentence, hits}``."""

@@ -112,7 +112,6 @@ def test_hybrid_shows_hits_below_the_refusal_threshold_and_says_so(
 
 
 def test_the_note_below_the_threshold_says_which_hits_hold_a_word() -> None:
-    from kb.cli.search_cmd import _what_hits_are
     from kb.search import SearchResult
     from kb.types import Hit, Locator, Span
 
@@ -121,7 +120,7 @@ def test_the_note_below_the_threshold_says_which_hits_hold_a_word() -> None:
         return Hit(chunk_id=n, text="x", locator=loc, score=1.0, scores=dict.fromkeys(legs, 0.1))
 
     def said(*hits: Hit) -> str:
-        return _what_hits_are(SearchResult("q", list(hits)))
+        return SearchResult("q", list(hits)).found_by()
 
     assert said(hit(1, "vector", "keyword"), hit(2, "keyword")) == "these hits match your words"
     assert said(hit(1, "vector"), hit(2, "vector")).startswith("none of these hits")

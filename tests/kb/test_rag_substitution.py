@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from kb.rag import AskPipeline
 from kb.rag.answerability import check
-from kb.rag.lexical import stem
+from kb.rag.lexical import content_stems, number_value, stem
 from kb.rag.polarity import Contradiction
 from kb.rag.substitution import (
-    code_parts,
     initials_of,
     neighbour,
-    number_value,
     swaps,
     tokenised,
     written_in,
@@ -138,7 +136,7 @@ def test_an_identifier_is_one_token_and_can_be_swapped() -> None:
     cert = "The TLS certificate for api.example.org expires on 14 March 2027."
     q = "When does the TLS certificate for web-01 expire?"
     # the evidence check's terms of "web-01" are its parts: web, 01
-    assert code_parts("web-01") == {"web", "01"}
+    assert content_stems("web-01") == {"web", "01"}
     assert swaps(q, cert, set(), {"web", "01"}) == [Contradiction("web-01", "api.example.org")]
     assert swaps(q, cert, set(), {"web", "01", "renewal"}) == []  # lacks more than it
     same = "The TLS certificate for web-01 expires on 2 May 2027."
