@@ -116,16 +116,11 @@ def ask(
     lack the question's words, kb refuses without running the model. --json prints
     JSON Lines events: token, citation, verdict, done.
 
-    Examples:
-
-      kb ask "How long does the dough proof in the fridge?"
-
-      kb ask "What did the committee decide?" --answer-mode generate --model llama-3b.gguf
-
     \b
     Examples:
       kb ask "When does the Heron pilot start?"
       kb ask "What feeds the starter?" --path notes/ --model ~/models/llama-3b.gguf
+      kb ask "What did the committee decide?" --answer-mode generate --model llama-3b.gguf
 
     Exit codes: 0 answered (also refused/ungrounded); 1 generation error; 2 empty
     question or bad option; 3 model file missing or not GGUF; 4 the KB has no

@@ -106,6 +106,7 @@ def test_every_help_is_clean_and_has_examples(capsys: Cap) -> None:
             for bad in ("{", "<list", "<int", "<str", "<path", "…", "(default:"):
                 assert bad not in text, (path, bad, text)
             assert "Examples:" in text or path[-1:] == ["path"] and "kb config path" in text, path
+            assert text.count("Examples:") <= 1, (path, "one Examples block per help")
             assert text.startswith(f"Usage: {' '.join(['kb', *path])}")
 
 
