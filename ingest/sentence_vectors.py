@@ -27,14 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from kb.backends.embedder import Embedder
-from kb.sentence_spans import split_sentences
+from kb.sentence_spans import sentence_inputs, split_sentences
 from kb.store import Store
 from kb.store import sentences as stored
 
 
 @dataclass(frozen=True)
 class SentenceJob:
-    """One chunk text to store: its key, spans and the sentence texts (in span order)."""
+    """One chunk text to store: its key, spans and what to embed for each sentence (in
+    span order; :func:`kb.sentence_spans.sentence_inputs`: a table row with its header)."""
 
     sha: str
     spans: list[tuple[int, int]]
@@ -42,9 +43,10 @@ class SentenceJob:
 
 
 def job(sha: str, text: str) -> SentenceJob:
-    """Cut ``text`` (a chunk's text, without its heading path) into sentences."""
+    """Cut ``text`` (a chunk's text, without its heading path) into sentences, and say
+    what to embed for each."""
     spans = split_sentences(text) or [(0, len(text))]
-    return SentenceJob(sha, spans, [text[a:b] for a, b in spans])
+    return SentenceJob(sha, spans, sentence_inputs(text, spans))
 
 
 def chunk_texts(store: Store, shas: Sequence[str]) -> dict[str, str]:

@@ -21,6 +21,13 @@ joins the sentence after it on the same line, the text it titles, not the one be
 (a contract's or a paper's PDF page: ``"5. Credits. For each 0.1% below ..."``).
 Edge cases: empty or blank text gives no spans; text without any boundary is one span.
 
+What is *embedded* for a sentence (:func:`sentence_inputs`) is its text, except for a
+Markdown table row under a header row: a row alone ("| Netflix Standard | €13.99 |
+19th | Visa |") says nothing of what its cells are, so it is embedded as read with its
+header ("service: Netflix Standard; monthly: €13.99; renews: 19th; card: Visa"), and
+"How much is Netflix per month?" meets the row, not a prose sentence that merely names
+Netflix. The span stays the row's own text: quotes and evidence are still source text.
+
 It lives in the base layer because three layers cut passages the same way: ingest
 stores a vector per sentence (:mod:`kb.store.sentences`), search re-ranks by them
 (:mod:`kb.search.rerank`) and the evidence check reuses them (:mod:`kb.rag.verify`);
@@ -30,6 +37,7 @@ a stored vector is only reused for identical spans.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 MIN_SENTENCE_CHARS = 12
 
@@ -107,3 +115,62 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     ):
         spans[0:2] = [(first[0], spans[1][1])]
     return spans
+
+
+#: a Markdown table's rule line (``| --- | :-: |``), which ends its header row
+TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+_CELL_BAR = re.compile(r"(?<!\\)\|")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of one Markdown table row line: split at the bars (``\\|`` is an
+    escaped bar inside a cell), the outer bars dropped, each cell stripped."""
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    return [c.strip().replace("\\|", "|") for c in _CELL_BAR.split(body)]
+
+
+def read_row(header: Sequence[str], row: str) -> str:
+    """``row`` read with its table's ``header`` cells: ``"head: cell; head: cell"``.
+    Empty cells are left out; a cell under an empty header, or past the header's last
+    cell, is kept as it is. A row with no cell text gives ``row`` unchanged."""
+    parts: list[str] = []
+    for i, cell in enumerate(table_cells(row)):
+        if not cell:
+            continue
+        head = header[i] if i < len(header) else ""
+        parts.append(f"{head}: {cell}" if head else cell)
+    return "; ".join(parts) if parts else row
+
+
+def sentence_inputs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """The text to embed for each span of ``text`` (module docstring): the span's text,
+    with each Markdown table row line under a header read with it (:func:`read_row`).
+    A header is the line above a rule line; its rows are the ``|`` lines after the
+    rule, in this span or the next ones (a short row shares a span with its
+    neighbour); a span or line that does not start with ``|`` ends the table. Header
+    and rule lines, and rows of a table without a rule line, stay as they are."""
+    out: list[str] = []
+    header: list[str] | None = None
+    for a, b in spans:
+        piece = text[a:b]
+        if not piece.startswith("|"):
+            header = None
+            out.append(piece)
+            continue
+        lines = piece.split("\n")
+        read: list[str] = []
+        for i, line in enumerate(lines):
+            if not line.lstrip().startswith("|"):
+                header = None
+                read.append(line)
+            elif TABLE_RULE.match(line):
+                header = table_cells(lines[i - 1]) if i > 0 else header
+                read.append(line)
+            elif header is not None and not (i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1])):
+                read.append(read_row(header, line))
+            else:
+                read.append(line)
+        out.append("\n".join(read))
+    return out

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from kb.rag.verify import EmbedFn
-from kb.sentence_spans import split_sentences
+from kb.sentence_spans import sentence_inputs, split_sentences
 from kb.store import Store
 from kb.store.sentences import for_chunks
 from kb.types import Hit
@@ -51,8 +51,9 @@ def known_vectors(
             continue
         norms = np.linalg.norm(sv.vectors, axis=1, keepdims=True)
         vecs = sv.vectors / np.maximum(norms, 1e-12)
-        for (a, b), v in zip(spans, vecs, strict=True):
-            out.setdefault(h.text[a:b], v)
+        for (a, b), text, v in zip(spans, sentence_inputs(h.text, spans), vecs, strict=True):
+            out.setdefault(text, v)
+            out.setdefault(h.text[a:b], v)  # a table row's own text: its reading's vector
     return out
 
 

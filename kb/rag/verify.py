@@ -41,6 +41,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
+from kb.sentence_spans import TABLE_RULE, sentence_inputs
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -116,9 +117,10 @@ class PassageSentences:
         s, e = self.spans[j]
         return self.hit.text[s:e]
 
-
-#: a Markdown table's rule line (``| --- | :-: |``), which ends its header row
-_TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+    def inputs(self) -> list[str]:
+        """What is embedded for each sentence (:func:`kb.sentence_spans.sentence_inputs`:
+        a table row is read with its header), in span order."""
+        return sentence_inputs(self.hit.text, self.spans)
 
 
 def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
@@ -132,7 +134,7 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
         piece = text[a:b]
         if not piece.startswith("|"):
             header = None
-        elif _TABLE_RULE.search(piece):
+        elif TABLE_RULE.search(piece):
             header = set(stems[j])
         elif header is not None:
             stems[j] |= header
@@ -229,9 +231,10 @@ def _words(name: str) -> str:
 
 
 def embed_passages(passages: Sequence[PassageSentences], embed: EmbedFn) -> None:
-    """Set ``vectors`` of every passage that has none, in one ``embed`` batch."""
+    """Set ``vectors`` of every passage that has none, in one ``embed`` batch (of
+    :meth:`PassageSentences.inputs`, as ingest stores them)."""
     todo = [p for p in passages if p.vectors is None]
-    texts = [p.sentence(j) for p in todo for j in range(len(p.spans))]
+    texts = [t for p in todo for t in p.inputs()]
     if not texts:
         return
     vecs = np.asarray(embed(texts), dtype=np.float32)

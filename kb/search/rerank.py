@@ -47,7 +47,7 @@ from kb.search.candidates import COSINE_FLOOR, Candidates, lookups_first
 from kb.search.evidence import SENTENCE_MARGIN
 from kb.search.fusion import Fused
 from kb.search.options import SearchOptions
-from kb.sentence_spans import split_sentences
+from kb.sentence_spans import sentence_inputs, split_sentences
 from kb.store import Store
 from kb.store.sentences import for_chunks
 
@@ -129,7 +129,7 @@ def sentence_scores(
             continue
         spans = split_sentences(text) or [(0, len(text))]
         parts.append((cid, len(inputs), len(spans)))
-        inputs.extend(text[a:b] for a, b in spans)
+        inputs.extend(sentence_inputs(text, spans))
     if inputs:
         vecs = np.asarray(embed(inputs), dtype=np.float32)
         for cid, at, n in parts:

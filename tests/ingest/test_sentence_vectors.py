@@ -189,3 +189,56 @@ def test_the_evidence_check_reuses_stored_sentence_vectors(
             assert a.spans == b.spans
             assert a.vectors is not None and b.vectors is not None
             assert np.allclose(a.vectors, b.vectors, atol=5e-3)
+
+
+SUBSCRIPTIONS = """# Subscriptions
+
+Reviewed on 2 November. Cancel anything unused for three months.
+
+| service | monthly | renews | card |
+| --- | --- | --- | --- |
+| Spotify Family | €17.99 | 5th | Visa |
+| Netflix Standard | €13.99 | 19th | Visa |
+| Strava | €7.99 | 23rd | Amex |
+
+Netflix is shared with my sister; she pays me back €7 each month.
+"""
+
+
+def test_a_table_row_is_stored_as_read_with_its_header_and_quoted_first(
+    tmp_path: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    from kb.rag.answerability import assess
+    from kb.rag.quote import rank_candidates
+
+    root = tmp_path / "money"
+    root.mkdir()
+    (root / "subscriptions.md").write_text(SUBSCRIPTIONS, encoding="utf-8")
+    row = "| Netflix Standard | €13.99 | 19th | Visa |"
+    read = "service: Netflix Standard; monthly: €13.99; renews: 19th; card: Visa"
+    with Store.open(settings.home) as store:
+        ingest_paths(store, settings, [root], embedder=real_embedder)
+        model = store.embedding_model()
+        assert model is not None
+        cid, text = store.conn.execute("SELECT id, text FROM chunks").fetchone()
+        sv = stored.for_chunks(store, model.model_id, [int(cid)])[int(cid)]
+        j = [text[a:b] for a, b in sv.spans].index(row)  # the span is the row's own text
+        fresh_read, fresh_row = real_embedder.embed_batch([read, row])
+        assert float(sv.vectors[j] @ fresh_read) > 0.999
+        assert float(sv.vectors[j] @ fresh_row) < 0.95
+
+        question = "How much is the Netflix subscription per month?"
+        res = Retriever(store, real_embedder, vector_cache=False).search(
+            question, SearchOptions(k=3, min_score=-1)
+        )
+        known = known_vectors(store, res.hits, question, res.query_vector)
+        assert np.allclose(known[row], known[read])  # the row's text maps to its reading
+        emb = CountingEmbedder(real_embedder)
+        assessed = assess(question, res.hits, reusing_embed(emb.embed_batch, known), None, 0.4)
+        assert emb.texts == 0  # the stored reading was reused, not the raw row embedded
+        first = rank_candidates(
+            question, assessed.passages, real_embedder.embed_batch, 3, qvec=assessed.qvec
+        )[0]
+        # read with its header the row says "monthly"; alone, the prose sentence that
+        # names Netflix and "each month" was ranked first
+        assert first.text == row

@@ -134,6 +134,38 @@ def test_each_table_row_is_a_sentence() -> None:
     ]
 
 
+def test_a_table_row_is_embedded_as_read_with_its_header() -> None:
+    from kb.sentence_spans import read_row, sentence_inputs, table_cells
+
+    note = (
+        "Subscriptions.\n\n| service | monthly | renews |\n| --- | ---: | :-: |\n"
+        "| Netflix Standard | €13.99 | 19th |\n| Strava | | 23rd | Amex |\n"
+        "Netflix is shared with my sister."
+    )
+    spans = split_sentences(note)
+    assert sentence_inputs(note, spans) == [
+        "Subscriptions.",
+        "| service | monthly | renews |\n| --- | ---: | :-: |",  # the header as it is
+        "service: Netflix Standard; monthly: €13.99; renews: 19th",
+        "service: Strava; renews: 23rd; Amex",  # empty cell left out, extra cell kept
+        "Netflix is shared with my sister.",
+    ]
+    # the spans, and so quotes and evidence, stay the source text
+    assert note[spans[2][0] : spans[2][1]] == "| Netflix Standard | €13.99 | 19th |"
+    assert table_cells("| a \\| b | c |") == ["a | b", "c"]
+    assert read_row(["", "x"], "| p | q |") == "p; x: q" and read_row(["a"], "| |") == "| |"
+    # rows without a rule line above them are no table; two short rows in one piece
+    bare = "Intro sentence here.\n| alpha beta | gamma |\n| delta epsilon | zeta |"
+    assert sentence_inputs(bare, split_sentences(bare))[1:] == [
+        "| alpha beta | gamma |",
+        "| delta epsilon | zeta |",
+    ]
+    short = "| k | v |\n| --- | --- |\n| x | 1 |\n| y | 2 |"
+    assert sentence_inputs(short, split_sentences(short)) == [
+        "| k | v |\n| --- | --- |\nk: x; v: 1\nk: y; v: 2"
+    ]
+
+
 def test_strip_citations_keeps_the_claim() -> None:
     assert strip_citations("Paris is in France [#1].") == "Paris is in France."
     assert strip_citations("Paris is in France. [#1] [#2]") == "Paris is in France."
