@@ -174,3 +174,24 @@ def sentence_inputs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
                 read.append(line)
         out.append("\n".join(read))
     return out
+
+
+def row_columns(text: str, spans: Sequence[tuple[int, int]], j: int) -> list[str] | None:
+    """The header cells of the table whose row span ``j`` is (one ``|`` line under a
+    header and rule line, in this span's table: :func:`sentence_inputs`), or ``None``
+    when span ``j`` is not such a row. Shown beside a quoted row, which alone does not
+    say what its cells are."""
+    a, b = spans[j]
+    piece = text[a:b]
+    if not piece.startswith("|") or "\n" in piece or TABLE_RULE.match(piece):
+        return None
+    lines: list[str] = []
+    for s, e in spans[: j + 1]:
+        lines.extend(text[s:e].split("\n"))
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            header = None
+        elif TABLE_RULE.match(line):
+            header = table_cells(lines[i - 1]) if i > 0 else header
+    return header

@@ -342,6 +342,9 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             ev = evidence.get(c.n)
             if ev is not None:
                 where = _narrow(ev.locator)
+                if ev.columns:  # a table row alone does not say what its cells are
+                    cols = "columns: " + " | ".join(ev.columns)
+                    where = f"{where}; {cols}" if where else cols
                 echo(f'       "{_clip(ev.quote, 160)}"' + (f" ({where})" if where else ""))
             elif record.sentences:
                 echo("       (no sentence of this passage supports the answer)")

@@ -41,7 +41,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import TABLE_RULE, sentence_inputs
+from kb.sentence_spans import TABLE_RULE, row_columns, sentence_inputs
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -181,6 +181,9 @@ class Evidence:
     quote: str
     locator: Locator
     score: float
+    #: the header cells when the quote is a Markdown table row (which alone does not say
+    #: what its cells are: :func:`kb.sentence_spans.row_columns`), else ``None``
+    columns: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -189,6 +192,7 @@ class Evidence:
             "path": self.path,
             "score": round(self.score, 4),
             "quote": self.quote,
+            "columns": self.columns,
             "locator": self.locator.to_dict(),
         }
 
@@ -356,7 +360,13 @@ class Verifier:
     def _evidence(self, p: PassageSentences, j: int, score: float) -> Evidence:
         a, b = p.spans[j]
         return Evidence(
-            p.n, p.hit.chunk_id, p.hit.path, p.hit.text[a:b], evidence_locator(p.hit, a, b), score
+            p.n,
+            p.hit.chunk_id,
+            p.hit.path,
+            p.hit.text[a:b],
+            evidence_locator(p.hit, a, b),
+            score,
+            row_columns(p.hit.text, p.spans, j),
         )
 
     def verify(self, index: int, sentence: str) -> SentenceVerdict:

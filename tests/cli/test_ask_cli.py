@@ -207,6 +207,39 @@ def test_sources_never_show_an_unsupported_sentences_closest_quote_as_evidence(
     assert '"' not in sources  # no quote is shown as if it were evidence
 
 
+def test_a_quoted_table_row_is_shown_with_its_columns(
+    tmp_path: Path,
+    real_embedder,
+    shared_embedder: None,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    from ingest.pipeline import ingest_paths
+    from kb.store import Store
+
+    note = tmp_path / "notes" / "subscriptions.md"
+    note.parent.mkdir()
+    note.write_text(
+        "# Subscriptions\n\nReviewed in November; cancel what is unused.\n\n"
+        "| service | monthly | renews |\n| --- | --- | --- |\n"
+        "| Netflix Standard | €13.99 | 19th |\n| Strava | €7.99 | 23rd |\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "kb"
+    with Store.open(home) as store:
+        ingest_paths(store, load_settings(home), [note.parent], embedder=real_embedder)
+    _fake_model(monkeypatch, ["| Netflix Standard | €13.99 | 19th | [#1]"])
+    q = "How much is the Netflix subscription per month?"
+    r = runner.invoke(app, ["ask", q, "--kb", str(home), "--answer-mode", "generate"])
+    assert r.exit_code == 0, r.output
+    sources = r.stdout.split("\nSources:\n", 1)[1]
+    row = '"| Netflix Standard | €13.99 | 19th |"'
+    assert f"{row} (line 7; columns: service | monthly | renews)" in sources
+    js = runner.invoke(app, ["ask", q, "--kb", str(home), "--answer-mode", "generate", "--json"])
+    done = json.loads(js.stdout.strip().splitlines()[-1])
+    ev = done["answer"]["sentences"][0]["evidence"]
+    assert ev["columns"] == ["service", "monthly", "renews"]
+
+
 def test_ctrl_c_mid_stream(
     demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

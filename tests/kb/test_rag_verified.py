@@ -166,6 +166,24 @@ def test_a_table_row_is_embedded_as_read_with_its_header() -> None:
     ]
 
 
+def test_a_table_rows_columns_are_its_tables_header() -> None:
+    from kb.sentence_spans import row_columns
+
+    note = (
+        "Policies to renew this year.\n\n| Policy | Provider |\n| --- | --- |\n"
+        "| Car insurance | Direct Line |\n| Home contents | Aviva |\n"
+        "Call Aviva to add the bike.\n| Loose row without header | x |"
+    )
+    spans = split_sentences(note)
+    got = [row_columns(note, spans, j) for j in range(len(spans))]
+    assert got == [None, None, ["Policy", "Provider"], ["Policy", "Provider"], None, None]
+    # the verifier's evidence carries them, and its JSON
+    ps = [PassageSentences.of(1, hit(1, note))]
+    ev = Verifier([ps[0].hit], None, passages=ps).best("Home contents is with Aviva.", 1)
+    assert ev.quote == "| Home contents | Aviva |" and ev.columns == ["Policy", "Provider"]
+    assert ev.to_dict()["columns"] == ["Policy", "Provider"]
+
+
 def test_strip_citations_keeps_the_claim() -> None:
     assert strip_citations("Paris is in France [#1].") == "Paris is in France."
     assert strip_citations("Paris is in France. [#1] [#2]") == "Paris is in France."

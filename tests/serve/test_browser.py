@@ -191,6 +191,42 @@ def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
     assert page.errors == []
 
 
+def test_a_quoted_table_row_shows_its_columns_under_its_source(page: Any, server: str) -> None:
+    row = "| Netflix Standard | €13.99 | 19th |"
+    ev = {
+        "n": 1,
+        "quote": row,
+        "columns": ["service", "monthly", "renews"],
+        "score": 0.9,
+        "locator": {"display": "money/subscriptions.md · line 7"},
+    }
+    verdict = {
+        "i": 0,
+        "text": f"{row} [#1]",
+        "claim": row,
+        "citations": [1],
+        "verdict": "supported",
+        "score": 0.9,
+        "evidence": ev,
+    }
+    loc = {"display": "money/subscriptions.md › Subscriptions · lines 3–8"}
+    rec = {
+        "text": f"{row} [#1]",
+        "refused": False,
+        "grounded": True,
+        "citations": [{"n": 1, "chunk_id": 1, "path": "money/subscriptions.md", "locator": loc}],
+        "contexts": [],
+        "sentences": [verdict],
+        "timings": {},
+    }
+    events = [("token", {"text": f"{row} [#1]"}), ("verdict", verdict)]
+    replay(page, server, "How much is Netflix per month?", [*events, ("done", {"answer": rec})])
+    sources = page.inner_text("#sources")
+    assert f"“{row}” (columns: service | monthly | renews)" in sources
+    shot(page, "ask-table-row")
+    assert page.errors == []
+
+
 def test_a_refusal_whose_words_are_all_there_says_the_meaning_is_far(
     page: Any, server: str
 ) -> None:

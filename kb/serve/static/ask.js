@@ -147,7 +147,7 @@
       a.href = `/view/chunk/${c.chunk_id}`;
       li.append(a);
       const ev = evidence.get(c.n);
-      if (ev) li.append(el("span", "quote", `“${ev.quote}”`));
+      if (ev) li.append(el("span", "quote", `“${ev.quote}”` + (ev.columns ? ` (columns: ${ev.columns.join(" | ")})` : "")));
       else if ((rec.sentences || []).length) {
         li.append(el("span", "quote none", "no sentence of this passage supports the answer"));
       }
