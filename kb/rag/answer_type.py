@@ -20,13 +20,15 @@ Types, from the question's wording (case-insensitive), first match wins:
   *which day pass*);
 - ``"quantity"``: *how many/much/long/far/old/big/large/tall/high/fast/often/deep/
   wide/heavy*, *what percentage/percent/number/amount/proportion/fraction/size*;
-- ``None`` otherwise (who, what, why, which X …: too varied to check by shape). A
-  *who* type, held by a sentence with a capitalised word past its first that the
-  question lacks, was measured and left out: it put "Adviser: Frau Keller." first for
-  "Who is my tax adviser?", but on squad-dev's 26 *who* questions the first candidate
-  held the answer 13 times instead of 15 ("Who is on the IPCC Panel?" is answered by
-  "representatives appointed by governments", a description, while a sentence that
-  merely mentions the United Nations took the bonus).
+- ``"name"``: *who is / was / are / were* followed by *the, my, our, your, his, her,
+  their* ("Who is my tax adviser?", "Who's the landlord?"): a question of identity, asked
+  for a person or a body by name;
+- ``None`` otherwise (what, why, which X, other *who* questions …: too varied to check
+  by shape). A *name* type for every *who* question was measured and left out: on
+  squad-dev's 26 *who* questions the first candidate held the answer 13 times instead
+  of 15, as "Who can be in the Victorian cabinet?" and "Who is on the IPCC Panel?" are
+  answered by descriptions ("representatives appointed by governments"). The 4 squad-dev
+  questions of identity keep their first candidate.
 
 A sentence holds
 
@@ -38,8 +40,16 @@ A sentence holds
   *fall*, more often verbs, nor *spring*);
 - a ``"money"`` when it has an amount: a currency sign or code before or after a number
   ("£90", "145 €", "EUR 950", "145 euros");
-- a ``"quantity"`` when it has a number, a number word or a word of frequency or
-  duration (:data:`QUANTITY_WORDS`: "three", "a dozen", "overnight", "annually").
+- a ``"quantity"`` when it has a number (a digit that starts a word, after a currency
+  sign at most: "£1,325", "70Ah", "12th"; not the digits inside a code or a reference,
+  "DPS-7714-2209", "B05S", "web-01"), a number word or a word of frequency or duration
+  (:data:`QUANTITY_WORDS`: "three", "a dozen", "overnight", "annually");
+- a ``"name"`` when it has a capitalised word that is not its first word (after a
+  list marker or a table bar), not a time word ("April", "Monday"), not a stop word
+  or "I", and not a word of the question ("Adviser: Frau Keller." holds one for "Who is
+  my tax adviser?"; "Deadline for filing through the adviser is 30 April 2027." does
+  not). A sentence that opens with the name ("Lena recommended it.") is missed: its
+  first word cannot be told from any sentence's capital.
 """
 
 from __future__ import annotations
@@ -47,7 +57,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-AnswerType = Literal["time", "money", "quantity"]
+from kb.rag.lexical import STOPWORDS
+
+AnswerType = Literal["time", "money", "quantity", "name"]
 
 _MONEY_WORDS = (
     r"cost|costs|costing|price|priced|pay|paid|spend|spent|charge|charged|earn|earned|"
@@ -68,6 +80,11 @@ _TIME_Q = re.compile(
 _QUANTITY_Q = re.compile(
     r"\bhow\s+(?:many|much|long|far|old|big|large|tall|high|fast|often|deep|wide|heavy)\b"
     r"|\bwhat\s+(?:percentage|percent|number|amount|proportion|fraction|size)\b",
+    re.IGNORECASE,
+)
+
+_NAME_Q = re.compile(
+    r"^\W*(?:\w+\s+)?who(?:\s+(?:is|was|are|were)|'s|’s)\s+(?:the|my|our|your|his|her|their)\b",
     re.IGNORECASE,
 )
 
@@ -108,7 +125,11 @@ _QUANTITY_WORDS_TEXT = """one two three four five six seven eight nine ten eleve
 #: words that say *how many / how long / how often* without a digit
 QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
 _WORD = re.compile(r"[^\W\d_]+")
-_DIGIT = re.compile(r"\d")
+#: a number: a digit that starts a word (after a currency sign at most), not one inside
+#: a code ("B05S", "DPS-7714-2209")
+_NUMBER = re.compile(r"(?<![\w-])[$£€¥₹]?\d")
+#: a capitalised word: a capital, then letters (an apostrophe or hyphen inside)
+_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*")
 
 
 def expected_type(question: str) -> AnswerType | None:
@@ -119,20 +140,45 @@ def expected_type(question: str) -> AnswerType | None:
         return "time"
     if _QUANTITY_Q.search(question):
         return "quantity"
+    if _NAME_Q.search(question):
+        return "name"
     return None
 
 
-def holds(kind: AnswerType | None, sentence: str) -> bool:
+def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     """``sentence`` can hold an answer of ``kind`` (module docstring); True for
-    ``None`` (nothing expected)."""
+    ``None`` (nothing expected). ``question``'s own words are no ``"name"`` answer."""
     if kind is None:
         return True
+    if kind == "name":
+        return has_name(sentence, question)
     if kind == "money":
         return bool(_MONEY_SHAPE.search(sentence))
     if kind == "time":
         if _TIME_SHAPE.search(sentence):
             return True
-    elif _DIGIT.search(sentence):
+    elif _NUMBER.search(sentence):
         return True
     words = TIME_WORDS if kind == "time" else QUANTITY_WORDS
     return any(w.lower() in words for w in _WORD.findall(sentence))
+
+
+def has_name(sentence: str, question: str = "") -> bool:
+    """``sentence`` has a capitalised word past its first that is not a time word, a
+    stop word, "I" or a word of ``question`` (case-insensitive; a possessive "'s" is
+    dropped on both sides)."""
+    asked = {_bare(w) for w in _WORD.findall(question)}
+    first = _WORD.search(sentence)
+    for m in _CAPITALISED.finditer(sentence):
+        if first is not None and m.start() == first.start():
+            continue
+        word = _bare(m.group())
+        if word == "i" or word in TIME_WORDS or word in STOPWORDS or word in asked:
+            continue
+        return True
+    return False
+
+
+def _bare(word: str) -> str:
+    w = word.lower()
+    return w[:-2] if w.endswith(("'s", "’s")) else w

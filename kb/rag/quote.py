@@ -110,7 +110,7 @@ def rank_candidates(
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
-            if kind is not None and holds(kind, text):
+            if kind is not None and holds(kind, text, question):
                 rel += TYPE_BONUS
             cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))

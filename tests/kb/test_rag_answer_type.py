@@ -23,7 +23,11 @@ def test_question_wording_names_the_answer_type() -> None:
     assert expected_type("How much flour goes in?") == "quantity"
     assert expected_type("How many pages should chapter 2 have?") == "quantity"
     assert expected_type("How long does the dough proof?") == "quantity"
-    assert expected_type("Who is my advisor?") is None
+    assert expected_type("Who is my advisor?") == "name"
+    assert expected_type("Who's the landlord?") == "name"
+    # other who questions are often answered by a description ("representatives ...")
+    assert expected_type("Who is on the IPCC Panel?") is None
+    assert expected_type("Who can be in the cabinet?") is None
     assert expected_type("What does the borrow checker reject?") is None
     # "when" as a conjunction, "how much time", "what time zone", a modifier, a contraction
     assert expected_type("How much did the repair cost when the boiler broke?") == "money"
@@ -51,6 +55,10 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert holds("quantity", "Use three very ripe bananas.") and holds("quantity", "about 40")
     assert holds("quantity", "Let it rest for a few hours.")
     assert not holds("quantity", "Use ripe bananas.")
+    # the digits of a code or a reference are no quantity
+    assert holds("quantity", "The tenant pays a deposit of £1,325.") and holds("quantity", "70Ah")
+    for code in ("The deposit reference is DPS-7714-2209.", "Pads B05S fit.", "web-01 is down"):
+        assert not holds("quantity", code), code
     assert holds(None, "anything")
     # amounts: a sign or code before or after; a word that starts like a currency is none
     for amount in ("The heater cost 145 €.", "Rent: EUR 950 a month.", "CHF 120 a day", "$4.2bn"):
@@ -107,6 +115,30 @@ def test_the_bonus_decides_between_sentences_that_match_alike() -> None:
     who = rank_candidates("Who serviced the boiler?", ps, None, 2)
     assert who[0].text == "The boiler was serviced by Hans."
     assert who[0].relevance == who[1].relevance  # no type asked: no bonus
+
+
+def test_a_name_is_a_capital_past_the_first_word_that_the_question_lacks() -> None:
+    q = "Who is my tax adviser?"
+    assert holds("name", "Adviser: Frau Keller, Steuerbüro Keller & Partner.", q)
+    assert holds("name", "Recommended by Lena.", q) and holds("name", "It was O'Brien's idea.")
+    assert holds("name", "| Billing | 8080 | Mei |")
+    # a month, a weekday, "I", the first word, or the question's own name are no answer
+    assert not holds("name", "Deadline for filing through the adviser is 30 April 2027.", q)
+    assert not holds("name", "I meet the adviser on Monday.", q)
+    assert not holds("name", "Taxes are due soon.", q)
+    assert not holds("name", "The Keller office is closed.", "Who is the Keller's clerk?")
+    assert not holds("name", "Lena said so.")  # a sentence that opens with the name
+
+
+def test_identity_and_amount_questions_prefer_the_sentence_that_can_answer() -> None:
+    ps = _passages(
+        "The tax adviser sends the deadline for filing on 30 April. "
+        "The tax adviser is Frau Keller of Steuerbüro Keller."
+    )
+    assert rank_candidates("Who is my tax adviser?", ps, None, 2)[0].text.endswith("Keller.")
+    ps = _passages("The deposit reference is DPS-7714-2209. The deposit is 1,325 pounds.")
+    first = rank_candidates("How much is the deposit?", ps, None, 2)[0]
+    assert first.text == "The deposit is 1,325 pounds."
 
 
 @pytest.mark.slow
