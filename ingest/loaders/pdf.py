@@ -14,6 +14,10 @@
 - pypdf reports recoverable damage through the ``pypdf`` logger; while a file is
   loaded that logger is raised to ERROR so the noise stays off the terminal (no other
   logger is touched).
+- Running headers and footers (a title line, "Page 2 of 4", repeated at the top or
+  bottom of most pages) are cut from each page's text first, a repeated line kept on
+  the first page that shows it (:mod:`ingest.loaders.pdf_running`); a page of nothing
+  else gives no section.
 - The document's title (:func:`pdf_title`: the PDF's ``/Title``, unless it is a
   placeholder such as ``untitled`` or ``Microsoft Word - draft.docx``) heads every page's
   section, as a Markdown note's ``# Title`` heads its sections: hits and Sources show
@@ -36,6 +40,7 @@ from typing import Any, BinaryIO
 from ingest.fileio import max_bytes_of, open_checked
 from ingest.loaders.base import LoadContext
 from ingest.loaders.pdf_headings import PageCut, PagePiece, fold, open_path, page_sections
+from ingest.loaders.pdf_running import RunningLines
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
 from kb.types import LoadedDocument, Section, Span
@@ -78,7 +83,9 @@ def _open(source: BinaryIO, rel_path: str) -> Any:
 
 
 #: ``/Title`` values that name no document: authoring tools' placeholders
-_PLACEHOLDER_TITLES = frozenset(["untitled", "no title", "title", "document", "unknown", "none"])
+_PLACEHOLDER_TITLES = frozenset(
+    ["untitled", "no title", "title", "document", "unknown", "none", "anonymous", "unspecified"]
+)
 _TOOL_PREFIXES = ("microsoft word - ", "microsoft powerpoint - ", "microsoft excel - ")
 _FILE_SUFFIXES = (".doc", ".docx", ".pdf", ".tex", ".dvi", ".odt", ".rtf", ".ppt", ".pptx")
 MAX_TITLE_CHARS = 200
@@ -100,7 +107,7 @@ def clean_title(raw: str) -> str | None:
     :data:`MAX_TITLE_CHARS`, without a letter, or a placeholder (``untitled``,
     ``Microsoft Word - x.docx``, a bare file name like ``draft3.tex``)."""
     title = " ".join(raw.replace("\x00", "").split())
-    low = title.lower()
+    low = title.lower().strip("()[]<>{}\"' ")  # reportlab writes "(anonymous)"
     if (
         not title
         or len(title) > MAX_TITLE_CHARS
@@ -197,6 +204,7 @@ class PdfLoader:
             titles = {fold(title)} if title else set()
             tail: tuple[int, int, str, tuple[str, ...]] | None = None  # offsets, text, path
             last_span = Span()
+            pages: list[tuple[int, str, list[tuple[str, float]]]] = []
             for number in range(1, n_pages + 1):
                 try:
                     raw, runs = page_runs(reader.pages[number - 1])
@@ -214,6 +222,12 @@ class PdfLoader:
                     warnings.append(
                         f"page {number} has no text layer (scanned?); it is not searchable"
                     )
+                    continue
+                pages.append((number, text, runs))
+            running = RunningLines(pages)
+            for number, page_text, runs in pages:
+                text = running.strip(page_text, runs)
+                if not text:  # nothing but a running header and footer
                     continue
                 if offset:
                     offset += len(PAGE_SEP)

@@ -56,8 +56,13 @@ def test_demo_pdf_sections_by_page_and_heading(ctx: LoadContext) -> None:
     assert doc.sections[0].text.startswith("A rooftop or a quiet corner")
     assert "Varroa" in doc.sections[1].text
     assert "Varroa" not in doc.sections[0].text + doc.sections[2].text
-    # offsets index the page texts joined by a blank line
-    joined = page_texts(BEES)
+    # every page's footer ("Page 1", "Page 2", "Page 3") is a running line: cut
+    assert all("Page" not in s.text for s in doc.sections)
+    assert doc.sections[0].text.endswith("for the first two months.")
+    # offsets index the page texts, less their running lines, joined by a blank line
+    joined = (
+        page_texts(BEES).replace("\nPage 1", "").replace("\nPage 2", "").replace("\nPage 3", "")
+    )
     for s in doc.sections:
         assert joined[s.char_start : s.char_end] == s.text
         assert s.span.line_start is None
@@ -113,6 +118,8 @@ def test_headings_nest_by_size_and_carry_over_pages(ctx: LoadContext, tmp_path: 
     [
         ("  Deep   Residual\nLearning ", "Deep Residual Learning"),
         ("untitled", None),
+        ("(anonymous)", None),  # reportlab's SimpleDocTemplate
+        ("[Unspecified]", None),
         ("Microsoft Word - draft 3.docx", None),
         ("thesis_final.tex", None),
         ("", None),
@@ -418,3 +425,75 @@ def test_a_title_shown_unlike_the_pdf_title_is_not_a_heading(
     doc = PdfLoader().load(path, "t.pdf", ctx)
     assert [s.heading_path for s in doc.sections] == [("report-final-v3",)]
     assert "Water Quality in 2025" not in doc.sections[0].text
+
+
+def lease_pdf(path: Path, pages: int, *, chapter_heads: bool = False) -> Path:
+    """A lease whose every page has a running header and a "Page n of N" footer in
+    8 pt over five 11 pt clauses; ``chapter_heads`` opens each page with a 16 pt
+    "Chapter n"."""
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), invariant=1)
+    for n in range(1, pages + 1):
+        c.setFont("Helvetica", 8)
+        c.drawString(72, 800, "Tenancy Agreement - Flat 3, 12 Elm Road")
+        y = 760
+        if chapter_heads:
+            c.setFont("Helvetica-Bold", 16)
+            c.drawString(72, y, f"Chapter {n}")
+            y -= 30
+        c.setFont("Helvetica", 11)
+        for i in range(5):  # clause numbers do not move with the page's
+            c.drawString(72, y - 16 * i, f"Clause {n * n}.{i}: the tenant keeps item {n}{i}.")
+        c.setFont("Helvetica", 8)
+        c.drawString(500, 30, f"Page {n} of {pages}")
+        c.showPage()
+    c.save()
+    return path
+
+
+def test_running_headers_and_footers_are_cut(ctx: LoadContext, tmp_path: Path) -> None:
+    doc = PdfLoader().load(lease_pdf(tmp_path / "lease.pdf", 4), "lease.pdf", ctx)
+    assert doc.warnings == [] and len(doc.sections) == 4
+    for n, s in enumerate(doc.sections, 1):
+        assert s.text.endswith(f"item {n}4.") and "of 4" not in s.text
+    # the header says where the flat is: kept on page 1, cut on the others
+    assert doc.sections[0].text.startswith("Tenancy Agreement - Flat 3, 12 Elm Road\nClause 1.0")
+    assert all(s.text.startswith(f"Clause {n * n}.0") for n, s in enumerate(doc.sections[1:], 2))
+    # a two-page document keeps everything
+    short = PdfLoader().load(lease_pdf(tmp_path / "short.pdf", 2), "short.pdf", ctx)
+    assert all("Elm Road" in s.text and "of 2" in s.text for s in short.sections)
+
+
+def test_a_large_line_opening_every_page_stays_a_heading(ctx: LoadContext, tmp_path: Path) -> None:
+    path = lease_pdf(tmp_path / "book.pdf", 4, chapter_heads=True)
+    doc = PdfLoader().load(path, "book.pdf", ctx)
+    heads = [s.heading_path[-1] for s in doc.sections if s.heading_path]
+    assert heads[-4:] == [f"Chapter {n}" for n in range(1, 5)]
+    assert sum("Elm Road" in s.text for s in doc.sections) == 1
+
+
+def test_running_line_rules() -> None:
+    from ingest.loaders.pdf_running import RunningLines, line_key
+
+    assert line_key("Page 2 of 14") == line_key("page 3  of 14") == "page # of #"
+    assert line_key("- 7 -") == "- # -" and line_key("* * *") == ""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+    body = [f"{w} {w} text, item {{n}}{{n}}." for w in words]
+
+    def page(n: int, head: str, foot: str) -> tuple[int, str, list[tuple[str, float]]]:
+        return (n, "\n".join([head, *(b.format(n=n) for b in body), foot]), [])
+
+    # a repeated header, a page number printed one less than the page (a cover first),
+    # and a clause line whose numbers do not follow the pages
+    pages = [page(n, "Report 2026", f"- {n - 1} -") for n in range(2, 7)]
+    pages += [page(7, "Clause 4.1 opens here", "End"), page(8, "Clause 9.3 opens here", "End")]
+    pages += [page(9, "Clause 2.7 opens here", "End")]
+    running = RunningLines(pages)
+    assert running.keys == {"report #": False, "- # -": True}
+    first, second = (running.strip(t, []) for _, t, _ in pages[:2])
+    assert first.startswith("Report 2026\nalpha") and first.endswith("item 22.")
+    assert second.startswith("alpha") and second.endswith("item 33.")
+    # the same words inside a page's text stay: only edge lines are cut
+    inner = "Intro.\nMore.\nText.\nReport 2026\nEnd.\nOf.\nPage."
+    assert running.strip(inner, []) == inner
