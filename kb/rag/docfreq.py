@@ -2,10 +2,11 @@
 
 ``doc_freq(conn, word) -> (n_t, N)``: ``n_t`` chunks whose text or heading contains
 ``word`` (FTS5 tokenises it with the table's porter tokenizer, so ``proofs`` counts
-``proof``), ``N`` chunks in all. Counting walks the posting list only (no bm25), and is
-capped at ``N`` so a word in every chunk costs one pass. A word FTS5 cannot search
-(no letter or digit) counts as in every chunk (weight ~0). Results are memoised per
-connection and word for the process.
+``proof``; a word it stems to a stop word, ``andes`` -> ``and``, is counted by its
+spelling: :mod:`kb.search.exact_terms`), ``N`` chunks in all. Counting walks the
+posting list only (no bm25), and is capped at ``N`` so a word in every chunk costs one
+pass. A word FTS5 cannot search (no letter or digit) counts as in every chunk (weight
+~0). Results are memoised per connection and word for the process.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
+
+from kb.search import exact_terms
 
 _WORD = re.compile(r"\w")
 
@@ -46,12 +49,17 @@ def _count(conn: sqlite3.Connection, word: str, n: int) -> int:
     if hit is not None:
         return hit
     try:
-        df = int(
-            conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
-                (_phrase(word), max(1, n)),
-            ).fetchone()[0]
-        )
+        if exact_terms.collapsed(word):  # "andes" would count every chunk with "and"
+            found = exact_terms.exact_matches(conn, "chunks_fts", word)
+            df = n if found is None else len(found)
+        else:
+            df = int(
+                conn.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? "
+                    "LIMIT ?)",
+                    (_phrase(word), max(1, n)),
+                ).fetchone()[0]
+            )
     except sqlite3.Error:
         df = n
     if len(_memo) > 8192:

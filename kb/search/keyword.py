@@ -37,22 +37,13 @@ import re
 import sqlite3
 from collections.abc import Collection
 
+from kb.search import exact_terms
+from kb.search.stopwords import STOPWORDS
+
 MAX_TERMS = 64
 
 _WORD = re.compile(r"\w", re.UNICODE)
 _POSSESSIVE = re.compile(r"(?<=\w)['’][sS](?=\W*$)")
-
-_STOPWORD_TEXT = """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for
-    from further had has have having he her here hers herself him himself his how i if in
-    into is it its itself just me more most my myself no nor not of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up
-    very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def _clean(text: str) -> str:
@@ -132,14 +123,45 @@ def keyword_search(
     """
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
-    terms = useful_terms(conn, query_terms(text), fts)
-    if not terms:
-        return []
+    every = query_terms(text)
+    exact = [t for t in every if exact_terms.collapsed(t)]
+    rest = [t for t in every if t not in exact]
+    terms = useful_terms(conn, rest, fts) if rest else []
+    if not exact:
+        return _match(conn, fts, terms, limit, document_ids) if terms else []
+    # terms the stemmer folds into a stop word: matched by their spelling (exact_terms)
+    n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
+    extra: dict[int, float] = {}
+    for t in exact:
+        found = exact_terms.exact_matches(conn, fts, t, document_ids)
+        if found is None:  # a common word: no weight
+            continue
+        for cid, score in exact_terms.scores(found, n_rows).items():
+            extra[cid] = extra.get(cid, 0.0) + score
+    base = dict(_match(conn, fts, terms, limit + len(extra), document_ids)) if terms else {}
+    missing = [cid for cid in extra if cid not in base]
+    if terms and missing:
+        base.update(_match(conn, fts, terms, len(missing), document_ids, rowids=missing))
+    total = {cid: base.get(cid, 0.0) + extra.get(cid, 0.0) for cid in {*base, *extra}}
+    ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ranked[:limit]
+
+
+def _match(
+    conn: sqlite3.Connection,
+    fts: str,
+    terms: list[str],
+    limit: int,
+    document_ids: Collection[int] | None,
+    rowids: Collection[int] | None = None,
+) -> list[tuple[int, float]]:
+    """The top ``limit`` chunks for ``terms`` (joined with ``OR``) as ``(id, -bm25)``;
+    only ``rowids`` when given."""
+    import json
+
     sql = f"SELECT rowid, bm25({fts}) AS s FROM {fts} WHERE {fts} MATCH ?"
     params: list[object] = [" OR ".join(_phrase(t) for t in terms)]
     if document_ids is not None:
-        import json
-
         # ``+rowid``: without the unary plus SQLite hands the IN list to FTS5 as rowid
         # lookups and re-runs the MATCH once per value (seconds at 100k chunks)
         sql += (
@@ -147,6 +169,9 @@ def keyword_search(
             "(SELECT value FROM json_each(?)))"
         )
         params.append(json.dumps(sorted(int(i) for i in document_ids)))
+    if rowids is not None:
+        sql += " AND +rowid IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(sorted(int(i) for i in rowids)))
     sql += " ORDER BY s, rowid LIMIT ?"
     params.append(int(limit))
     rows = conn.execute(sql, params).fetchall()

@@ -161,3 +161,55 @@ def test_keyword_search_never_raises(corpus: tuple[Store, dict[str, int]], text:
     store, _ = corpus
     for cid, score in keyword_search(store.conn, text, 5):
         assert isinstance(cid, int) and score == score  # no NaN
+
+
+def test_a_word_stemmed_to_a_stop_word_is_found_by_its_spelling(tmp_path: Path) -> None:
+    from kb.rag.docfreq import term_doc_freq
+    from kb.search.exact_terms import collapsed, stems
+
+    assert stems("Andes") == ("and",) and collapsed("Andes") and collapsed("Inês")
+    assert not collapsed("running") and not collapsed("the") and not collapsed("its")
+    assert not collapsed("others")  # "others" is "other": the stemmer is right
+    store = Store.open(tmp_path / "kb")
+    filler = [
+        f"Bread and butter and jam, shelf {i}, in the pantry and in the cellar." for i in range(12)
+    ]
+    add_doc(store, "pantry.md", filler)
+    andes = add_doc(store, "geo.md", ["The Andes rose and a large basin formed in the west."])[0]
+    fernandes = add_doc(store, "people.md", ["Ana Fernandes and Lines Dosanjh met in Lisbon."])[0]
+    host = add_doc(store, "trip.md", ["The host is Inês, reachable on WhatsApp."], heading="Stay")[
+        0
+    ]
+    # through the index, "andes" is "and": every chunk, weight ~0; by its spelling, one
+    got = keyword_search(store.conn, "Andes", 5)
+    assert [c for c, _ in got] == [andes] and got[0][1] > 1.0
+    assert [c for c, _ in keyword_search(store.conn, "inês", 5)] == [host]
+    # with other words: the spelled term adds its bm25 weight to theirs
+    both = keyword_search(store.conn, "Andes basin", 5)
+    assert both[0][0] == andes and both[0][1] > got[0][1]
+    assert [c for c, _ in keyword_search(store.conn, "Fernandes Lisbon", 5)] == [fernandes]
+    # a chunk found by its spelling only, beside a word of twelve others: first
+    mixed = keyword_search(store.conn, "Andes pantry", 5)
+    assert mixed[0][0] == andes and len(mixed) == 5
+    # scoped to other documents: nothing; the evidence check's counts agree
+    assert keyword_search(store.conn, "Andes", 5, document_ids=[]) == []
+    assert term_doc_freq(store.conn, "Andes") == (1, 15)
+    assert term_doc_freq(store.conn, "and")[0] >= 14
+    store.close()
+
+
+def test_a_common_word_stemmed_to_a_stop_word_weighs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kb.search import exact_terms
+
+    store = Store.open(tmp_path / "kb")
+    ones = add_doc(store, "a.md", [f"Chapter {i}: one step, then one more." for i in range(5)])
+    race = add_doc(store, "b.md", ["Formula One drivers race in Monaco."])[0]
+    assert {c for c, _ in keyword_search(store.conn, "one", 10)} == {*ones, race}
+    # held by more chunks than MAX_CANDIDATES: not read, no weight ("one" -> "on")
+    monkeypatch.setattr(exact_terms, "MAX_CANDIDATES", 3)
+    assert exact_terms.exact_matches(store.conn, "chunks_fts", "one") is None
+    assert keyword_search(store.conn, "one", 10) == []
+    assert [c for c, _ in keyword_search(store.conn, "Formula One", 10)] == [race]
+    store.close()

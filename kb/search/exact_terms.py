@@ -1,0 +1,135 @@
+"""Words the porter stemmer folds into a stop word, found by their exact spelling.
+
+The keyword index (FTS5, ``porter unicode61 remove_diacritics 2``) stems every word,
+and a few names and words stem to a stop word: *Andes* -> ``and``, *Inês* / *Ines* ->
+``in``, *Wills* -> ``will``, *Dos* -> ``do``, *Ames* -> ``am``. Searched through the
+index, "Andes" matched 1,128 of squad-dev's 1,241 chunks (every chunk with *and*) at
+a weight of ~0, so the keyword leg could not find the six chunks that name the
+mountains, the very case it exists for (a rare name).
+
+Such a term is *collapsed* (:func:`collapsed`): every token FTS5 makes of it is a stop
+word (:data:`kb.search.stopwords.STOPWORDS`) while the term itself is not one. It is
+left out of the ``MATCH`` and found instead by :func:`exact_matches`: a ``LIKE`` scan of
+the index's text and heading columns for the term as typed and without its diacritics
+(the only cost: one pass over the chunk text, about 0.1 s per 100,000 chunks, paid only
+by a query that has such a term; a term more than :data:`MAX_CANDIDATES` chunks hold as a
+substring is a common word, "one" -> ``on``, and is left out, as bm25 would weigh it at
+~0), kept where it stands as a whole word (letters and
+digits around it do not count: *Andes* in "Andes-Mushuk" counts, *ines* in "lines"
+does not), case and diacritics folded. Each match scores as bm25 scores one term
+(``idf · tf·(k1 + 1)/(tf + k1)``, ``k1 = 1.2``, no length normalisation), with FTS5's
+``idf = ln((N - n + 0.5)/(n + 0.5))`` over the ``n`` matching chunks of ``N``, clamped
+at ``1e-6`` as FTS5 clamps it.
+
+Edge case: a term typed without its diacritics ("Ines") does not find text that has
+them ("Inês"): ``LIKE`` does not fold them (the index did).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Collection
+from functools import lru_cache
+
+from kb.search.stopwords import STOPWORDS
+
+K1 = 1.2
+#: a term held (as a substring) by more chunks than this is too common to spell out
+MAX_CANDIDATES = 2000
+_local = sqlite3.connect(":memory:", check_same_thread=False)
+_local.execute(
+    "CREATE VIRTUAL TABLE stems USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2')"
+)
+_local.execute("CREATE VIRTUAL TABLE stems_vocab USING fts5vocab(stems, 'instance')")
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded, without diacritics (NFKD, combining marks dropped)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=4096)
+def stems(term: str) -> tuple[str, ...]:
+    """The tokens FTS5's ``porter unicode61 remove_diacritics 2`` makes of ``term``."""
+    with _local:
+        _local.execute("DELETE FROM stems")
+        _local.execute("INSERT INTO stems (x) VALUES (?)", (term,))
+        rows = _local.execute("SELECT term FROM stems_vocab ORDER BY offset").fetchall()
+        _local.execute("DELETE FROM stems")
+    return tuple(str(r[0]) for r in rows)
+
+
+_WORDS = re.compile(r"\w+")
+
+
+#: inflections of a stop word, which stem to it because they are that word: *others* is
+#: *other* (the stemmer is right), unlike *Andes* and *and*
+INFLECTED_STOPWORDS = frozenset(["others", "owns", "owned", "owning"])
+
+
+def collapsed(term: str) -> bool:
+    """``term`` stems to stop words only, while it is not made of stop words itself nor
+    of their inflections (:data:`INFLECTED_STOPWORDS`)."""
+    words = _WORDS.findall(fold(term))
+    toks = stems(term)
+    return (
+        bool(words and toks)
+        and all(t in STOPWORDS for t in toks)
+        and not all(w in STOPWORDS or w in INFLECTED_STOPWORDS for w in words)
+    )
+
+
+def exact_matches(
+    conn: sqlite3.Connection,
+    fts: str,
+    term: str,
+    document_ids: Collection[int] | None = None,
+) -> dict[int, int] | None:
+    """``chunk id -> occurrences`` of ``term`` as a whole word in the text or heading
+    path of the chunks indexed by ``fts`` (module docstring); only chunks of
+    ``document_ids`` when given. ``None`` when more than :data:`MAX_CANDIDATES` chunks
+    hold it as a substring: a common word ("one" stems to ``on``), which bm25 would
+    weigh at ~0 anyway, is not worth reading every such chunk for."""
+    bare = re.sub(r"^\W+|\W+$", "", term)
+    key = fold(bare)
+    if not key:
+        return {}
+    patterns = sorted({_like(bare.casefold()), _like(key)})
+    one = "text LIKE ? ESCAPE '\\' OR heading_path LIKE ? ESCAPE '\\'"
+    where = " OR ".join(one for _ in patterns)
+    params: list[object] = [p for p in patterns for _ in (0, 1)]
+    sql = f"SELECT rowid, text, heading_path FROM {fts} WHERE ({where})"
+    if document_ids is not None:
+        import json
+
+        sql += (
+            " AND rowid IN (SELECT id FROM chunks WHERE document_id IN "
+            "(SELECT value FROM json_each(?)))"
+        )
+        params.append(json.dumps(sorted(int(i) for i in document_ids)))
+    sql += f" LIMIT {MAX_CANDIDATES + 1}"
+    rows = conn.execute(sql, params).fetchall()
+    if len(rows) > MAX_CANDIDATES:
+        return None
+    word = re.compile(rf"(?<![^\W_]){re.escape(key)}(?![^\W_])")
+    out: dict[int, int] = {}
+    for rowid, text, heading in rows:
+        n = len(word.findall(fold(f"{text or ''}\n{heading or ''}")))
+        if n:
+            out[int(rowid)] = n
+    return out
+
+
+def _like(s: str) -> str:
+    return "%" + s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def scores(matches: dict[int, int], n_rows: int) -> dict[int, float]:
+    """bm25's score of one term for each matching chunk (module docstring)."""
+    n = len(matches)
+    idf = max(1e-6, math.log((n_rows - n + 0.5) / (n + 0.5))) if n else 0.0
+    return {cid: idf * tf * (K1 + 1) / (tf + K1) for cid, tf in matches.items()}
