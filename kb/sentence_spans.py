@@ -14,12 +14,15 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
   which has no letters or digits to stand alone).
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
-previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays
-a piece of its own. A numbered line is one item: the dot of its number (``"6."`` at
-the start of a line) is not a boundary, and a short numbered title (``"5. Credits."``)
-joins the sentence after it on the same line, the text it titles, not the one before
-(a contract's or a paper's PDF page: ``"5. Credits. For each 0.1% below ..."``).
-Edge cases: empty or blank text gives no spans; text without any boundary is one span.
+previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays a piece
+of its own, and a short table line joins the table line before it only (a rule line its
+header, a short row ``| x | 1 |`` the row above), never a paragraph, so a short header
+``| Item | Cost |`` after a paragraph starts its own piece. A numbered line is one item:
+the dot of its number (``"6."`` at the start of a line) is not a boundary, and a short
+numbered title (``"5. Credits."``) joins the sentence after it on the same line, the
+text it titles, not the one before (a contract's or a paper's PDF page: ``"5. Credits.
+For each 0.1% below ..."``). Edge cases: empty or blank text gives no spans; text
+without any boundary is one span.
 
 What is *embedded* for a sentence (:func:`sentence_inputs`) is its text, except for a
 Markdown table row under a header row: a row alone ("| Netflix Standard | €13.99 |
@@ -103,22 +106,25 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             if gap is None or "\n" not in gap.group():
                 carry = s  # its text follows on the same line
                 continue
-        if spans and short and text[s] != "#" and text[spans[-1][0]] != "#":
-            spans[-1] = (spans[-1][0], e)
+        before = text[spans[-1][0]] if spans else ""
+        if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
+            spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
             continue
         spans.append((s, e))
     first = spans[0] if spans else (0, 0)
     if (
         len(spans) >= 2
-        and text[first[0]] != "#"
+        and text[first[0]] not in "#|"
+        and text[spans[1][0]] != "|"
         and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
     ):
         spans[0:2] = [(first[0], spans[1][1])]
     return spans
 
 
-#: a Markdown table's rule line (``| --- | :-: |``), which ends its header row
-TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*\|")
+#: a Markdown table's rule line (``| --- | :-: |``, ``|:--|--:|``: only bars, dashes,
+#: colons and spaces, a dash in every cell), which ends its header row
+TABLE_RULE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?)?[ \t]*$")
 _CELL_BAR = re.compile(r"(?<!\\)\|")
 
 
@@ -144,54 +150,61 @@ def read_row(header: Sequence[str], row: str) -> str:
     return "; ".join(parts) if parts else row
 
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _table_lines(
+    text: str, spans: Sequence[tuple[int, int]]
+) -> list[list[tuple[str, list[str] | None]]]:
+    """For each span, its lines, each with the header cells it is read with when it is
+    a table row (else ``None``). A header is the line above a rule line, in the same
+    span or the one before (a short header is a span of its own); its rows are the ``|``
+    lines after the rule, in this span or the next ones; a line that does not start
+    with ``|``, or a blank line between spans, ends the table. Header and rule lines,
+    and rows of a table without a rule line, get ``None``."""
+    out: list[list[tuple[str, list[str] | None]]] = []
+    header: list[str] | None = None
+    prev: str | None = None  # the line before, while it may head a table
+    prev_end = 0
+    for a, b in spans:
+        if _BLANK_LINE.search(text, prev_end, a):
+            header, prev = None, None
+        prev_end = b
+        lines = text[a:b].split("\n")
+        read: list[tuple[str, list[str] | None]] = []
+        for i, line in enumerate(lines):
+            is_row = line.lstrip().startswith("|")
+            next_rule = i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]) is not None
+            if TABLE_RULE.match(line):
+                header = table_cells(prev) if prev is not None else header
+                read.append((line, None))
+            elif is_row and header is not None and not next_rule:
+                read.append((line, header))
+            else:
+                if not is_row:
+                    header = None
+                read.append((line, None))
+            prev = line if is_row else None
+        out.append(read)
+    return out
+
+
 def sentence_inputs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The text to embed for each span of ``text`` (module docstring): the span's text,
-    with each Markdown table row line under a header read with it (:func:`read_row`).
-    A header is the line above a rule line; its rows are the ``|`` lines after the
-    rule, in this span or the next ones (a short row shares a span with its
-    neighbour); a span or line that does not start with ``|`` ends the table. Header
-    and rule lines, and rows of a table without a rule line, stay as they are."""
+    with each Markdown table row line under a header read with it (:func:`read_row`;
+    which lines are rows under which header: :func:`_table_lines`)."""
     out: list[str] = []
-    header: list[str] | None = None
-    for a, b in spans:
-        piece = text[a:b]
-        if not piece.startswith("|"):
-            header = None
-            out.append(piece)
-            continue
-        lines = piece.split("\n")
-        read: list[str] = []
-        for i, line in enumerate(lines):
-            if not line.lstrip().startswith("|"):
-                header = None
-                read.append(line)
-            elif TABLE_RULE.match(line):
-                header = table_cells(lines[i - 1]) if i > 0 else header
-                read.append(line)
-            elif header is not None and not (i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1])):
-                read.append(read_row(header, line))
-            else:
-                read.append(line)
-        out.append("\n".join(read))
+    for (a, b), lines in zip(spans, _table_lines(text, spans), strict=True):
+        if all(h is None for _, h in lines):
+            out.append(text[a:b])
+        else:
+            out.append("\n".join(line if h is None else read_row(h, line) for line, h in lines))
     return out
 
 
 def row_columns(text: str, spans: Sequence[tuple[int, int]], j: int) -> list[str] | None:
-    """The header cells of the table whose row span ``j`` is (one ``|`` line under a
-    header and rule line, in this span's table: :func:`sentence_inputs`), or ``None``
-    when span ``j`` is not such a row. Shown beside a quoted row, which alone does not
-    say what its cells are."""
-    a, b = spans[j]
-    piece = text[a:b]
-    if not piece.startswith("|") or "\n" in piece or TABLE_RULE.match(piece):
-        return None
-    lines: list[str] = []
-    for s, e in spans[: j + 1]:
-        lines.extend(text[s:e].split("\n"))
-    header: list[str] | None = None
-    for i, line in enumerate(lines):
-        if not line.lstrip().startswith("|"):
-            header = None
-        elif TABLE_RULE.match(line):
-            header = table_cells(lines[i - 1]) if i > 0 else header
-    return header
+    """The header cells of the table whose row span ``j`` is (one ``|`` line read with a
+    header: :func:`_table_lines`), or ``None`` when span ``j`` is not such a row. Shown
+    beside a quoted row, which alone does not say what its cells are."""
+    lines = _table_lines(text, spans[: j + 1])[j]
+    return lines[0][1] if len(lines) == 1 else None

@@ -226,7 +226,7 @@ class PdfLoader:
                 pages.append((number, text, runs))
             running = RunningLines(pages)
             for number, page_text, runs in pages:
-                text = running.strip(page_text, runs)
+                text, runs = running.strip(page_text, runs)
                 if not text:  # nothing but a running header and footer
                     continue
                 if offset:

@@ -16,11 +16,12 @@ Rules:
   and "- 8 -"). A line without a letter or digit has no key.
 - **Running**: a key found among the edge lines of at least :data:`MIN_PAGES` pages
   and of at least :data:`MIN_SHARE` of the pages with text.
-- **Numbered or repeated**: a running line is *numbered* when its lines differ and one
-  of their numbers keeps one offset from the page's number ("Page 2 of 4" on page 2,
-  "- 13 -" on page 14: a page number); *repeated* when its lines are one text. A key
-  whose lines differ otherwise ("Clause 4.1 …", "Clause 9.3 …" opening pages) is
-  text, not running.
+- **Numbered or repeated**: a running line is *numbered* when its lines are one text
+  but for a number that keeps one offset from the page's number ("Page 2 of 4" on page
+  2, "- 13 -" on page 14: a page number); *repeated* when its lines are one text. A
+  key whose lines differ otherwise ("Clause 4.1 …", "Clause 9.3 …", or "Day 3 -
+  06.03.2024 - 24 km" whose date and distance change with the day) is text, not
+  running.
 - **Cut**: a numbered running line on every page; a repeated one on every page but the
   first that shows it, so what it says is kept once (a lease's address may be in its
   header only, and a page's boilerplate line is still found once).
@@ -92,34 +93,54 @@ def _small_edges(text: str, runs: Sequence[tuple[str, float]]) -> list[tuple[int
 Page = tuple[int, str, Sequence[tuple[str, float]]]
 
 
+def _masked(line: str, number: int) -> dict[int, set[str]]:
+    """For each offset ``o`` that one of ``line``'s numbers has from the page's
+    ``number``, the line (white space folded) with one such number written ``#``, one
+    text per place it stands: "Page 4 of 4" on page 4 gives ``{0: {"Page # of 4",
+    "Page 4 of #"}}``."""
+    folded = " ".join(line.split())
+    out: dict[int, set[str]] = {}
+    for m in _DIGITS.finditer(folded):
+        o = int(m.group()) - number
+        out.setdefault(o, set()).add(folded[: m.start()] + "#" + folded[m.end() :])
+    return out
+
+
 def running_keys(pages: Sequence[Page]) -> dict[str, bool]:
     """The keys of the running lines of ``pages`` (``(number, text, runs)`` of each
-    page, in order; module docstring), each with whether it is *numbered*."""
+    page, in order; module docstring), each with whether it is *numbered*: the same
+    text on every page once the number that follows the page's is masked ("Page # of
+    4"), so a line whose other numbers change too ("Day 3 - 06.03.2024 - 24 km") is
+    text, not a page number."""
     texts = [p for p in pages if p[1].strip()]
     need = max(MIN_PAGES, math.ceil(MIN_SHARE * len(texts)))
     if len(texts) < need:
         return {}
     count: dict[str, int] = {}
     shown: dict[str, set[str]] = {}
-    offsets: dict[str, set[int] | None] = {}
+    masked: dict[str, list[dict[int, set[str]]]] = {}
     for number, text, runs in texts:
         edges = _small_edges(text, runs)
         for key in {k for _, _, k in edges}:
             count[key] = count.get(key, 0) + 1
         for a, b, k in edges:
             shown.setdefault(k, set()).add(" ".join(text[a:b].split()))
-            here = {int(d) - number for d in _DIGITS.findall(text[a:b])}
-            seen = offsets.get(k)
-            offsets[k] = here if k not in offsets else (None if seen is None else seen & here)
+            masked.setdefault(k, []).append(_masked(text[a:b], number))
     out: dict[str, bool] = {}
     for k, n in count.items():
         if n < need:
             continue
         if len(shown[k]) == 1:
             out[k] = False  # repeated
-        elif offsets.get(k):
-            out[k] = True  # numbered: one of its numbers moves with the page's
+        elif _one_text_but_the_page(masked[k]):
+            out[k] = True  # numbered
     return out
+
+
+def _one_text_but_the_page(lines: Sequence[dict[int, set[str]]]) -> bool:
+    """Some offset is in every line's :func:`_masked`, with one text they all share."""
+    common = set(lines[0]).intersection(*lines[1:]) if lines else set()
+    return any(set.intersection(*(m[o] for m in lines)) for o in common)
 
 
 class RunningLines:
@@ -132,11 +153,16 @@ class RunningLines:
         self.keys = running_keys(pages)
         self._seen: set[str] = set()
 
-    def strip(self, text: str, runs: Sequence[tuple[str, float]]) -> str:
-        """``text`` without its running edge lines (white space at both ends trimmed);
-        ``text`` itself when there is nothing to cut."""
+    def strip(
+        self, text: str, runs: Sequence[tuple[str, float]]
+    ) -> tuple[str, list[tuple[str, float]]]:
+        """``text`` without its running edge lines (white space at both ends trimmed),
+        and runs for it: the font sizes read on the whole page, regrouped over the text
+        that is left, so a cut page number "2" cannot be matched to a "2" further down
+        and push the headings after it out of reach. ``text`` and ``runs`` themselves
+        when there is nothing to cut."""
         if not self.keys:
-            return text
+            return text, list(runs)
         cut = []
         for a, b, key in _small_edges(text, runs):
             if key not in self.keys:
@@ -146,10 +172,30 @@ class RunningLines:
                 continue
             cut.append((a, b))
         if not cut:
-            return text
-        parts, at = [], 0
-        for a, b in cut:
-            parts.append(text[at:a])
+            return text, list(runs)
+        sizes: list[float | None] = char_sizes(text, list(runs)) if runs else [None] * len(text)
+        kept_text: list[str] = []
+        kept_sizes: list[float | None] = []
+        at = 0
+        for a, b in [*cut, (len(text) + 1, len(text) + 1)]:
+            kept_text.append(text[at:a])
+            kept_sizes.extend(sizes[at:a])
             at = b + 1  # the line's newline goes with it
-        parts.append(text[at:])
-        return "".join(parts).strip()
+        joined = "".join(kept_text)
+        lead = len(joined) - len(joined.lstrip())
+        out = joined.strip()
+        return out, _regroup(out, kept_sizes[lead : lead + len(out)])
+
+
+def _regroup(text: str, sizes: Sequence[float | None]) -> list[tuple[str, float]]:
+    """Runs ``(text, size)`` over ``text``: each longest stretch of characters that
+    share one known size (white space with no size splits them)."""
+    runs: list[tuple[str, float]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or sizes[i] != sizes[start]:
+            size = sizes[start]
+            if size is not None and text[start:i].strip():
+                runs.append((text[start:i], size))
+            start = i
+    return runs

@@ -125,11 +125,12 @@ _QUANTITY_WORDS_TEXT = """one two three four five six seven eight nine ten eleve
 #: words that say *how many / how long / how often* without a digit
 QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
 _WORD = re.compile(r"[^\W\d_]+")
-#: a number: a digit that starts a word (after a currency sign at most), not one inside
-#: a code ("B05S", "DPS-7714-2209")
-_NUMBER = re.compile(r"(?<![\w-])[$£€¥₹]?\d")
-#: a capitalised word: a capital, then letters (an apostrophe or hyphen inside)
-_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][^\W\d_]*(?:['’-][^\W\d_]+)*")
+#: a number: a digit that starts a word (after a currency sign or a minus at most), not
+#: one inside a code ("B05S", "DPS-7714-2209"): "-15 °C" is a quantity
+_NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?\d")
+#: a word of two letters or more (an apostrophe or hyphen inside); a name when its
+#: first letter is a capital (any script's: "Ólafur"); one letter is a unit, "21 °C"
+_CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 def expected_type(question: str) -> AnswerType | None:
@@ -170,7 +171,8 @@ def has_name(sentence: str, question: str = "") -> bool:
     asked = {_bare(w) for w in _WORD.findall(question)}
     first = _WORD.search(sentence)
     for m in _CAPITALISED.finditer(sentence):
-        if first is not None and m.start() == first.start():
+        w = m.group()
+        if len(w) < 2 or not w[0].isupper() or (first is not None and m.start() == first.start()):
             continue
         word = _bare(m.group())
         if word == "i" or word in TIME_WORDS or word in STOPWORDS or word in asked:

@@ -51,9 +51,8 @@ def known_vectors(
             continue
         norms = np.linalg.norm(sv.vectors, axis=1, keepdims=True)
         vecs = sv.vectors / np.maximum(norms, 1e-12)
-        for (a, b), text, v in zip(spans, sentence_inputs(h.text, spans), vecs, strict=True):
-            out.setdefault(text, v)
-            out.setdefault(h.text[a:b], v)  # a table row's own text: its reading's vector
+        for text, v in zip(sentence_inputs(h.text, spans), vecs, strict=True):
+            out.setdefault(text, v)  # what was embedded: a table row read with its header
     return out
 
 

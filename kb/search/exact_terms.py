@@ -12,17 +12,20 @@ word (:data:`kb.search.stopwords.STOPWORDS`) while the term itself is not one. I
 left out of the ``MATCH`` and found instead by :func:`exact_matches`: a ``LIKE`` scan of
 the index's text and heading columns for the term as typed and without its diacritics
 (the only cost: one pass over the chunk text, about 0.1 s per 100,000 chunks, paid only
-by a query that has such a term; a term more than :data:`MAX_CANDIDATES` chunks hold as a
-substring is a common word, "one" -> ``on``, and is left out, as bm25 would weigh it at
-~0), kept where it stands as a whole word (letters and
+by a query that has such a term; a word in half the chunks or more, or that more than
+:data:`MAX_CANDIDATES` chunks hold as a substring, is a common word, "one" -> ``on``, and
+is left out, as bm25 would weigh it at ~0), kept where it stands as a whole word (letters and
 digits around it do not count: *Andes* in "Andes-Mushuk" counts, *ines* in "lines"
 does not), case and diacritics folded. Each match scores as bm25 scores one term
 (``idf · tf·(k1 + 1)/(tf + k1)``, ``k1 = 1.2``, no length normalisation), with FTS5's
 ``idf = ln((N - n + 0.5)/(n + 0.5))`` over the ``n`` matching chunks of ``N``, clamped
 at ``1e-6`` as FTS5 clamps it.
 
-Edge case: a term typed without its diacritics ("Ines") does not find text that has
-them ("Inês"): ``LIKE`` does not fold them (the index did).
+Edge cases: a term typed without its diacritics ("Ines") does not find text that has
+them ("Inês"): ``LIKE`` does not fold them (the index did); the term is looked for as
+typed, folded, in capitals and capitalised (``LIKE`` folds ASCII case only). The
+LanceDB keyword index of big KBs (:mod:`kb.search.keyword_lance`) has its own stemmer
+and no such fallback.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+import threading
 import unicodedata
 from collections.abc import Collection
 from functools import lru_cache
@@ -38,7 +42,8 @@ from kb.search.stopwords import STOPWORDS
 
 K1 = 1.2
 #: a term held (as a substring) by more chunks than this is too common to spell out
-MAX_CANDIDATES = 2000
+MAX_CANDIDATES = 20_000
+_lock = threading.Lock()
 _local = sqlite3.connect(":memory:", check_same_thread=False)
 _local.execute(
     "CREATE VIRTUAL TABLE stems USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2')"
@@ -54,8 +59,9 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=4096)
 def stems(term: str) -> tuple[str, ...]:
-    """The tokens FTS5's ``porter unicode61 remove_diacritics 2`` makes of ``term``."""
-    with _local:
+    """The tokens FTS5's ``porter unicode61 remove_diacritics 2`` makes of ``term``
+    (one shared in-memory table: calls are serialised)."""
+    with _lock, _local:
         _local.execute("DELETE FROM stems")
         _local.execute("INSERT INTO stems (x) VALUES (?)", (term,))
         rows = _local.execute("SELECT term FROM stems_vocab ORDER BY offset").fetchall()
@@ -87,30 +93,24 @@ def exact_matches(
     conn: sqlite3.Connection,
     fts: str,
     term: str,
-    document_ids: Collection[int] | None = None,
 ) -> dict[int, int] | None:
     """``chunk id -> occurrences`` of ``term`` as a whole word in the text or heading
-    path of the chunks indexed by ``fts`` (module docstring); only chunks of
-    ``document_ids`` when given. ``None`` when more than :data:`MAX_CANDIDATES` chunks
-    hold it as a substring: a common word ("one" stems to ``on``), which bm25 would
-    weigh at ~0 anyway, is not worth reading every such chunk for."""
+    path of the chunks indexed by ``fts`` (module docstring), or ``None`` for a common
+    word: held by at least half the chunks (bm25 weighs it at ~0, as FTS5 clamps its
+    idf), or more than :data:`MAX_CANDIDATES` chunks hold it as a substring (not worth
+    reading them all). Counted over the whole index, so a scoped search weighs the
+    word as an unscoped one does (the caller keeps the chunks in scope)."""
     bare = re.sub(r"^\W+|\W+$", "", term)
     key = fold(bare)
     if not key:
         return {}
-    patterns = sorted({_like(bare.casefold()), _like(key)})
+    # LIKE folds ASCII case only: the term as typed, folded, in capitals and capitalised
+    spellings = {bare.casefold(), key, bare.upper(), bare[:1].upper() + bare[1:].casefold()}
+    patterns = sorted({_like(x) for x in spellings})
     one = "text LIKE ? ESCAPE '\\' OR heading_path LIKE ? ESCAPE '\\'"
     where = " OR ".join(one for _ in patterns)
     params: list[object] = [p for p in patterns for _ in (0, 1)]
     sql = f"SELECT rowid, text, heading_path FROM {fts} WHERE ({where})"
-    if document_ids is not None:
-        import json
-
-        sql += (
-            " AND rowid IN (SELECT id FROM chunks WHERE document_id IN "
-            "(SELECT value FROM json_each(?)))"
-        )
-        params.append(json.dumps(sorted(int(i) for i in document_ids)))
     sql += f" LIMIT {MAX_CANDIDATES + 1}"
     rows = conn.execute(sql, params).fetchall()
     if len(rows) > MAX_CANDIDATES:
@@ -121,15 +121,23 @@ def exact_matches(
         n = len(word.findall(fold(f"{text or ''}\n{heading or ''}")))
         if n:
             out[int(rowid)] = n
-    return out
+    n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
+    return None if out and 2 * len(out) >= n_rows else out
 
 
 def _like(s: str) -> str:
     return "%" + s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def scores(matches: dict[int, int], n_rows: int) -> dict[int, float]:
-    """bm25's score of one term for each matching chunk (module docstring)."""
+def scores(
+    matches: dict[int, int], n_rows: int, keep: Collection[int] | None = None
+) -> dict[int, float]:
+    """bm25's score of one term for each matching chunk (module docstring), its idf from
+    all ``matches``; only the chunks in ``keep`` when given (a scoped search)."""
     n = len(matches)
     idf = max(1e-6, math.log((n_rows - n + 0.5) / (n + 0.5))) if n else 0.0
-    return {cid: idf * tf * (K1 + 1) / (tf + K1) for cid, tf in matches.items()}
+    return {
+        cid: idf * tf * (K1 + 1) / (tf + K1)
+        for cid, tf in matches.items()
+        if keep is None or cid in keep
+    }

@@ -132,11 +132,22 @@ def keyword_search(
     # terms the stemmer folds into a stop word: matched by their spelling (exact_terms)
     n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
     extra: dict[int, float] = {}
+    keep = None
+    if document_ids is not None:
+        import json
+
+        keep = {
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM chunks WHERE document_id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(int(i) for i in document_ids)),),
+            )
+        }
     for t in exact:
-        found = exact_terms.exact_matches(conn, fts, t, document_ids)
+        found = exact_terms.exact_matches(conn, fts, t)
         if found is None:  # a common word: no weight
             continue
-        for cid, score in exact_terms.scores(found, n_rows).items():
+        for cid, score in exact_terms.scores(found, n_rows, keep).items():
             extra[cid] = extra.get(cid, 0.0) + score
     base = dict(_match(conn, fts, terms, limit + len(extra), document_ids)) if terms else {}
     missing = [cid for cid in extra if cid not in base]

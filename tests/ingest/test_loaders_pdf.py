@@ -491,9 +491,47 @@ def test_running_line_rules() -> None:
     pages += [page(9, "Clause 2.7 opens here", "End")]
     running = RunningLines(pages)
     assert running.keys == {"report #": False, "- # -": True}
-    first, second = (running.strip(t, []) for _, t, _ in pages[:2])
+    first, second = (running.strip(t, [])[0] for _, t, _ in pages[:2])
     assert first.startswith("Report 2026\nalpha") and first.endswith("item 22.")
     assert second.startswith("alpha") and second.endswith("item 33.")
     # the same words inside a page's text stay: only edge lines are cut
     inner = "Intro.\nMore.\nText.\nReport 2026\nEnd.\nOf.\nPage."
-    assert running.strip(inner, []) == inner
+    assert running.strip(inner, []) == (inner, [])
+    # a line whose other numbers change too is text, not a page number: kept
+    diary = [
+        page(n, f"Day {n} - {3 + n:02d}.03.2024 - {n * 7 + 3} km walked", "End")
+        for n in (1, 2, 3, 4)
+    ]
+    assert RunningLines(diary).keys == {"end": False}
+    carried = [
+        page(n, f"Balance brought forward from page {n - 1}: £{n * 37}", "x") for n in (2, 3, 4)
+    ]
+    assert "balance brought forward from page #: £#" not in RunningLines(carried).keys
+    # "Page 4 of 4": either 4 may be the page's
+    last = [page(n, "Report", f"Page {n} of 4") for n in (1, 2, 3, 4)]
+    assert RunningLines(last).keys["page # of #"] is True
+
+
+def test_a_cut_page_number_does_not_hide_the_heading_after_it(
+    ctx: LoadContext, tmp_path: Path
+) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "numbers.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    for n, word in enumerate(("Alpha", "Bravo", "Charlie", "Delta"), 1):
+        c.setFont("Helvetica", 8)
+        c.drawString(300, 800, f"{n}")
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, 760, f"Section {word}")
+        c.setFont("Helvetica", 11)
+        for i in range(4):
+            c.drawString(
+                72, 730 - 16 * i, f"The {word} tenant shall pay {n} months of rent, line {i}."
+            )
+        c.showPage()
+    c.save()
+    doc = PdfLoader().load(path, "numbers.pdf", ctx)
+    heads = [s.heading_path[-1] for s in doc.sections]
+    assert heads == [f"Section {w}" for w in ("Alpha", "Bravo", "Charlie", "Delta")]
+    assert all(s.text.startswith("The ") for s in doc.sections)

@@ -57,6 +57,7 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert not holds("quantity", "Use ripe bananas.")
     # the digits of a code or a reference are no quantity
     assert holds("quantity", "The tenant pays a deposit of £1,325.") and holds("quantity", "70Ah")
+    assert holds("quantity", "It fell to -15 °C overnight") and holds("quantity", "at -430 m")
     for code in ("The deposit reference is DPS-7714-2209.", "Pads B05S fit.", "web-01 is down"):
         assert not holds("quantity", code), code
     assert holds(None, "anything")
@@ -128,6 +129,7 @@ def test_a_name_is_a_capital_past_the_first_word_that_the_question_lacks() -> No
     assert not holds("name", "Taxes are due soon.", q)
     assert not holds("name", "The Keller office is closed.", "Who is the Keller's clerk?")
     assert not holds("name", "Lena said so.")  # a sentence that opens with the name
+    assert holds("name", "Landlord: Ólafur.") and not holds("name", "Keep it at 21 °C.")
 
 
 def test_identity_and_amount_questions_prefer_the_sentence_that_can_answer() -> None:

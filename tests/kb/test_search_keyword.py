@@ -191,8 +191,12 @@ def test_a_word_stemmed_to_a_stop_word_is_found_by_its_spelling(tmp_path: Path) 
     # a chunk found by its spelling only, beside a word of twelve others: first
     mixed = keyword_search(store.conn, "Andes pantry", 5)
     assert mixed[0][0] == andes and len(mixed) == 5
-    # scoped to other documents: nothing; the evidence check's counts agree
+    # scoped: the same weight as unscoped (idf over the whole KB); other documents: none
+    geo = store.conn.execute("SELECT document_id FROM chunks WHERE id = ?", (andes,)).fetchone()
+    assert keyword_search(store.conn, "Andes", 5, document_ids=[geo[0]]) == got
+    assert keyword_search(store.conn, "Andes", 5, document_ids=[geo[0] + 100]) == []
     assert keyword_search(store.conn, "Andes", 5, document_ids=[]) == []
+    assert [c for c, _ in keyword_search(store.conn, "ANDES", 5)] == [andes]
     assert term_doc_freq(store.conn, "Andes") == (1, 15)
     assert term_doc_freq(store.conn, "and")[0] >= 14
     store.close()
@@ -204,12 +208,18 @@ def test_a_common_word_stemmed_to_a_stop_word_weighs_nothing(
     from kb.search import exact_terms
 
     store = Store.open(tmp_path / "kb")
-    ones = add_doc(store, "a.md", [f"Chapter {i}: one step, then one more." for i in range(5)])
+    ones = add_doc(store, "a.md", [f"Chapter {i}: one step, then one more." for i in range(3)])
     race = add_doc(store, "b.md", ["Formula One drivers race in Monaco."])[0]
+    add_doc(store, "c.md", [f"Money is done and gone, phone {i}." for i in range(6)])
+    # in 4 of 10 chunks, as a word ("money", "done", "phone" hold it, not as a word)
     assert {c for c, _ in keyword_search(store.conn, "one", 10)} == {*ones, race}
     # held by more chunks than MAX_CANDIDATES: not read, no weight ("one" -> "on")
     monkeypatch.setattr(exact_terms, "MAX_CANDIDATES", 3)
     assert exact_terms.exact_matches(store.conn, "chunks_fts", "one") is None
     assert keyword_search(store.conn, "one", 10) == []
     assert [c for c, _ in keyword_search(store.conn, "Formula One", 10)] == [race]
+    monkeypatch.setattr(exact_terms, "MAX_CANDIDATES", 20_000)
+    # in half the chunks or more: common, as FTS5 clamps such a word's idf
+    add_doc(store, "d.md", [f"One more line, {i}." for i in range(2)])
+    assert exact_terms.exact_matches(store.conn, "chunks_fts", "one") is None
     store.close()
