@@ -170,6 +170,8 @@ def test_a_word_stemmed_to_a_stop_word_is_found_by_its_spelling(tmp_path: Path) 
     assert stems("Andes") == ("and",) and collapsed("Andes") and collapsed("Inês")
     assert not collapsed("running") and not collapsed("the") and not collapsed("its")
     assert not collapsed("others")  # "others" is "other": the stemmer is right
+    assert collapsed("Wills") and collapsed("Dos") and collapsed("Ames")
+    assert not collapsed("answer") and not collapsed("another")  # stems elsewhere / too long
     store = Store.open(tmp_path / "kb")
     filler = [
         f"Bread and butter and jam, shelf {i}, in the pantry and in the cellar." for i in range(12)
