@@ -154,6 +154,28 @@ def replay(page: Any, server: str, question: str, events: list[tuple[str, Any]])
     page.wait_for_selector("#label:not([hidden])", timeout=30_000)
 
 
+def one_sentence_answer(
+    claim: str, verdict: str, evidence: dict[str, Any], path: str
+) -> list[tuple[str, Any]]:
+    """The SSE events of an answer of one sentence, ``claim [#1]``, judged ``verdict``
+    with ``evidence``, citing passage 1 of ``path``."""
+    text = f"{claim} [#1]"
+    score = evidence["score"]
+    v = {"i": 0, "text": text, "claim": claim, "citations": [1], "verdict": verdict}
+    v |= {"score": score, "evidence": evidence}
+    loc = {"display": f"{path} · lines 1–8"}
+    rec = {
+        "text": text,
+        "refused": False,
+        "grounded": verdict == "supported",
+        "citations": [{"n": 1, "chunk_id": 1, "path": path, "locator": loc}],
+        "contexts": [],
+        "sentences": [v],
+        "timings": {},
+    }
+    return [("token", {"text": text}), ("verdict", v), ("done", {"answer": rec})]
+
+
 def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
     page: Any, server: str
 ) -> None:
@@ -161,27 +183,8 @@ def test_an_unsupported_sentence_shows_no_quote_as_evidence_under_its_source(
     # its cited passage's closest sentence must not appear under Sources as evidence
     closest = "Bulk fermentation takes four to six hours."
     ev = {"n": 1, "quote": closest, "score": 0.1, "locator": {"display": "notes/s.md · line 3"}}
-    verdict = {
-        "i": 0,
-        "text": "It takes 9 days. [#1]",
-        "claim": "It takes 9 days.",
-        "citations": [1],
-        "verdict": "unsupported",
-        "score": 0.1,
-        "evidence": ev,
-    }
-    loc = {"display": "notes/s.md · lines 1–5"}
-    rec = {
-        "text": "It takes 9 days. [#1]",
-        "refused": False,
-        "grounded": False,
-        "citations": [{"n": 1, "chunk_id": 1, "path": "notes/s.md", "locator": loc}],
-        "contexts": [],
-        "sentences": [verdict],
-        "timings": {},
-    }
-    events = [("token", {"text": "It takes 9 days. [#1]"}), ("verdict", verdict)]
-    replay(page, server, "How long is the bulk fermentation?", [*events, ("done", {"answer": rec})])
+    events = one_sentence_answer("It takes 9 days.", "unsupported", ev, "notes/s.md")
+    replay(page, server, "How long is the bulk fermentation?", events)
     assert "Not grounded" in page.inner_text("#label")
     assert "closest: " in page.inner_text("#verdicts")
     sources = page.inner_text("#sources")
@@ -200,27 +203,9 @@ def test_a_quoted_table_row_shows_its_columns_under_its_source(page: Any, server
         "score": 0.9,
         "locator": {"display": "money/subscriptions.md · line 7"},
     }
-    verdict = {
-        "i": 0,
-        "text": f"{row} [#1]",
-        "claim": row,
-        "citations": [1],
-        "verdict": "supported",
-        "score": 0.9,
-        "evidence": ev,
-    }
-    loc = {"display": "money/subscriptions.md › Subscriptions · lines 3–8"}
-    rec = {
-        "text": f"{row} [#1]",
-        "refused": False,
-        "grounded": True,
-        "citations": [{"n": 1, "chunk_id": 1, "path": "money/subscriptions.md", "locator": loc}],
-        "contexts": [],
-        "sentences": [verdict],
-        "timings": {},
-    }
-    events = [("token", {"text": f"{row} [#1]"}), ("verdict", verdict)]
-    replay(page, server, "How much is Netflix per month?", [*events, ("done", {"answer": rec})])
+    events = one_sentence_answer(row, "supported", ev, "money/subscriptions.md")
+    replay(page, server, "How much is Netflix per month?", events)
+    assert "Grounded" in page.inner_text("#label")
     sources = page.inner_text("#sources")
     assert f"“{row}” (columns: service | monthly | renews)" in sources
     shot(page, "ask-table-row")
