@@ -153,7 +153,7 @@ def read_row(header: Sequence[str], row: str) -> str:
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _table_lines(
+def table_rows(
     text: str, spans: Sequence[tuple[int, int]]
 ) -> list[list[tuple[str, list[str] | None]]]:
     """For each span, its lines, each with the header cells it is read with when it is
@@ -192,9 +192,9 @@ def _table_lines(
 def sentence_inputs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The text to embed for each span of ``text`` (module docstring): the span's text,
     with each Markdown table row line under a header read with it (:func:`read_row`;
-    which lines are rows under which header: :func:`_table_lines`)."""
+    which lines are rows under which header: :func:`table_rows`)."""
     out: list[str] = []
-    for (a, b), lines in zip(spans, _table_lines(text, spans), strict=True):
+    for (a, b), lines in zip(spans, table_rows(text, spans), strict=True):
         if all(h is None for _, h in lines):
             out.append(text[a:b])
         else:
@@ -204,7 +204,7 @@ def sentence_inputs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
 
 def row_columns(text: str, spans: Sequence[tuple[int, int]], j: int) -> list[str] | None:
     """The header cells of the table whose row span ``j`` is (one ``|`` line read with a
-    header: :func:`_table_lines`), or ``None`` when span ``j`` is not such a row. Shown
+    header: :func:`table_rows`), or ``None`` when span ``j`` is not such a row. Shown
     beside a quoted row, which alone does not say what its cells are."""
-    lines = _table_lines(text, spans[: j + 1])[j]
+    lines = table_rows(text, spans[: j + 1])[j]
     return lines[0][1] if len(lines) == 1 else None

@@ -74,9 +74,13 @@ def _edge_lines(text: str) -> list[tuple[int, int]]:
     return lines[:EDGE_LINES] + lines[-EDGE_LINES:]
 
 
-def _small_edges(text: str, runs: Sequence[tuple[str, float]]) -> list[tuple[int, int, str]]:
-    """The edge lines of a page with their keys, less those set larger than its body
-    text (sizes from ``runs``; without sizes no line is large)."""
+Measured = tuple[list[float | None], list[tuple[int, int, str]]]
+
+
+def _measure(text: str, runs: Sequence[tuple[str, float]]) -> Measured:
+    """A page's font size per character (from ``runs``; ``None`` where unknown) and its
+    edge lines with their keys, less those set larger than its body text (without
+    sizes no line is large)."""
     sizes: list[float | None] = char_sizes(text, list(runs)) if runs else [None] * len(text)
     body = body_size(sizes, text)
     out = []
@@ -87,7 +91,7 @@ def _small_edges(text: str, runs: Sequence[tuple[str, float]]) -> list[tuple[int
         key = line_key(text[a:b])
         if key:
             out.append((a, b, key))
-    return out
+    return sizes, out
 
 
 Page = tuple[int, str, Sequence[tuple[str, float]]]
@@ -106,12 +110,14 @@ def _masked(line: str, number: int) -> dict[int, set[str]]:
     return out
 
 
-def running_keys(pages: Sequence[Page]) -> dict[str, bool]:
+def running_keys(
+    pages: Sequence[Page], measured: dict[str, Measured] | None = None
+) -> dict[str, bool]:
     """The keys of the running lines of ``pages`` (``(number, text, runs)`` of each
     page, in order; module docstring), each with whether it is *numbered*: the same
     text on every page once the number that follows the page's is masked ("Page # of
     4"), so a line whose other numbers change too ("Day 3 - 06.03.2024 - 24 km") is
-    text, not a page number."""
+    text, not a page number. ``measured``: :func:`_measure` of page texts already made."""
     texts = [p for p in pages if p[1].strip()]
     need = max(MIN_PAGES, math.ceil(MIN_SHARE * len(texts)))
     if len(texts) < need:
@@ -120,7 +126,8 @@ def running_keys(pages: Sequence[Page]) -> dict[str, bool]:
     shown: dict[str, set[str]] = {}
     masked: dict[str, list[dict[int, set[str]]]] = {}
     for number, text, runs in texts:
-        edges = _small_edges(text, runs)
+        m = measured.get(text) if measured is not None else None
+        edges = (m or _measure(text, runs))[1]
         for key in {k for _, _, k in edges}:
             count[key] = count.get(key, 0) + 1
         for a, b, k in edges:
@@ -150,7 +157,9 @@ class RunningLines:
     address may be in its header only)."""
 
     def __init__(self, pages: Sequence[Page]) -> None:
-        self.keys = running_keys(pages)
+        # each page's sizes and edges, measured once, by its text
+        self._measured = {text: _measure(text, runs) for _, text, runs in pages if text.strip()}
+        self.keys = running_keys(pages, self._measured)
         self._seen: set[str] = set()
 
     def strip(
@@ -163,8 +172,9 @@ class RunningLines:
         when there is nothing to cut."""
         if not self.keys:
             return text, list(runs)
+        sizes, edges = self._measured.get(text) or _measure(text, runs)
         cut = []
-        for a, b, key in _small_edges(text, runs):
+        for a, b, key in edges:
             if key not in self.keys:
                 continue
             if not self.keys[key] and key not in self._seen:
@@ -173,7 +183,6 @@ class RunningLines:
             cut.append((a, b))
         if not cut:
             return text, list(runs)
-        sizes: list[float | None] = char_sizes(text, list(runs)) if runs else [None] * len(text)
         kept_text: list[str] = []
         kept_sizes: list[float | None] = []
         at = 0

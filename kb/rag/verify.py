@@ -41,7 +41,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import TABLE_RULE, row_columns, sentence_inputs
+from kb.sentence_spans import row_columns, sentence_inputs, table_rows
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -127,17 +127,12 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
     """Give each Markdown table row (a sentence of its own, :func:`split_sentences`) the
     content stems of its table's header row, as a chunk's headings are counted for its
     sentences: "| Travel | Staysure |" says *provider* under "| Policy | Provider |".
-    A header is the row piece that holds the rule line; any sentence that is not a
-    table row ends the table."""
-    header: set[str] | None = None
-    for j, (a, b) in enumerate(spans):
-        piece = text[a:b]
-        if not piece.startswith("|"):
-            header = None
-        elif TABLE_RULE.search(piece):
-            header = set(stems[j])
-        elif header is not None:
-            stems[j] |= header
+    Which lines are rows under which header: :func:`kb.sentence_spans.table_rows`, the
+    reading the row's vector is made from."""
+    for j, lines in enumerate(table_rows(text, spans)):
+        heads = [cell for _, header in lines if header for cell in header]
+        if heads:
+            stems[j] |= content_stems(" ".join(heads))
 
 
 #: a list item's marker at the start of a sentence: a bullet or an item number

@@ -34,38 +34,43 @@ import math
 import re
 import sqlite3
 import threading
-import unicodedata
 from collections.abc import Collection
 from functools import lru_cache
 
 from kb.search.stopwords import STOPWORDS
+from kb.store.keyword_index import fold as fold_accents
 
 K1 = 1.2
 #: a term held (as a substring) by more chunks than this is too common to spell out
 MAX_CANDIDATES = 20_000
 _lock = threading.Lock()
-_local = sqlite3.connect(":memory:", check_same_thread=False)
-_local.execute(
-    "CREATE VIRTUAL TABLE stems USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2')"
-)
-_local.execute("CREATE VIRTUAL TABLE stems_vocab USING fts5vocab(stems, 'instance')")
+_stemmer: sqlite3.Connection | None = None  # made on first use: most queries never stem
 
 
 def fold(text: str) -> str:
-    """``text`` case-folded, without diacritics (NFKD, combining marks dropped)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    """``text`` case-folded, without diacritics (as the index folds them:
+    :func:`kb.store.keyword_index.fold`)."""
+    return fold_accents(text.casefold())
 
 
 @lru_cache(maxsize=4096)
 def stems(term: str) -> tuple[str, ...]:
     """The tokens FTS5's ``porter unicode61 remove_diacritics 2`` makes of ``term``
     (one shared in-memory table: calls are serialised)."""
-    with _lock, _local:
-        _local.execute("DELETE FROM stems")
-        _local.execute("INSERT INTO stems (x) VALUES (?)", (term,))
-        rows = _local.execute("SELECT term FROM stems_vocab ORDER BY offset").fetchall()
-        _local.execute("DELETE FROM stems")
+    global _stemmer
+    with _lock:
+        if _stemmer is None:
+            _stemmer = sqlite3.connect(":memory:", check_same_thread=False)
+            _stemmer.execute(
+                "CREATE VIRTUAL TABLE stems USING fts5(x, "
+                "tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+            _stemmer.execute("CREATE VIRTUAL TABLE stems_vocab USING fts5vocab(stems, 'instance')")
+        with _stemmer:
+            _stemmer.execute("DELETE FROM stems")
+            _stemmer.execute("INSERT INTO stems (x) VALUES (?)", (term,))
+            rows = _stemmer.execute("SELECT term FROM stems_vocab ORDER BY offset").fetchall()
+            _stemmer.execute("DELETE FROM stems")
     return tuple(str(r[0]) for r in rows)
 
 
@@ -104,7 +109,7 @@ def collapsed(term: str) -> bool:
         return False
     toks = stems(term)
     return (
-        bool(words and toks)
+        bool(toks)
         and all(t in STOPWORDS for t in toks)
         and not all(w in STOPWORDS or w in INFLECTED_STOPWORDS for w in words)
     )

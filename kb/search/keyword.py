@@ -33,6 +33,7 @@ every term is that common, all are kept.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Collection
@@ -134,8 +135,6 @@ def keyword_search(
     extra: dict[int, float] = {}
     keep = None
     if document_ids is not None:
-        import json
-
         keep = {
             int(r[0])
             for r in conn.execute(
@@ -168,8 +167,6 @@ def _match(
 ) -> list[tuple[int, float]]:
     """The top ``limit`` chunks for ``terms`` (joined with ``OR``) as ``(id, -bm25)``;
     only ``rowids`` when given."""
-    import json
-
     sql = f"SELECT rowid, bm25({fts}) AS s FROM {fts} WHERE {fts} MATCH ?"
     params: list[object] = [" OR ".join(_phrase(t) for t in terms)]
     if document_ids is not None:
