@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingest.embedding import apply_tombstones, embed_pending
-from ingest.fileio import max_bytes_of, stat_and_hash
+from ingest.fileio import check_path, max_bytes_of, stat_and_hash
 from ingest.report import FileOutcome, IngestProgress, IngestReport
 from ingest.walk import Candidate, single_file, walk
 from kb.backends.embedder import Embedder, embedding_model_id
@@ -181,6 +181,7 @@ class Ingestor:
         touched: set[int] = set()
         for key, is_dir, cands in groups:
             touched |= self._ingest_scope(key, is_dir, cands, sources)
+        touched |= self._catch_up(sources, sum(len(c) for _, _, c in groups))
         self._flush(final=True)
         self.report.vectors_removed += apply_tombstones(self.store)
         search = self.settings.search
@@ -195,6 +196,51 @@ class Ingestor:
                 self.report.stale_chunkings[ch.spec] = ch.total - ch.current
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    def _catch_up(self, sources: list[Source], looked_at: int) -> set[int]:
+        """Bring into the live chunking the indexed documents this run did not look at
+        (other sources, files its ``--include``/``--exclude`` left out) that it has no
+        chunks of: after a chunker change (``--chunker``, or a kb version whose chunker
+        cuts differently) ``kb ingest notes/`` would otherwise leave every other source
+        out of search. Each is handled as ``kb ingest FILE`` would: re-chunked
+        (an unchanged file; audio from its cached transcript) or reloaded (a changed
+        one). A document whose file is gone is left as it is (not removed: the run did
+        not look at its folder); it is reported as failed, with what to do, and stays
+        out of search until the file is back or ``kb ingest`` of its source removes it.
+        Returns the ids of the sources touched."""
+        from kb.store import chunkings
+
+        todo = chunkings.documents_to_build(self.store, self.chunking_id)
+        if not todo:
+            return set()
+        self.progress.files_total(looked_at + len(todo))
+        touched: set[int] = set()
+        for _, abs_path, display, _ in todo:
+            src = owner(sources, abs_path)
+            if src is None:  # pragma: no cover - every document lies in a source
+                continue
+            self.progress.file_started(display)
+            if not os.path.lexists(abs_path):
+                outcome = FileOutcome(
+                    display,
+                    src.path,
+                    "failed",
+                    error=f"{abs_path} is missing, so it could not be re-chunked for the "
+                    f"new chunker; `kb ingest {src.path}` removes it from the KB",
+                )
+            else:
+                existing = self.store.documents_within(abs_path).get(abs_path)
+                if src.kind == "folder":  # checked against its source, as walk() does
+                    root = Path(src.path)
+                    path = root / src.relative(abs_path)
+                    cand = Candidate(root, src.relative(abs_path), path, check_path(path, root))
+                else:
+                    cand = single_file(Path(abs_path))
+                outcome = self._ingest_file(cand, src, abs_path, existing, {}, {})
+            touched.add(src.id)
+            self.report.files.append(outcome)
+            self.progress.file_done(outcome)
+        return touched
 
     def _missing_source(self, src: Source) -> None:
         """A known source whose folder or file is gone: reported, its documents kept."""

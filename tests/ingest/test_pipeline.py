@@ -171,6 +171,65 @@ def test_changing_the_chunker_rechunks(
         assert_consistent(store)
 
 
+def test_a_chunker_change_reaches_the_sources_a_run_did_not_name(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    """`kb ingest notes/` after a chunker change (`--chunker`, or a kb version whose
+    chunker cuts differently) re-chunks the other sources too: before, their documents
+    had no chunks in the new live chunking and dropped out of every search."""
+    notes, papers = corpus / "notes", corpus / "papers"
+    with Store.open(settings.home) as store:
+        run(store, settings, [notes], real_embedder)
+        run(store, settings, [papers], real_embedder)  # a second source
+        n_papers = len(list(papers.rglob("*.*")))
+        window = override(settings, **{"ingest.chunker": "window"})
+        c = run(store, window, [notes], real_embedder)
+        assert c["rechunked"] == len(list(notes.rglob("*.*"))) + n_papers
+        assert c["failed"] == 0 and c["exit"] == 0
+        live = {
+            str(r[0])
+            for r in store.conn.execute(
+                "SELECT DISTINCT d.path FROM live_chunks c JOIN documents d ON d.id = c.document_id"
+            )
+        }
+        assert {f"papers/{f.name}" for f in papers.rglob("*.*")} <= live
+        names = {r[0] for r in store.conn.execute("SELECT DISTINCT chunker FROM live_chunks")}
+        assert names == {"window"}
+        assert_consistent(store)
+
+        # back to structure, with one paper changed and one gone: the changed one is
+        # reloaded, the gone one is reported (with what to do) and kept, not removed
+        pdfs = sorted(papers.glob("*.pdf"))
+        gone = papers / "gone.md"
+        gone.write_text("# Gone\n\nA note about kestrels that will be deleted.\n")
+        changed = papers / "changed.md"
+        changed.write_text("# Changed\n\nHeron notes.\n")
+        run(store, window, [papers], real_embedder)
+        gone.unlink()
+        changed.write_text("# Changed\n\nHeron notes, now with egrets.\n")
+        report = ingest_paths(store, settings, [notes], embedder=real_embedder)
+        by_path = {f.path: f for f in report.files}
+        assert by_path["papers/changed.md"].outcome == "updated"
+        # the structure chunking still holds the unchanged PDF: nothing to do for it
+        assert f"papers/{pdfs[0].name}" not in by_path
+        failed = by_path["papers/gone.md"]
+        assert failed.outcome == "failed" and "kb ingest" in (failed.error or "")
+        assert (
+            store.conn.execute(
+                "SELECT count(*) FROM documents WHERE path = 'papers/gone.md'"
+            ).fetchone()[0]
+            == 1
+        )
+        text = " ".join(
+            str(r[0])
+            for r in store.conn.execute(
+                "SELECT c.text FROM live_chunks c JOIN documents d ON d.id = c.document_id "
+                "WHERE d.path = 'papers/changed.md'"
+            )
+        )
+        assert "egrets" in text
+
+
 def test_exclude_globs_and_hidden_files(
     corpus: Path, settings: Settings, real_embedder: Embedder
 ) -> None:
