@@ -96,6 +96,35 @@ def embed_with_chunks(
     return vecs[:n_chunks], rows
 
 
+def drop_stale(store: Store, model: str, batch: int = 2000) -> int:
+    """Drop the stored sentence rows under ``model`` whose spans are not the ones
+    :func:`job` cuts from their chunk text today (a KB ingested before a change of
+    :func:`kb.sentence_spans.split_sentences`): search and ``kb ask`` never use such a
+    row (they embed those sentences on the fly, at every query), and
+    :func:`fill_missing` then stores them afresh. Rows no chunk has are left to
+    ``kb doctor --repair``. Returns how many rows were dropped; reads every row once."""
+    stale: list[str] = []
+    last = ""
+    while True:
+        rows = store.conn.execute(
+            "SELECT s.sha, s.n, s.spans, (SELECT c.text FROM chunks c "
+            "WHERE c.embed_sha256 = s.sha LIMIT 1) FROM sentence_vectors s "
+            "WHERE s.model = ? AND s.sha > ? ORDER BY s.sha LIMIT ?",
+            (model, last, batch),
+        ).fetchall()
+        if not rows:
+            break
+        last = str(rows[-1][0])
+        for sha, n, spans, text in rows:
+            if text is None:
+                continue
+            got = np.frombuffer(spans, dtype="<i4").reshape(int(n), 2).tolist()
+            if [tuple(x) for x in got] != job(str(sha), str(text)).spans:
+                stale.append(str(sha))
+    stored.delete(store, [(model, sha) for sha in stale])
+    return len(stale)
+
+
 def fill_missing(
     store: Store,
     embedder: Embedder,

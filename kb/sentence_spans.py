@@ -8,6 +8,9 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
   ``St.``) or a single capital letter (an initial, ``J. Smith``);
 - a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
   precedes a heading or list item, so headings and bullet lines never glue onto prose;
+- a line break that ends a line of a list written without bullets (a ``todo.txt``, a
+  PDF table extracted one cell per line, ``Router: 192.168.1.1`` lines), told from a
+  line wrapped inside a paragraph by its width (:func:`line_breaks`);
 - a line break before or after a Markdown table row (``| Car | Direct Line | £612 |``):
   each row is a piece of its own, so a quote or an evidence sentence is the row that
   holds the answer, not the whole table (the header row keeps its ``| --- |`` line,
@@ -72,8 +75,86 @@ def is_abbreviation(text: str, dot: int) -> bool:
     return len(word) == 1 and text[start].isupper()
 
 
+#: words that tie a line to the next: a line ending with one, or a line starting with
+#: one, continues a sentence ("... between the landlord and the" / "tenant, Ms ...")
+_JOIN_TEXT = """
+    a an the and or but nor of to in on at by for from with into onto as than that which
+    who whose whom where when while if because so is are was were be been has have had do
+    does did will would can could shall should may might must not its their his her our
+    your my this these those per via"""
+_JOIN_WORDS = frozenset(_JOIN_TEXT.split())
+_LINE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+#: a "key: value" line (``NAS: 192.168.1.20``, ``Adviser: Frau Keller``)
+_FIELD_LINE = re.compile(r"^[^\W_][^:\n]{0,29}:\s+\S")
+#: a sentence end inside a line (``statistics. The hourly``): the line is prose
+_INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
+#: a line ends short when it and the next line's first word fill at most this share of
+#: the block's longest line: a line wrapper would have put that word on it
+SHORT_LINE = 0.8
+
+
+def line_breaks(text: str) -> list[int]:
+    """Offsets of the line breaks in ``text`` that end a line of a list, not a line
+    wrapped inside a paragraph. Per block of lines (between blank lines; a block with a
+    code fence is left alone), with ``W`` the length of its longest line, the break after
+    line ``i`` is one when
+
+    - line ``i`` ends short: ``len(line_i) + 1 + len(first word of line_i+1) <= 0.8 W``
+      (a wrapper breaks a line only when the next word does not fit), or
+    - the block is a list (at least two lines end short, and at least half of them do)
+      and line ``i`` holds no sentence end inside it and comes before the last line or
+      a line that ends short (the list's longest line cannot end short), or
+    - every line of the block is a ``key: value`` line;
+
+    and the break does not sit inside a phrase: the line does not end with ``, ; ( / &``
+    or a dash, and neither the line's last word nor the next line's first is a function
+    word (:data:`_JOIN_WORDS`). Wrapped prose (greedy wrapping fills every line but the
+    last) gives none; lines of equal length (a poem) give none either."""
+    lines: list[tuple[int, str]] = []
+    pos = 0
+    for raw in text.split("\n"):
+        lines.append((pos, raw.strip()))
+        pos += len(raw) + 1
+    out: list[int] = []
+    block: list[tuple[int, str]] = []
+    for off, line in [*lines, (pos, "")]:
+        if line:
+            block.append((off, line))
+            continue
+        if len(block) >= 2 and not any(_FENCE_LINE.match(x) for _, x in block):
+            out.extend(_list_breaks(text, block))
+        block = []
+    return out
+
+
+def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
+    """:func:`line_breaks` for one block of stripped lines ``(offset, line)``."""
+    width = max(len(x) for _, x in block)
+    words = [_LINE_WORD.findall(x) for _, x in block]
+    short = [
+        len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) <= SHORT_LINE * width
+        for i in range(len(block) - 1)
+    ]
+    is_list = sum(short) >= 2 and 2 * sum(short) >= len(short)
+    fields = all(_FIELD_LINE.match(x) for _, x in block)
+    out: list[int] = []
+    for i in range(len(block) - 1):
+        off, line = block[i]
+        listed = is_list and not _INNER_END.search(line) and (i + 2 == len(block) or short[i + 1])
+        if not (fields or short[i] or listed):
+            continue
+        before, after = words[i], words[i + 1]
+        if not before or not after or line[-1] in ",;(/&-–—":
+            continue
+        if before[-1].lower() in _JOIN_WORDS or after[0].lower() in _JOIN_WORDS:
+            continue
+        out.append(text.index("\n", off))
+    return out
+
+
 def _raw_boundaries(text: str) -> list[int]:
-    cuts: set[int] = set()
+    cuts: set[int] = set(line_breaks(text)) if "\n" in text else set()
     numbers = {m.end() - 1 for m in _ITEM_NUMBER.finditer(text)}
     for m in _END.finditer(text):
         if m.start() not in numbers and not is_abbreviation(text, m.start()):

@@ -294,8 +294,8 @@ SentencesOption = Annotated[
     typer.Option(
         "--sentences",
         help="Only embed the sentence vectors that chunks lack (a KB ingested before "
-        "they existed, or with [embedding] sentence_vectors = false); chunk vectors "
-        "are kept.",
+        "they existed, or with [embedding] sentence_vectors = false) or that a newer kb "
+        "cuts into sentences differently; chunk vectors are kept.",
     ),
 ]
 
@@ -322,7 +322,8 @@ def reindex(
     Use it after changing the embedding model. Chunks are not re-parsed. With
     ``--ann``, only the ANN vector index is rebuilt from the stored vectors; with
     ``--keyword``, only the keyword index from the chunks (both flags: both). With
-    ``--sentences``, only missing sentence vectors (the sentence rerank's) are added.
+    ``--sentences``, only missing or outdated sentence vectors (the sentence rerank's)
+    are embedded.
 
     \b
     Examples:
@@ -376,10 +377,11 @@ def reindex(
 
 
 def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
-    """``kb reindex --sentences``: embed the sentences of chunk texts that have none."""
+    """``kb reindex --sentences``: embed the sentences of chunk texts that have none, or
+    whose stored sentences the splitter now cuts differently."""
     import time
 
-    from ingest.sentence_vectors import fill_missing
+    from ingest.sentence_vectors import drop_stale, fill_missing
     from kb.backends.embedder import make_embedder
     from kb.store import Store
 
@@ -387,13 +389,22 @@ def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
         store.require_writable("kb reindex --sentences")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         store.check_embedding_model(embedder.model_id)
+        stale = drop_stale(store, embedder.model_id)
         n, _ = fill_missing(store, embedder, settings.ingest.embed_batch_size)
     seconds = time.perf_counter() - started
     if json_out:
-        print_json({"sentence_vectors_added": n, "model": embedder.model_id, "seconds": seconds})
+        print_json(
+            {
+                "sentence_vectors_added": n,
+                "sentence_vectors_refreshed": stale,
+                "model": embedder.model_id,
+                "seconds": seconds,
+            }
+        )
     else:
+        again = f" ({stale} of them cut into sentences differently now)" if stale else ""
         typer.echo(
-            f"added the sentence vectors of {n} chunk texts with {embedder.model_id} "
+            f"added the sentence vectors of {n} chunk texts{again} with {embedder.model_id} "
             f"in {seconds:.1f}s"
         )
 

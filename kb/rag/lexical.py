@@ -174,6 +174,10 @@ ABBREVIATED: dict[str, str] = {
     "acct": "account",
     "amt": "amount",
     "avg": "average",
+    "ref": "reference",
+    "reg": "registration",
+    "tel": "telephone",
+    "num": "number",
 }
 
 
@@ -237,14 +241,23 @@ def token_matches(text: str) -> Iterator[re.Match[str]]:
     return _TOKEN.finditer(text)
 
 
+#: a word written with hyphens: "e-mail", "Wi-Fi", "check-in"
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+
+
 def content_stems(text: str) -> set[str]:
-    """Stems of the non-stop words and the normalised numbers of ``text``."""
+    """Stems of the non-stop words and the normalised numbers of ``text``; a word
+    written with hyphens also gives the stem of its parts run together ("e-mail" gives
+    ``email`` beside ``mail``, "Wi-Fi" ``wifi``), so a question that writes it as one
+    word finds it."""
     out: set[str] = set()
     for t in tokens(text):
         if t[0].isdigit():
             out.add(_number(t))
         elif not is_stopword(t):
             out.add(stem(t))
+    if "-" in text:
+        out.update(stem(m.group().replace("-", "")) for m in _HYPHENATED.finditer(text))
     return out
 
 
@@ -441,10 +454,9 @@ _DIGIT = re.compile(r"\d")
 #: a phone number: 2 to 5 groups of digits split by spaces or dashes (not dots: an IP
 #: address), with a country code or not ("+44 20 7946 0958", "0800 051 5260",
 #: "(555) 010-4477"); it counts only with 9 to 15 digits in all, so a date
-#: ("2026-12-01") or a year range is none
-_PHONE = re.compile(
-    r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,5}){1,4}(?![\w,]|\.\d)"
-)
+#: ("2026-12-01") or a year range is none. A comma or dot right after it ends it unless
+#: a digit follows ("0871 234 567, sean@…" is a phone number; "1,250,000" is not)
+_PHONE = re.compile(r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,5}){1,4}(?!\w|[.,]\d)")
 _PHONE_STEMS = frozenset(stem(w) for w in ("phone", "telephone", "number", "call", "contact"))
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)

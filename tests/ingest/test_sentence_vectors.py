@@ -142,6 +142,38 @@ def test_reindex_sentences_fills_a_kb_ingested_without_them(
     assert f"sentence vectors: {sv['chunks']} of {sv['chunks']} chunks" in status.output
 
 
+def test_reindex_sentences_refreshes_rows_cut_by_an_older_splitter(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    """A KB ingested before a change of the sentence splitter holds rows whose spans
+    the splitter no longer cuts: never reused (embedded at every query). `kb reindex
+    --sentences` replaces them, and leaves the current ones alone."""
+    with Store.open(settings.home) as store:
+        ingest_paths(store, settings, [corpus], embedder=real_embedder)
+        model = store.embedding_model()
+        assert model is not None
+        sha, text = store.conn.execute(
+            "SELECT embed_sha256, text FROM chunks WHERE text LIKE '%Millbrook is%'"
+        ).fetchone()
+        # what an older splitter stored: the whole text as one sentence
+        stored.delete(store, [(model.model_id, sha)])
+        stored.add(store, model.model_id, [(sha, [(0, len(text))], np.ones((1, 384)))])
+        before = _rows(store)
+    res = runner.invoke(app, ["reindex", "--sentences", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["sentence_vectors_refreshed"] == 1 == out["sentence_vectors_added"]
+    with Store.open(settings.home) as store:
+        assert _rows(store) == before
+        cid = store.conn.execute("SELECT id FROM chunks WHERE embed_sha256 = ?", (sha,)).fetchone()[
+            0
+        ]
+        sv = stored.for_chunks(store, model.model_id, [int(cid)])[int(cid)]
+        assert sv.spans == split_sentences(text) and len(sv.spans) > 1
+    again = runner.invoke(app, ["reindex", "--sentences", "--json"])
+    assert json.loads(again.output)["sentence_vectors_refreshed"] == 0
+
+
 def test_paraphrase_of_one_sentence_lifts_its_long_chunk(
     corpus: Path, settings: Settings, real_embedder: Embedder
 ) -> None:

@@ -118,6 +118,41 @@ def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
     assert [wrapped[a:b] for a, b in split_sentences(wrapped)][-1] == "The company grew."
 
 
+def test_a_list_without_bullets_is_one_sentence_a_line_and_wrapped_prose_is_not() -> None:
+    todo = (
+        "renew passport before june\nbuy AA batteries x8\n"
+        "call re: e-mail from the tax office (ref TX/2026/0457)\nfix the 3-way switch"
+    )
+    assert [todo[a:b] for a, b in split_sentences(todo)] == todo.split("\n")
+    fields = "Router: 192.168.1.1\nNAS: 192.168.1.20\nPrinter: 192.168.1.42"
+    assert [fields[a:b] for a, b in split_sentences(fields)] == fields.split("\n")
+    # a PDF table extracted one cell per line: a long enough label starts its own piece
+    # with its value (short cells still join the piece before them)
+    table = "Items are charged as follows:\nLost key\n£45\nProfessional cleaning\n£180"
+    assert [table[a:b] for a, b in split_sentences(table)][-1] == "Professional cleaning\n£180"
+    # wrapped prose: every line but the last is full, or ends inside a phrase
+    prose = (
+        "This agreement is made between the landlord, Mr Daniel Price of 4 Oak Lane, and the\n"
+        "tenant, Ms Sara Lindqvist, who moved in on 1 September 2025 with one cat and\n"
+        "a dog."
+    )
+    assert split_sentences(prose) == [(0, len(prose))]
+    # a table's cells then a paragraph (a PDF page): the cells are a list, the paragraph
+    # is not, though its last line is short
+    page = (
+        "scheduler\nfreshness\nuniform\n0.61\nTidewater\n0.74\n"
+        "Tidewater needs 35 MB of memory per million pages for its statistics. The hourly "
+        "optimisation takes\n4.2 seconds on one core for 2.1 million pages."
+    )
+    assert [page[a:b] for a, b in split_sentences(page)][-1] == (
+        "The hourly optimisation takes\n4.2 seconds on one core for 2.1 million pages."
+    )
+    poem = "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you"
+    assert split_sentences(poem) == [(0, len(poem))]
+    fenced = "Restore:\n```bash\nrestic restore latest\n```"
+    assert split_sentences(fenced) == [(0, len(fenced))]
+
+
 def test_each_table_row_is_a_sentence() -> None:
     note = (
         "Policies to renew this year.\n\n"
@@ -449,6 +484,11 @@ def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
     assert stem("appts") == stem("appointments") and stem("Temp") == stem("temperature")
     assert stem("temps") == stem("temp") and stem("certs") == stem("certificate")
     assert key_tokens("Bake for 40 mins.") == key_tokens("Bake for 40 min.")  # one unit
+    assert stem("ref") == stem("reference") and stem("reg") == stem("registration")
+    # a word written with hyphens meets the same word written as one
+    todo = hit(4, "call re: e-mail from the tax office (ref TX/2026/0457)")
+    got = check("tax office email reference?", [PassageSentences.of(1, todo)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
     # forms that are other words too are left alone ("founded" a company, "left" side)
     assert stem("found") == "found" and stem("left") == "left" and stem("saw") == "saw"
 
@@ -467,6 +507,9 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
     phone = {"phone", "number", "call"}
     assert unit_words("Call Aviva on 0800 051 5260") >= phone
     assert unit_words("+44 20 7946 0958 or (555) 010-4477") >= phone
+    # followed by a comma or a full stop, as in a contact list
+    assert unit_words("Plumber: Seán O'Brien, 0871 234 567, sean@pipes.ie") >= phone
+    assert unit_words("Ring 0871 234 567.") >= phone
     # too few digits (a date, a year range), or dots (an IP address): no phone
     for text in ("renews 2026-12-01", "from 1990-2000", "at 192.168.178.40", "1,250,000"):
         assert not unit_words(text) & phone, text
