@@ -192,7 +192,11 @@ class Ingestor:
         touch_sources(self.store, touched)
         chunkings.mark_built(self.store, self.chunking_id)
         for ch in chunkings.list_all(self.store):
-            if not ch.live and ch.stale:
+            if ch.live:
+                continue
+            if ch.outdated:
+                self.report.outdated_chunkings.append(f"{ch.spec} (version {ch.version})")
+            elif ch.stale:
                 self.report.stale_chunkings[ch.spec] = ch.total - ch.current
         self.report.seconds = time.perf_counter() - started
         return self.report

@@ -40,6 +40,8 @@ class IngestReport:
     seconds: float = 0.0
     # stored chunkings (not live) that this run left out of date: spec -> documents
     stale_chunkings: dict[str, int] = field(default_factory=dict)
+    # stored chunkings an older version of their chunker made (kb.store.chunkings)
+    outdated_chunkings: list[str] = field(default_factory=list)
     # what this run did to the ANN vector index (kb.store.ann.maintain), if anything
     ann_index: str | None = None
     # what it did to the derived keyword index (kb.store.keyword_index.maintain)
@@ -65,6 +67,7 @@ class IngestReport:
             "audio_seconds": round(self.audio_seconds, 2),
             "seconds": round(self.seconds, 3),
             "stale_chunkings": dict(self.stale_chunkings),
+            "outdated_chunkings": list(self.outdated_chunkings),
             "ann_index": self.ann_index,
             "keyword_index": self.keyword_index,
             "exit_code": self.exit_code,

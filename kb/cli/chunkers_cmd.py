@@ -76,9 +76,10 @@ def list_chunkers(kb: KbOption = None, json_out: JsonOption = False) -> None:
     if not stored:
         return
     typer.echo("chunkings in this KB:")
+    state_width = max(15, *(len(c.state) for c in stored))
     for c in stored:
         docs = f"{c.current}/{c.total} documents" + (f", {c.failed} failed" if c.failed else "")
-        typer.echo(f"  {c.state:<15} {c.spec}  ({c.chunks} chunks, {docs})")
+        typer.echo(f"  {c.state:<{state_width}} {c.spec}  ({c.chunks} chunks, {docs})")
 
 
 @chunkers_app.command(

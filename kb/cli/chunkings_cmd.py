@@ -83,7 +83,22 @@ def _report_build(rep: Any, json_out: bool, what: str) -> None:
 
 
 def rm(
-    spec: SpecArg,
+    spec: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[SPEC]",
+            help="Chunker spec: NAME or NAME:key=value,... (none with --outdated)",
+            show_default=False,
+        ),
+    ] = None,
+    outdated: Annotated[
+        bool,
+        typer.Option(
+            "--outdated",
+            help="Drop every stored chunking that an older version of its chunker made "
+            "(after an upgrade of kb or of a plug-in): they cannot be updated or made live.",
+        ),
+    ] = False,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -93,19 +108,34 @@ def rm(
     \b
     Examples:
       kb chunkers rm window:size=64
+      kb chunkers rm --outdated
     """
     from ingest.chunkings import find_chunking
     from kb.errors import UsageError
     from kb.store import Store, chunkings
 
+    if (spec is None) == (not outdated):
+        raise UsageError("give a SPEC or --outdated, one of the two; `kb chunkers list` shows them")
     settings = settings_for(kb)
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb chunkers rm")
-        cid = find_chunking(store, settings, spec)
-        if cid is None:
-            raise UsageError(f"{spec}: no such chunking in this KB; see `kb chunkers list`")
-        n = chunkings.remove(store, cid)
-    if json_out:
-        print_json({"spec": spec, "chunks_dropped": n})
+        if outdated:
+            gone = [c for c in chunkings.list_all(store) if c.outdated and not c.live]
+            dropped = [
+                (f"{c.spec} (version {c.version})", chunkings.remove(store, c.id)) for c in gone
+            ]
+        else:
+            assert spec is not None
+            cid = find_chunking(store, settings, spec)
+            if cid is None:
+                raise UsageError(f"{spec}: no such chunking in this KB; see `kb chunkers list`")
+            dropped = [(spec, chunkings.remove(store, cid))]
+    if json_out and outdated:
+        print_json({"dropped": [{"spec": s, "chunks_dropped": n} for s, n in dropped]})
+    elif json_out:
+        print_json({"spec": spec, "chunks_dropped": dropped[0][1]})
+    elif not dropped:
+        typer.echo("no outdated chunking in this KB")
     else:
-        typer.echo(f"dropped chunking {spec} ({n} chunks); its vectors stay cached")
+        for s, n in dropped:
+            typer.echo(f"dropped chunking {s} ({n} chunks); its vectors stay cached")

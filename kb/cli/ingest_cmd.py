@@ -162,6 +162,12 @@ def _summary(report: object, home: Path, json_out: bool) -> None:
                 f"kb: stored chunking {spec} is stale ({plural(n, 'document')} changed); "
                 f"`kb chunkers use {spec}` or `kb eval run GOLDEN --chunker {spec}` updates it"
             )
+        if report.outdated_chunkings:
+            err(
+                f"kb: {plural(len(report.outdated_chunkings), 'stored chunking')} "
+                f"({', '.join(report.outdated_chunkings)}) came from an older version of "
+                "its chunker and cannot be updated; `kb chunkers rm --outdated` drops them"
+            )
         if report.failed:
             err(
                 f"kb: {plural(len(report.failed), 'file')} failed; "

@@ -45,6 +45,10 @@ class Chunking:
     current: int = 0
     failed: int = 0
     total: int = 0
+    #: a later chunking has the same chunker name and params at another version (kb or
+    #: the plug-in was upgraded): this one can be neither brought up to date nor made
+    #: live again, only kept for old eval runs or dropped (``kb chunkers rm --outdated``)
+    outdated: bool = False
 
     @property
     def stale(self) -> bool:
@@ -52,6 +56,8 @@ class Chunking:
 
     @property
     def state(self) -> str:
+        if self.outdated and not self.live:
+            return f"stored (outdated: version {self.version})"
         return ("live" if self.live else "stored") + (" (stale)" if self.stale else "")
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +73,7 @@ class Chunking:
             "documents_current": self.current,
             "documents_failed": self.failed,
             "documents_total": self.total,
+            "outdated": self.outdated,
             "built_at": self.built_at,
         }
 
@@ -158,8 +165,14 @@ def list_all(store: Store) -> list[Chunking]:
     ):
         current[int(cid)] = (int(ok), int(bad))
     out = []
-    for r in c.execute("SELECT * FROM chunkings ORDER BY id"):
+    rows = c.execute("SELECT * FROM chunkings ORDER BY id").fetchall()
+    for i, r in enumerate(rows):
         ok, bad = current.get(int(r["id"]), (0, 0))
+        later = rows[i + 1 :]
+        outdated = any(
+            x["name"] == r["name"] and x["params"] == r["params"] and x["version"] != r["version"]
+            for x in later
+        )
         out.append(
             Chunking(
                 id=int(r["id"]),
@@ -173,6 +186,7 @@ def list_all(store: Store) -> list[Chunking]:
                 current=ok + bad,
                 failed=bad,
                 total=total,
+                outdated=outdated,
             )
         )
     out.sort(key=lambda ch: (not ch.live, ch.id))

@@ -99,3 +99,39 @@ def test_eval_on_another_chunking_leaves_the_live_one_and_reuses_the_cache(
     status = json.loads(ok(kb(capsys, "status", "--json")).out)
     assert status["embedding_cache"]["unused"] == 0
     assert [c["name"] for c in status["chunkings"]] == ["structure"]
+
+
+def test_after_a_chunker_upgrade_one_new_folder_keeps_every_source_searchable(
+    capsys: Cap, tmp_path: Path, kb_home: Path
+) -> None:
+    """A KB built by an older version of its chunker (an upgrade of kb), given one new
+    folder: the other source is re-chunked in the same run (before, it dropped out of
+    search), and the old chunking is reported as outdated, not stale, with the way to
+    drop it."""
+    notes, more = tmp_path / "notes", tmp_path / "more"
+    shutil.copytree(FIXTURES / "demo" / "notes", notes)
+    more.mkdir()
+    (more / "garden.md").write_text("# Garden\n\nThe comfrey bed is cut back in June.\n")
+    ok(kb(capsys, "ingest", str(notes), "-q"))
+    with Store.open(kb_home) as store:  # as an older kb would have recorded it
+        store.conn.execute("UPDATE chunkings SET version = '0'")
+        store.conn.commit()
+        n_notes = store.count_chunks()
+    r = ok(kb(capsys, "ingest", str(more), "--json"))
+    out = json.loads(r.out)
+    assert out["counts"]["added"] == 1
+    assert out["counts"]["rechunked"] == len([f for f in notes.rglob("*") if f.is_file()])
+    assert out["stale_chunkings"] == {} and len(out["outdated_chunkings"]) == 1
+    hits = search_json(capsys, "sourdough cold proof")["hits"]
+    assert hits and "sourdough" in hits[0]["path"]  # type: ignore[index]
+    assert "garden" in search_json(capsys, "comfrey")["hits"][0]["path"]  # type: ignore[index]
+    r = ok(kb(capsys, "ingest", str(more)))
+    assert "outdated" in r.err and "kb chunkers rm --outdated" in r.err
+    assert "outdated: version 0" in ok(kb(capsys, "chunkers", "list")).out
+    assert kb(capsys, "chunkers", "rm").code == 2  # a SPEC or --outdated
+    r = ok(kb(capsys, "chunkers", "rm", "--outdated", "--json"))
+    assert [d["chunks_dropped"] for d in json.loads(r.out)["dropped"]] == [n_notes]
+    assert "no outdated chunking" in ok(kb(capsys, "chunkers", "rm", "--outdated")).out
+    with Store.open(kb_home) as store:
+        assert [c.version for c in chunkings.list_all(store)] != ["0"]
+        assert len(chunkings.list_all(store)) == 1
