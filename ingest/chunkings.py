@@ -148,6 +148,22 @@ def build_chunking(
     return rep
 
 
+def with_outdated(store: Store) -> list[chunkings.Chunking]:
+    """:func:`kb.store.chunkings.list_all`, with ``outdated`` set on each stored (not
+    live) chunking that another version of its chunker made than the one installed
+    now (:func:`ingest.chunkers.installed_version`; one that is not installed any more
+    is not called outdated: it may come back)."""
+    from dataclasses import replace
+
+    from ingest.chunkers import installed_version
+
+    out = []
+    for ch in chunkings.list_all(store):
+        now = None if ch.live else installed_version(ch.name)
+        out.append(replace(ch, outdated=now is not None and now != ch.version))
+    return out
+
+
 def find_chunking(store: Store, settings: Settings, spec: str) -> int | None:
     """The stored chunking ``spec`` names (same chunker identity), if any."""
     from ingest.chunkers import make_chunker

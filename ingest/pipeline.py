@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingest.embedding import apply_tombstones, embed_pending
-from ingest.fileio import check_path, max_bytes_of, stat_and_hash
+from ingest.fileio import max_bytes_of, stat_and_hash
 from ingest.report import FileOutcome, IngestProgress, IngestReport
-from ingest.walk import Candidate, single_file, walk
+from ingest.walk import Candidate, candidate, single_file, walk
 from kb.backends.embedder import Embedder, embedding_model_id
 from kb.config import Settings
 from kb.errors import IngestError, UsageError
@@ -191,7 +191,9 @@ class Ingestor:
         )
         touch_sources(self.store, touched)
         chunkings.mark_built(self.store, self.chunking_id)
-        for ch in chunkings.list_all(self.store):
+        from ingest.chunkings import with_outdated
+
+        for ch in with_outdated(self.store):
             if ch.live:
                 continue
             if ch.outdated:
@@ -208,39 +210,41 @@ class Ingestor:
         cuts differently) ``kb ingest notes/`` would otherwise leave every other source
         out of search. Each is handled as ``kb ingest FILE`` would: re-chunked
         (an unchanged file; audio from its cached transcript) or reloaded (a changed
-        one). A document whose file is gone is left as it is (not removed: the run did
-        not look at its folder); it is reported as failed, with what to do, and stays
-        out of search until the file is back or ``kb ingest`` of its source removes it.
+        one). A document whose file or source folder is gone is left as it is (the run
+        did not look at its folder, so it does not remove it) and counted in one note
+        per source (:attr:`IngestReport.not_rechunked`), not as a failure: it stays out
+        of search until its source is moved, removed or ingested again.
         Returns the ids of the sources touched."""
         from kb.store import chunkings
 
         todo = chunkings.documents_to_build(self.store, self.chunking_id)
         if not todo:
             return set()
-        self.progress.files_total(looked_at + len(todo))
-        touched: set[int] = set()
-        for _, abs_path, display, _ in todo:
+        gone: dict[int, int] = {}  # source id -> documents whose file is gone
+        work: list[tuple[int, str, Source]] = []
+        for doc_id, abs_path, _, _ in todo:
             src = owner(sources, abs_path)
             if src is None:  # pragma: no cover - every document lies in a source
                 continue
-            self.progress.file_started(display)
-            if not os.path.lexists(abs_path):
-                outcome = FileOutcome(
-                    display,
-                    src.path,
-                    "failed",
-                    error=f"{abs_path} is missing, so it could not be re-chunked for the "
-                    f"new chunker; `kb ingest {src.path}` removes it from the KB",
-                )
+            if os.path.lexists(abs_path):
+                work.append((doc_id, abs_path, src))
             else:
-                existing = self.store.documents_within(abs_path).get(abs_path)
-                if src.kind == "folder":  # checked against its source, as walk() does
-                    root = Path(src.path)
-                    path = root / src.relative(abs_path)
-                    cand = Candidate(root, src.relative(abs_path), path, check_path(path, root))
-                else:
-                    cand = single_file(Path(abs_path))
-                outcome = self._ingest_file(cand, src, abs_path, existing, {}, {})
+                gone[src.id] = gone.get(src.id, 0) + 1
+        for src in sources:
+            if src.id in gone:
+                self.report.not_rechunked.append(_gone_note(src, gone[src.id]))
+        self.progress.files_total(looked_at + len(work))
+        touched: set[int] = set()
+        for doc_id, abs_path, src in work:
+            self.progress.file_started(src.display(abs_path))
+            outcome = self._ingest_file(
+                candidate(Path(src.path), Path(abs_path), is_root=src.kind == "folder"),
+                src,
+                abs_path,
+                self.store.document(doc_id),
+                {},
+                {},
+            )
             touched.add(src.id)
             self.report.files.append(outcome)
             self.progress.file_done(outcome)
@@ -546,3 +550,21 @@ def ingest_paths(
     """Ingest ``paths`` (folders are walked; files are taken as given; none: re-scan every
     known source) into ``store``."""
     return Ingestor(store, settings, embedder, transcriber, progress).run(paths)
+
+
+def _gone_note(src: Source, n: int) -> str:
+    """The note for ``n`` documents of ``src`` that a chunker change could not re-chunk
+    because their files (or the whole source) are gone, with what to do."""
+    from kb.types import plural
+
+    docs = plural(n, "document")
+    if not os.path.lexists(src.path):
+        return (
+            f"source {src.name!r} ({src.path}) is missing, so its {docs} could not be "
+            f"re-chunked for the new chunker and are out of search; `kb sources move "
+            f"{src.name} NEW_PATH` or `kb sources remove {src.name}`"
+        )
+    return (
+        f"{docs} of source {src.name!r} could not be re-chunked for the new chunker: "
+        f"their files are gone; `kb ingest {src.path}` removes them"
+    )

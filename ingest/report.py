@@ -42,6 +42,8 @@ class IngestReport:
     stale_chunkings: dict[str, int] = field(default_factory=dict)
     # stored chunkings an older version of their chunker made (kb.store.chunkings)
     outdated_chunkings: list[str] = field(default_factory=list)
+    # one line per source with documents a chunker change could not re-chunk (gone)
+    not_rechunked: list[str] = field(default_factory=list)
     # what this run did to the ANN vector index (kb.store.ann.maintain), if anything
     ann_index: str | None = None
     # what it did to the derived keyword index (kb.store.keyword_index.maintain)
@@ -68,6 +70,7 @@ class IngestReport:
             "seconds": round(self.seconds, 3),
             "stale_chunkings": dict(self.stale_chunkings),
             "outdated_chunkings": list(self.outdated_chunkings),
+            "not_rechunked": list(self.not_rechunked),
             "ann_index": self.ann_index,
             "keyword_index": self.keyword_index,
             "exit_code": self.exit_code,

@@ -118,8 +118,7 @@ def drop_stale(store: Store, model: str, batch: int = 2000) -> int:
         for sha, n, spans, text in rows:
             if text is None:
                 continue
-            got = np.frombuffer(spans, dtype="<i4").reshape(int(n), 2).tolist()
-            if [tuple(x) for x in got] != job(str(sha), str(text)).spans:
+            if stored.decode_spans(int(n), spans) != job(str(sha), str(text)).spans:
                 stale.append(str(sha))
     stored.delete(store, [(model, sha) for sha in stale])
     return len(stale)

@@ -52,6 +52,16 @@ def walk(
             yield Candidate(root, rel, abs_path, check_path(abs_path, root))
 
 
+def candidate(root: Path, abs_path: Path, *, is_root: bool) -> Candidate:
+    """The candidate for a file already known to lie under the source ``root`` (a
+    folder, ``is_root``; checked against it as :func:`walk` checks it), or for a
+    source that is the file itself (checked against its folder, as :func:`single_file`)."""
+    if not is_root:
+        return single_file(abs_path)
+    rel = abs_path.relative_to(root).as_posix()
+    return Candidate(root, rel, abs_path, check_path(abs_path, root))
+
+
 def single_file(path: Path) -> Candidate:
     """A file given directly on the command line: its root is its folder; same checks as
     a walked file (a symlink must point inside that folder, the target must be regular)."""

@@ -81,7 +81,10 @@ _JOIN_TEXT = """
     a an the and or but nor of to in on at by for from with into onto as than that which
     who whose whom where when while if because so is are was were be been has have had do
     does did will would can could shall should may might must not its their his her our
-    your my this these those per via"""
+    your my this these those per via after before until since without about over through
+    during under between against among upon within across behind beyond toward towards
+    along around despite unless whether although though whereas then also it they he she
+    we i you them him us"""
 _JOIN_WORDS = frozenset(_JOIN_TEXT.split())
 _LINE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 #: a "key: value" line (``NAS: 192.168.1.20``, ``Adviser: Frau Keller``)
@@ -97,8 +100,9 @@ SHORT_LINE = 0.8
 def line_breaks(text: str) -> list[int]:
     """Offsets of the line breaks in ``text`` that end a line of a list, not a line
     wrapped inside a paragraph. Per block of lines (between blank lines; a block with a
-    code fence is left alone), with ``W`` the length of its longest line, the break after
-    line ``i`` is one when
+    code fence is left alone), with ``W`` the length of its longest line of two words or
+    more (a long URL alone on its line does not set it), the break after line ``i`` is
+    one when
 
     - line ``i`` ends short: ``len(line_i) + 1 + len(first word of line_i+1) <= 0.8 W``
       (a wrapper breaks a line only when the next word does not fit), or
@@ -130,7 +134,10 @@ def line_breaks(text: str) -> list[int]:
 
 def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
     """:func:`line_breaks` for one block of stripped lines ``(offset, line)``."""
-    width = max(len(x) for _, x in block)
+    # the width lines are wrapped at: a one-word line (a long URL that no wrapper can
+    # break) does not set it, unless every line is one word (a table's cells)
+    wide = [len(x) for _, x in block if " " in x] or [len(x) for _, x in block]
+    width = max(wide)
     words = [_LINE_WORD.findall(x) for _, x in block]
     short = [
         len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) <= SHORT_LINE * width

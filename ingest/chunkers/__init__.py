@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 from ingest.chunkers.structure import StructureChunker
@@ -89,6 +90,31 @@ def make_chunker(spec: str, settings: Settings, counter: TokenCounter | None = N
     if parsed.params:
         settings = _with_params(settings, parsed.name, parsed.params)
     return factory(settings, counter)
+
+
+def installed_version(name: str) -> str | None:
+    """The version a chunker stored under ``name`` (a :class:`ChunkerInfo` name) has
+    now, read without importing or running it: a built-in's ``VERSION``, an installed
+    plug-in's ``"<dist> <version>"``, a file chunker's ``"sha256:"`` and the first 16
+    hex digits of its file (``name`` is ``/resolved/path.py#function``). ``None`` when
+    it is not there any more (an uninstalled plug-in, a deleted file)."""
+    import hashlib
+
+    from ingest.chunkers.plugin import installed
+    from ingest.chunkers.structure import VERSION as STRUCTURE_VERSION
+    from ingest.chunkers.window import VERSION as WINDOW_VERSION
+
+    builtin = {"structure": STRUCTURE_VERSION, "window": WINDOW_VERSION}
+    if name in builtin:
+        return builtin[name]
+    if "#" in name:
+        path = Path(name.rsplit("#", 1)[0])
+        try:
+            return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        except OSError:
+            return None
+    found = {p.name: p for p in installed()}.get(name)
+    return None if found is None else f"{found.distribution} {found.version}"
 
 
 def spec_label(spec: str, info: ChunkerInfo) -> str:

@@ -45,14 +45,11 @@ def list_chunkers(kb: KbOption = None, json_out: JsonOption = False) -> None:
       kb chunkers list
       kb chunkers list --json
     """
-    from ingest.chunkers import CHUNKERS
+    from ingest.chunkers import CHUNKERS, installed_version
     from ingest.chunkers.plugin import installed
-    from ingest.chunkers.structure import VERSION as STRUCTURE_VERSION
-    from ingest.chunkers.window import VERSION as WINDOW_VERSION
 
-    versions = {"structure": STRUCTURE_VERSION, "window": WINDOW_VERSION}
     rows: list[dict[str, str]] = [
-        {"name": n, "source": "built-in", "version": versions.get(n, "?"), "target": ""}
+        {"name": n, "source": "built-in", "version": installed_version(n) or "?", "target": ""}
         for n in sorted(CHUNKERS)
     ]
     rows += [

@@ -28,13 +28,14 @@ def warn_build_problems(rep: Any) -> None:
 
 def stored(kb: Any) -> list[Any]:
     """The KB's chunkings, or none when there is no KB yet."""
-    from kb.store import Store, chunkings
+    from ingest.chunkings import with_outdated
+    from kb.store import Store
 
     settings = settings_for(kb)
     if not (settings.home / "kb.sqlite").exists():
         return []
     with Store.open(settings.home, create=False) as store:
-        return chunkings.list_all(store)
+        return with_outdated(store)
 
 
 def use(
@@ -110,7 +111,7 @@ def rm(
       kb chunkers rm window:size=64
       kb chunkers rm --outdated
     """
-    from ingest.chunkings import find_chunking
+    from ingest.chunkings import find_chunking, with_outdated
     from kb.errors import UsageError
     from kb.store import Store, chunkings
 
@@ -120,7 +121,7 @@ def rm(
     with Store.open(settings.home, create=False) as store:
         store.require_writable("kb chunkers rm")
         if outdated:
-            gone = [c for c in chunkings.list_all(store) if c.outdated and not c.live]
+            gone = [c for c in with_outdated(store) if c.outdated]
             dropped = [
                 (f"{c.spec} (version {c.version})", chunkings.remove(store, c.id)) for c in gone
             ]

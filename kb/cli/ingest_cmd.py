@@ -162,11 +162,13 @@ def _summary(report: object, home: Path, json_out: bool) -> None:
                 f"kb: stored chunking {spec} is stale ({plural(n, 'document')} changed); "
                 f"`kb chunkers use {spec}` or `kb eval run GOLDEN --chunker {spec}` updates it"
             )
+        for line in report.not_rechunked:
+            err(f"kb: {line}")
         if report.outdated_chunkings:
             err(
-                f"kb: {plural(len(report.outdated_chunkings), 'stored chunking')} "
-                f"({', '.join(report.outdated_chunkings)}) came from an older version of "
-                "its chunker and cannot be updated; `kb chunkers rm --outdated` drops them"
+                f"kb: outdated: {', '.join(report.outdated_chunkings)}: made by another version "
+                "of the chunker than the one installed, so it cannot be updated or made live; "
+                "`kb chunkers rm --outdated` drops it"
             )
         if report.failed:
             err(

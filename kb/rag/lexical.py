@@ -245,18 +245,19 @@ def token_matches(text: str) -> Iterator[re.Match[str]]:
 _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
-def content_stems(text: str) -> set[str]:
-    """Stems of the non-stop words and the normalised numbers of ``text``; a word
-    written with hyphens also gives the stem of its parts run together ("e-mail" gives
-    ``email`` beside ``mail``, "Wi-Fi" ``wifi``), so a question that writes it as one
-    word finds it."""
+def content_stems(text: str, *, joined: bool = False) -> set[str]:
+    """Stems of the non-stop words and the normalised numbers of ``text``. With
+    ``joined`` (a passage's text, never a claim's: a claim's extra stem would be one
+    more word to find), a word written with hyphens also gives the stem of its parts run
+    together ("e-mail" gives ``email`` beside ``mail``, "Wi-Fi" ``wifi``), so a question
+    that writes it as one word finds it."""
     out: set[str] = set()
     for t in tokens(text):
         if t[0].isdigit():
             out.add(_number(t))
         elif not is_stopword(t):
             out.add(stem(t))
-    if "-" in text:
+    if joined and "-" in text:
         out.update(stem(m.group().replace("-", "")) for m in _HYPHENATED.finditer(text))
     return out
 

@@ -103,14 +103,16 @@ class PassageSentences:
     @classmethod
     def of(cls, n: int, hit: Hit) -> PassageSentences:
         spans = split_sentences(hit.text) or [(0, len(hit.text))]
-        stems = [content_stems(hit.text[s:e]) for s, e in spans]
+        stems = [content_stems(hit.text[s:e], joined=True) for s, e in spans]
         _add_table_headers(hit.text, spans, stems)
         _add_item_leads(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        heading = content_stems(" ".join(hit.locator.heading_path) + " " + _words(name))
+        heading = content_stems(
+            " ".join(hit.locator.heading_path) + " " + _words(name), joined=True
+        )
         return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading)
 
     def sentence(self, j: int) -> str:
@@ -132,7 +134,7 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
     for j, lines in enumerate(table_rows(text, spans)):
         heads = [cell for _, header in lines if header for cell in header]
         if heads:
-            stems[j] |= content_stems(" ".join(heads))
+            stems[j] |= content_stems(" ".join(heads), joined=True)
 
 
 #: a list item's marker at the start of a sentence: a bullet or an item number

@@ -45,9 +45,10 @@ class Chunking:
     current: int = 0
     failed: int = 0
     total: int = 0
-    #: a later chunking has the same chunker name and params at another version (kb or
-    #: the plug-in was upgraded): this one can be neither brought up to date nor made
-    #: live again, only kept for old eval runs or dropped (``kb chunkers rm --outdated``)
+    #: made by another version of its chunker than the one installed now (kb or the
+    #: plug-in was upgraded): it can be neither brought up to date nor made live again,
+    #: only kept for old eval runs or dropped (``kb chunkers rm --outdated``); set by
+    #: :func:`ingest.chunkings.with_outdated`, never for the live chunking
     outdated: bool = False
 
     @property
@@ -56,7 +57,7 @@ class Chunking:
 
     @property
     def state(self) -> str:
-        if self.outdated and not self.live:
+        if self.outdated:
             return f"stored (outdated: version {self.version})"
         return ("live" if self.live else "stored") + (" (stale)" if self.stale else "")
 
@@ -165,14 +166,8 @@ def list_all(store: Store) -> list[Chunking]:
     ):
         current[int(cid)] = (int(ok), int(bad))
     out = []
-    rows = c.execute("SELECT * FROM chunkings ORDER BY id").fetchall()
-    for i, r in enumerate(rows):
+    for r in c.execute("SELECT * FROM chunkings ORDER BY id"):
         ok, bad = current.get(int(r["id"]), (0, 0))
-        later = rows[i + 1 :]
-        outdated = any(
-            x["name"] == r["name"] and x["params"] == r["params"] and x["version"] != r["version"]
-            for x in later
-        )
         out.append(
             Chunking(
                 id=int(r["id"]),
@@ -186,7 +181,6 @@ def list_all(store: Store) -> list[Chunking]:
                 current=ok + bad,
                 failed=bad,
                 total=total,
-                outdated=outdated,
             )
         )
     out.sort(key=lambda ch: (not ch.live, ch.id))

@@ -47,10 +47,14 @@ def encode(spans: Sequence[tuple[int, int]], vectors: np.ndarray) -> tuple[bytes
     return sp.tobytes(), np.asarray(vectors, dtype=np.float32).astype(_VEC).tobytes()
 
 
+def decode_spans(n: int, spans: bytes) -> list[tuple[int, int]]:
+    """The ``n`` spans of a row's ``spans`` blob."""
+    return [(int(a), int(b)) for a, b in np.frombuffer(spans, dtype=_SPAN).reshape(n, 2)]
+
+
 def decode(n: int, dim: int, spans: bytes, vectors: bytes) -> SentenceVectors:
-    sp = np.frombuffer(spans, dtype=_SPAN).reshape(n, 2)
     vec = np.frombuffer(vectors, dtype=_VEC).reshape(n, dim).astype(np.float32)
-    return SentenceVectors([(int(a), int(b)) for a, b in sp], vec)
+    return SentenceVectors(decode_spans(n, spans), vec)
 
 
 def add(

@@ -113,24 +113,30 @@ def test_after_a_chunker_upgrade_one_new_folder_keeps_every_source_searchable(
     more.mkdir()
     (more / "garden.md").write_text("# Garden\n\nThe comfrey bed is cut back in June.\n")
     ok(kb(capsys, "ingest", str(notes), "-q"))
-    with Store.open(kb_home) as store:  # as an older kb would have recorded it
+    ok(kb(capsys, "chunkers", "use", "window"))  # a second chunking, stored beside it
+    ok(kb(capsys, "chunkers", "use", "structure"))
+    with Store.open(kb_home) as store:  # as an older kb would have recorded them
         store.conn.execute("UPDATE chunkings SET version = '0'")
         store.conn.commit()
-        n_notes = store.count_chunks()
+        n_old = store.count_chunks(chunking="all")
     r = ok(kb(capsys, "ingest", str(more), "--json"))
     out = json.loads(r.out)
     assert out["counts"]["added"] == 1
     assert out["counts"]["rechunked"] == len([f for f in notes.rglob("*") if f.is_file()])
-    assert out["stale_chunkings"] == {} and len(out["outdated_chunkings"]) == 1
+    # both old chunkings are outdated (the window one too, though no new window chunking
+    # exists): neither can be brought up to date, so neither is called stale
+    assert out["stale_chunkings"] == {} and len(out["outdated_chunkings"]) == 2
     hits = search_json(capsys, "sourdough cold proof")["hits"]
     assert hits and "sourdough" in hits[0]["path"]  # type: ignore[index]
     assert "garden" in search_json(capsys, "comfrey")["hits"][0]["path"]  # type: ignore[index]
     r = ok(kb(capsys, "ingest", str(more)))
     assert "outdated" in r.err and "kb chunkers rm --outdated" in r.err
     assert "outdated: version 0" in ok(kb(capsys, "chunkers", "list")).out
+    listing = json.loads(ok(kb(capsys, "chunkers", "list", "--json")).out)["chunkings"]
+    assert [(c["live"], c["outdated"]) for c in listing] == [(True, False)] + [(False, True)] * 2
     assert kb(capsys, "chunkers", "rm").code == 2  # a SPEC or --outdated
     r = ok(kb(capsys, "chunkers", "rm", "--outdated", "--json"))
-    assert [d["chunks_dropped"] for d in json.loads(r.out)["dropped"]] == [n_notes]
+    assert sum(d["chunks_dropped"] for d in json.loads(r.out)["dropped"]) == n_old
     assert "no outdated chunking" in ok(kb(capsys, "chunkers", "rm", "--outdated")).out
     with Store.open(kb_home) as store:
         assert [c.version for c in chunkings.list_all(store)] != ["0"]

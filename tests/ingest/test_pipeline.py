@@ -197,14 +197,21 @@ def test_a_chunker_change_reaches_the_sources_a_run_did_not_name(
         assert names == {"window"}
         assert_consistent(store)
 
-        # back to structure, with one paper changed and one gone: the changed one is
-        # reloaded, the gone one is reported (with what to do) and kept, not removed
+        # back to structure, with one paper changed and one gone, and a third source
+        # whose folder is gone: the changed one is reloaded; the gone ones are kept (the
+        # run did not look at their folders), named in one note per source with what
+        # to do, and are no failure
         pdfs = sorted(papers.glob("*.pdf"))
         gone = papers / "gone.md"
         gone.write_text("# Gone\n\nA note about kestrels that will be deleted.\n")
         changed = papers / "changed.md"
         changed.write_text("# Changed\n\nHeron notes.\n")
         run(store, window, [papers], real_embedder)
+        usb = corpus.parent / "usb"
+        usb.mkdir()
+        (usb / "a.md").write_text("# A\n\nAn otter note.\n")
+        run(store, window, [usb], real_embedder)
+        shutil.rmtree(usb)
         gone.unlink()
         changed.write_text("# Changed\n\nHeron notes, now with egrets.\n")
         report = ingest_paths(store, settings, [notes], embedder=real_embedder)
@@ -212,13 +219,17 @@ def test_a_chunker_change_reaches_the_sources_a_run_did_not_name(
         assert by_path["papers/changed.md"].outcome == "updated"
         # the structure chunking still holds the unchanged PDF: nothing to do for it
         assert f"papers/{pdfs[0].name}" not in by_path
-        failed = by_path["papers/gone.md"]
-        assert failed.outcome == "failed" and "kb ingest" in (failed.error or "")
+        assert "papers/gone.md" not in by_path and "usb/a.md" not in by_path
+        assert report.exit_code == 0
+        notes_by_source = sorted(report.not_rechunked)
+        assert len(notes_by_source) == 2
+        assert "`kb ingest " in notes_by_source[0] and "papers" in notes_by_source[0]
+        assert "kb sources remove usb" in notes_by_source[1]
         assert (
             store.conn.execute(
-                "SELECT count(*) FROM documents WHERE path = 'papers/gone.md'"
+                "SELECT count(*) FROM documents WHERE path IN ('papers/gone.md', 'usb/a.md')"
             ).fetchone()[0]
-            == 1
+            == 2
         )
         text = " ".join(
             str(r[0])
