@@ -22,6 +22,7 @@ BASE = (
     "kb.hashing",
     "kb.quoting",
     "kb.sentence_spans",
+    "kb.edits",
 )
 
 # module prefix -> kb-internal prefixes it may import
@@ -32,6 +33,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.hashing": (),
     "kb.quoting": (),
     "kb.sentence_spans": (),
+    "kb.edits": (),
     "kb.config": ("kb.errors",),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),

@@ -155,6 +155,10 @@ def render(
         console.print()
     n = len(result.hits)
     ms = result.timings.get("total", 0.0) * 1000
+    for word, fixes in result.corrections.items():
+        console.print(
+            Text(f"no chunk holds {word!r}: searched {' or '.join(map(repr, fixes))}", "dim")
+        )
     below = "" if ask_answers else _below_threshold(result, opts)
     if below:
         console.print(Text(below, style="dim"))

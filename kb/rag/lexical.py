@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from kb.edits import within
+
 _TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
 _STOPWORDS_TEXT = """
@@ -339,25 +341,7 @@ def near(a: str, b: str) -> bool:
     if p >= 5 and p >= 0.75 * min(len(a), len(b)):
         return True
     shorter = min(len(a), len(b))
-    return shorter >= 6 and _within(a, b, 1 if shorter < 9 else 2)
-
-
-def _within(a: str, b: str, d: int) -> bool:
-    """Optimal-string-alignment distance of ``a`` and ``b`` <= ``d``."""
-    if abs(len(a) - len(b)) > d:
-        return False
-    before: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], before[j - 2] + 1)
-        if min(cur) > d:
-            return False
-        before, prev = prev, cur
-    return prev[-1] <= d
+    return shorter >= 6 and within(a, b, 1 if shorter < 9 else 2)
 
 
 def found(word: str, stems: set[str]) -> bool:

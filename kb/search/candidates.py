@@ -67,6 +67,8 @@ class Candidates:
     query_vector: np.ndarray | None = None
     #: how many terms the keyword leg searched for (:func:`kb.search.keyword.query_terms`)
     query_terms: int = 0
+    #: words no chunk holds -> the spellings searched instead (:mod:`kb.search.typos`)
+    corrections: dict[str, list[str]] = field(default_factory=dict)
 
 
 def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:

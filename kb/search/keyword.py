@@ -38,7 +38,7 @@ import re
 import sqlite3
 from collections.abc import Collection
 
-from kb.search import exact_terms
+from kb.search import exact_terms, typos
 from kb.search.stopwords import STOPWORDS
 
 MAX_TERMS = 64
@@ -87,9 +87,15 @@ def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def useful_terms(conn: sqlite3.Connection, terms: list[str], fts: str = "chunks_fts") -> list[str]:
+def useful_terms(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    fts: str = "chunks_fts",
+    absent: list[str] | None = None,
+) -> list[str]:
     """``terms`` without those that match no chunk or at least half of all chunks
-    (zero bm25 weight; see the module docs). All-common input is returned whole."""
+    (zero bm25 weight; see the module docs). All-common input is returned whole.
+    ``absent``, when given, receives the terms that match no chunk."""
     n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
     cap = (n_rows + 1) // 2  # df >= cap  <=>  2 * df >= n_rows  <=>  FTS5 idf clamped
     rare: list[str] = []
@@ -100,6 +106,8 @@ def useful_terms(conn: sqlite3.Connection, terms: list[str], fts: str = "chunks_
             (_phrase(t), cap),
         ).fetchone()[0]
         if df == 0:
+            if absent is not None:
+                absent.append(t)
             continue
         (common if df >= cap else rare).append(t)
     return rare or common
@@ -111,6 +119,7 @@ def keyword_search(
     limit: int,
     document_ids: Collection[int] | None = None,
     fts: str = "chunks_fts",
+    corrected: dict[str, list[str]] | None = None,
 ) -> list[tuple[int, float]]:
     """Top ``limit`` chunks for ``text`` as ``(chunk_id, -bm25)``, best first.
 
@@ -120,14 +129,23 @@ def keyword_search(
     ``fts`` is the index searched: ``chunks_fts`` (the live chunking) or one that
     :mod:`kb.search.chunking_fts` built for another chunking.
     bm25 statistics (idf) are always those of the whole KB. Ties in bm25 are broken by
-    chunk id, so results are deterministic.
+    chunk id, so results are deterministic. In a query of at most
+    :data:`kb.search.typos.MAX_QUERY_TERMS` terms, a word no chunk holds is searched by
+    the nearest spellings the index has (:mod:`kb.search.typos`); ``corrected``, when
+    given, receives ``{term: [those words, as the KB writes them]}``.
     """
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
     every = query_terms(text)
     exact = [t for t in every if exact_terms.collapsed(t)]
     rest = [t for t in every if t not in exact]
-    terms = useful_terms(conn, rest, fts) if rest else []
+    absent: list[str] = []
+    terms = useful_terms(conn, rest, fts, absent) if rest else []
+    for t in absent if len(every) <= typos.MAX_QUERY_TERMS else ():
+        fixes = typos.corrections(conn, fts, t)
+        if fixes and corrected is not None:
+            corrected[t] = [typos.surface(conn, fts, f) for f in fixes]
+        terms += fixes
     if not exact:
         return _match(conn, fts, terms, limit, document_ids) if terms else []
     # terms the stemmer folds into a stop word: matched by their spelling (exact_terms)

@@ -114,6 +114,9 @@ class SearchResult:
     #: the best sentence cosine among the sentence rerank's candidates (``None``
     #: without the rerank), the refusal decision's second input
     best_sentence: float | None = None
+    #: query words no chunk holds -> the index's words searched instead
+    #: (:mod:`kb.search.typos`)
+    corrections: dict[str, list[str]] = field(default_factory=dict)
 
     def has_evidence(self, min_score: float) -> bool:
         """Whether ``kb ask`` should answer from these hits: :func:`kb.search.evidence.
@@ -141,7 +144,7 @@ class SearchResult:
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
         """The ``kb search --json`` shape: ``{query, mode, k, timings, best_cosine,
-        best_sentence, hits}``."""
+        best_sentence, corrections, hits}``."""
         return {
             "query": self.query,
             "mode": self.mode,
@@ -149,6 +152,7 @@ class SearchResult:
             "timings": {name: round(v, 6) for name, v in self.timings.items()},
             "best_cosine": None if self.best_cosine is None else round(self.best_cosine, 6),
             "best_sentence": (None if self.best_sentence is None else round(self.best_sentence, 6)),
+            "corrections": dict(self.corrections),
             "hits": [h.to_dict() for h in self.hits],
         }
 
@@ -263,6 +267,7 @@ class Retriever:
             best_cosine=cands.best_cosine,
             query_vector=cands.query_vector,
             best_sentence=max(sentence.values()) if sentence else None,
+            corrections=cands.corrections,
         )
 
     def candidates(
@@ -335,7 +340,9 @@ class Retriever:
                 )
             else:
                 fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
-                out.keyword = keyword_search(self.store.conn, query, depth, allowed, fts)
+                out.keyword = keyword_search(
+                    self.store.conn, query, depth, allowed, fts, out.corrections
+                )
             tm["keyword"] = time.perf_counter() - t
 
         if matrix is not None and sims is not None:

@@ -107,6 +107,22 @@ def test_a_word_far_down_the_vector_leg_is_rank_1(kb: Any) -> None:
     assert set(res.hits[0].ranks) == {"vector", "keyword"}
 
 
+@pytest.mark.parametrize(
+    ("query", "note", "fixed"),
+    [("pasport", "todo.txt", "passport"), ("Vaillent service", "house.md", "Vaillant")],
+)
+def test_a_word_typed_with_a_typo_finds_its_note(
+    kb: Any, query: str, note: str, fixed: str
+) -> None:
+    """No chunk holds the word as typed: the index's word one typo away is searched
+    instead (kb.search.typos), its note comes first, and the result says so."""
+    _, r, settings = kb
+    res = r.search(query, SearchOptions.from_settings(settings.search))
+    assert res.hits[0].path.endswith(f"/notes/{note}")
+    assert [fixed] in res.corrections.values()
+    assert res.to_dict()["corrections"] == res.corrections
+
+
 def test_a_real_question_still_passes_the_refusal_check(kb: Any) -> None:
     _, r, settings = kb
     opts = SearchOptions.from_settings(settings.search)

@@ -225,3 +225,30 @@ def test_a_common_word_stemmed_to_a_stop_word_weighs_nothing(
     add_doc(store, "d.md", [f"One more line, {i}." for i in range(2)])
     assert exact_terms.exact_matches(store.conn, "chunks_fts", "one") is None
     store.close()
+
+
+def test_a_word_no_chunk_holds_is_searched_by_its_nearest_spellings(tmp_path: Path) -> None:
+    """`kb search pasport`: no chunk holds the word, so the index's words one typo away
+    are searched instead and reported, as the KB writes them."""
+    with Store.open(tmp_path / "kb") as store:
+        todo = add_doc(store, "todo.txt", ["renew passport before june"])[0]
+        dentist = add_doc(store, "contacts.md", ["Dentist: Dr. Anand Krishnamurthy"])[0]
+        add_doc(store, "other.md", ["The garden pump needs a new gasket."])
+        fixed: dict[str, list[str]] = {}
+        assert [c for c, _ in keyword_search(store.conn, "pasport", 5, corrected=fixed)] == [todo]
+        assert fixed == {"pasport": ["passport"]}
+        fixed = {}
+        hits = keyword_search(store.conn, "krishnamurti dentist", 5, corrected=fixed)
+        assert hits[0][0] == dentist and fixed == {"krishnamurti": ["Krishnamurthy"]}
+        # words the KB holds, short words, codes and numbers are searched as typed
+        for text in ("passport", "pasprt", "gaszot", "pump", "ZX-4418", "12345"):
+            fixed = {}
+            keyword_search(store.conn, text, 5, corrected=fixed)
+            assert fixed == {}, text
+        assert keyword_search(store.conn, "gaszot", 5) == []  # two edits from "gasket"
+        # a longer question keeps its words: its others and the vector leg carry it
+        fixed = {}
+        keyword_search(
+            store.conn, "how long does a pasport renewal take in Ireland", 5, corrected=fixed
+        )
+        assert fixed == {}
