@@ -123,6 +123,11 @@ def fuse(c: Candidates, opts: SearchOptions, limit: int | None = None) -> list[F
 #: all, is a lookup (:func:`lookups_first`)
 LOOKUP_TERMS = 3
 LOOKUP_MATCHES = 3
+#: the best cosine under which a query with corrected spellings may still be a lookup:
+#: one-word typo searches of a notes + squad-dev KB ("pasport", "krishnamurti",
+#: "Synology tikcet", "atmosphre") meet unrelated pages at 0.25 to 0.36, while a page
+#: about what a word means scores 0.4 and more with MiniLM
+TYPO_LOOKUP_COSINE = 0.4
 
 
 def lookup_ids(c: Candidates) -> set[int]:
@@ -131,8 +136,14 @@ def lookup_ids(c: Candidates) -> set[int]:
     they occur in at most :data:`LOOKUP_MATCHES` chunks of the scope (the keyword leg's
     whole list, shorter than its depth). Empty otherwise, and in a single-leg mode. A
     longer question is never a lookup: in a KB of a few notes, most of its words occur
-    in few chunks, and a paraphrase that shares none of them must still rank first."""
+    in few chunks, and a paraphrase that shares none of them must still rank first. A
+    query whose keyword list holds corrected spellings (:mod:`kb.search.typos`) is one
+    only when nothing is close to it in meaning (best cosine under
+    :data:`TYPO_LOOKUP_COSINE`), where a typo explains the query best; otherwise the
+    meaning wins, as a word the KB lacks may have been "corrected" to an unrelated one."""
     if not 1 <= c.query_terms <= LOOKUP_TERMS:
+        return set()
+    if c.corrections and (c.best_cosine is None or c.best_cosine >= TYPO_LOOKUP_COSINE):
         return set()
     if not c.vector or not c.keyword or len(c.keyword) > LOOKUP_MATCHES:
         return set()

@@ -144,7 +144,7 @@ def keyword_search(
     for t in absent if len(every) <= typos.MAX_QUERY_TERMS else ():
         fixes = typos.corrections(conn, fts, t)
         if fixes and corrected is not None:
-            corrected[t] = [typos.surface(conn, fts, f) for f in fixes]
+            corrected[t] = fixes
         terms += fixes
     if not exact:
         return _match(conn, fts, terms, limit, document_ids) if terms else []

@@ -4,28 +4,38 @@
 showed whatever the embedding found near it, while ``todo.txt`` says "renew passport".
 For each term of a short keyword query (at most :data:`MAX_QUERY_TERMS` terms, stop
 words aside: a word search, where one word is all there is) that matches no chunk of
-the index (FTS5), the words of the index that are one typo away (two for long words) are
-searched in its place. A longer question is left as it is: its other words and the
-vector leg carry it, and the scan of the index's words (about 10 ms per 1,250 chunks)
-would be paid by every question with a word the KB lacks.
+the index (FTS5), the words the KB holds one typo away (two for long words) are searched
+in its place. A longer question is left as it is: its other words and the vector leg
+carry it, and the read of the index's words would be paid by every question with a word
+the KB lacks.
 
-- only a single word of :data:`MIN_LETTERS` letters or more (after diacritics are
-  folded) is corrected: short words and codes have too many neighbours (*form* /
-  *from* / *farm*), and a code (``ZX-4417``) or a number is meant as typed;
-- the comparison is between the term's porter stem (:func:`kb.search.exact_terms.stems`,
-  the tokenizer the index uses) and the index's own terms (FTS5's ``fts5vocab``
-  table, which lists stems), with the same first letter (typos rarely hit the first
-  letter, and it keeps the scan small: about 10 ms for 1,250 chunks' 11,000 terms);
-- the distance is the optimal string alignment (insert, delete, substitute, swap two
-  neighbours) of :func:`kb.edits.within`: at most 1 for stems under 9 letters, 2 from 9;
-- the nearest terms are kept (those one edit away, else two), at most
-  :data:`MAX_CORRECTIONS`, the most frequent (the number of chunks holding them) first;
-  ties by spelling. They are searched as the term would have been, joined by ``OR``.
+- only a word of Latin letters (diacritics folded, surrounding punctuation dropped:
+  ``pasport?``) of :data:`MIN_LETTERS` letters or more is corrected: shorter words have
+  too many neighbours (*stove* / *stone*, *tumor* / *Tudor*), and a code (``ZX-4417``),
+  a number or a word of another script is meant as typed;
+- ``d`` = 1 edit for a word under 9 letters, 2 from 9 (:func:`max_edits`), counted as the
+  optimal string alignment (insert, delete, substitute, swap two neighbours:
+  :func:`kb.edits.within`);
+- candidates are the index's own terms (FTS5's ``fts5vocab``, which lists porter stems)
+  within ``d`` of the word's stem, with the same first letter (a range of the sorted
+  vocabulary: about 2 ms for 10,000 chunks); each is turned into a word the KB writes
+  (:func:`surface`: the form nearest the typed word, read from a few chunks that hold
+  it), and kept only if that *word* is within ``d`` of the typed word. Stems are closer
+  than words (*diabetes* / *diameter* stem to ``diabet`` / ``diamet``), and the word,
+  not the stem, is searched: FTS5 stems what it is given, so a stem searched as such is
+  stemmed again (``atmospher`` -> ``atmosph``) and finds nothing;
+- the nearest words are kept (one edit before two), at most :data:`MAX_CORRECTIONS`,
+  the most frequent (the chunks holding them) first; ties by spelling. They are
+  searched as the term would have been, joined by ``OR``.
 
-The corrections are reported (:attr:`kb.search.retriever.SearchResult.corrections`,
-as words the KB writes: :func:`surface`), and ``kb search`` says what it searched
-instead. The LanceDB keyword index of big KBs
-has no such fallback (its vocabulary is not listed).
+The corrections are reported (:attr:`kb.search.retriever.SearchResult.corrections`) and
+``kb search`` says what it searched instead. A keyword list with corrections is a
+*lookup* (its chunks first: :func:`kb.search.candidates.lookup_ids`) only when nothing
+in the KB is close to the query in meaning (best cosine under 0.4,
+:data:`kb.search.candidates.TYPO_LOOKUP_COSINE`): a word the KB lacks may have been
+"corrected" to an unrelated one, which must not be pinned above the vector leg's hits.
+Any SQLite error gives no correction. The LanceDB keyword index of big KBs has no such
+fallback (its vocabulary is not listed).
 """
 
 from __future__ import annotations
@@ -36,68 +46,89 @@ import sqlite3
 from kb.edits import within
 from kb.search.exact_terms import fold, stems
 
-MIN_LETTERS = 5
+MIN_LETTERS = 6
 #: the most terms a query may have for its unknown words to be corrected
 MAX_QUERY_TERMS = 3
-_WORD = re.compile(r"[^\W\d_]+")
 MAX_CORRECTIONS = 2
+_WORD = re.compile(r"[^\W\d_]+")
+_EDGES = re.compile(r"^\W+|\W+$")
 
 
 def max_edits(n: int) -> int:
-    """Edits allowed for a stem of ``n`` letters: 1, or 2 from 9 letters on."""
+    """Edits allowed for a word of ``n`` letters: 1, or 2 from 9 letters on."""
     return 1 if n < 9 else 2
 
 
-def _vocab(conn: sqlite3.Connection, fts: str) -> str:
-    """The name of a temporary ``fts5vocab`` table over ``fts`` (made once per
-    connection; the temp schema, so a read-only KB works too)."""
-    name = f"{fts}_terms"
+def _vocab(conn: sqlite3.Connection, fts: str, kind: str) -> str:
+    """The name of a temporary ``fts5vocab`` table of ``kind`` (``row``: a term and the
+    chunks holding it; ``instance``: each occurrence) over ``fts`` (made once per
+    connection, in the temp schema, so a read-only KB works too)."""
+    name = f"{fts}_{kind}s"
     schema = "main" if fts == "chunks_fts" else "temp"
     conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab({schema}, {fts}, 'row')"
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab({schema}, {fts}, '{kind}')"
     )
     return f"temp.{name}"
 
 
 def corrections(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
-    """The index terms (stems) nearest to ``term`` (module docs); ``[]`` when ``term``
-    is not a word to correct or nothing is near."""
-    word = fold(term)
-    if not word.isalpha() or len(word) < MIN_LETTERS:
+    """The words the KB writes that are nearest to ``term`` (module docs); ``[]`` when
+    ``term`` is not a word to correct, nothing is near, or SQLite fails."""
+    word = fold(_EDGES.sub("", term))
+    if not (word.isascii() and word.isalpha()) or len(word) < MIN_LETTERS:
         return []
-    toks = stems(term)
+    toks = stems(word)
     if len(toks) != 1:
         return []
-    stem = toks[0]
-    d = max_edits(len(stem))
-    rows = conn.execute(
-        f"SELECT term, doc FROM {_vocab(conn, fts)} "
-        "WHERE substr(term, 1, 1) = ? AND length(term) BETWEEN ? AND ?",
-        (stem[0], len(stem) - d, len(stem) + d),
-    ).fetchall()
-    for edits in range(1, d + 1):  # the nearest tier only: one typo before two
-        near = [(str(t), int(n)) for t, n in rows if str(t) != stem and within(stem, str(t), edits)]
-        if near:
-            near.sort(key=lambda tn: (-tn[1], tn[0]))
-            return [t for t, _ in near[:MAX_CORRECTIONS]]
-    return []
-
-
-def surface(conn: sqlite3.Connection, fts: str, stem: str) -> str:
-    """A word as the KB writes it whose stem is ``stem`` (``krishnamurthi`` ->
-    ``Krishnamurthy``), read from one chunk that holds it, to show the user; ``stem``
-    itself when none is found."""
+    stem, d = toks[0], max_edits(len(word))
     try:
-        row = conn.execute(
-            f"SELECT text, heading_path FROM {fts} WHERE {fts} MATCH ? LIMIT 1",
-            ('"' + stem + '"',),
-        ).fetchone()
+        rows = conn.execute(
+            f"SELECT term, doc FROM {_vocab(conn, fts, 'row')} "
+            "WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?",
+            (stem[0], chr(ord(stem[0]) + 1), len(stem) - d, len(stem) + d),
+        ).fetchall()
+        near: list[tuple[int, int, str]] = []  # (edits, -chunks, word)
+        for t, n in rows:
+            if str(t) == stem or not within(stem, str(t), d):
+                continue
+            found = surface(conn, fts, str(t), word, d)
+            if found is not None:
+                near.append((found[0], -int(n), found[1]))
     except sqlite3.Error:
-        return stem
-    if row is None:
-        return stem
-    head = stem[:3]
-    for w in _WORD.findall(f"{row[0]} {row[1]}"):
-        if fold(w).startswith(head) and stems(w) == (stem,):
-            return w
-    return stem
+        return []
+    if not near:
+        return []
+    best = min(e for e, _, _ in near)
+    return [w for e, _, w in sorted(near) if e == best][:MAX_CORRECTIONS]
+
+
+def surface(
+    conn: sqlite3.Connection, fts: str, stem: str, word: str, d: int, chunks: int = 3
+) -> tuple[int, str] | None:
+    """The word the KB writes with porter stem ``stem`` that is nearest to ``word``
+    (``krishnamurthi`` -> ``Krishnamurthy``; ``atmospher`` -> *atmosphere*, not
+    *atmospheric*, for ``atmosphre``), read from up to ``chunks`` chunks that hold it
+    (the ``instance`` vocabulary gives them), as ``(edits, word)`` with ``edits <= d``;
+    ``None`` when no such word is within ``d`` edits of ``word``."""
+    docs = conn.execute(
+        f"SELECT DISTINCT doc FROM {_vocab(conn, fts, 'instance')} WHERE term = ? LIMIT ?",
+        (stem, chunks),
+    ).fetchall()
+    forms: set[str] = set()
+    for (doc,) in docs:
+        row = conn.execute(
+            f"SELECT text, heading_path FROM {fts} WHERE rowid = ?", (int(doc),)
+        ).fetchone()
+        if row is None:
+            continue
+        for w in _WORD.findall(f"{row[0]} {row[1]}"):
+            if fold(w)[:2] == stem[:2] and w not in forms and stems(w) == (stem,):
+                forms.add(w)
+    best: tuple[int, str] | None = None
+    for w in sorted(forms):
+        for edits in range(0, d + 1):
+            if within(word, fold(w), edits):
+                if best is None or edits < best[0]:
+                    best = (edits, w)
+                break
+    return best

@@ -234,14 +234,23 @@ def test_a_word_no_chunk_holds_is_searched_by_its_nearest_spellings(tmp_path: Pa
         todo = add_doc(store, "todo.txt", ["renew passport before june"])[0]
         dentist = add_doc(store, "contacts.md", ["Dentist: Dr. Anand Krishnamurthy"])[0]
         add_doc(store, "other.md", ["The garden pump needs a new gasket."])
+        air = add_doc(store, "air.md", ["The atmosphere of Mars is thin; its atmospheric dust"])[0]
         fixed: dict[str, list[str]] = {}
         assert [c for c, _ in keyword_search(store.conn, "pasport", 5, corrected=fixed)] == [todo]
         assert fixed == {"pasport": ["passport"]}
+        # a question mark is no part of the word; the word the KB writes is searched,
+        # the form nearest the one typed (a stem would be stemmed again and miss)
+        fixed = {}
+        assert [c for c, _ in keyword_search(store.conn, "atmosphre?", 5, corrected=fixed)] == [air]
+        assert fixed == {"atmosphre?": ["atmosphere"]}
         fixed = {}
         hits = keyword_search(store.conn, "krishnamurti dentist", 5, corrected=fixed)
         assert hits[0][0] == dentist and fixed == {"krishnamurti": ["Krishnamurthy"]}
         # words the KB holds, short words, codes and numbers are searched as typed
-        for text in ("passport", "pasprt", "gaszot", "pump", "ZX-4418", "12345"):
+        # and a word whose stem is near a stem the KB holds, but not the word itself:
+        # "diabetes" is no typo of "diameter" (stems diabet / diamet)
+        add_doc(store, "wheel.md", ["The wheel diameter is 26 inches."])
+        for text in ("passport", "pasprt", "gaszot", "pump", "ZX-4418", "12345", "diabetes"):
             fixed = {}
             keyword_search(store.conn, text, 5, corrected=fixed)
             assert fixed == {}, text

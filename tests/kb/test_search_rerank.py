@@ -195,3 +195,10 @@ def test_a_long_question_is_never_a_lookup() -> None:
     assert lookup_ids(c) == {2}
     c.keyword = [(2, 3.0), (3, 2.0), (4, 1.0), (5, 0.5)]  # more matches than a lookup has
     assert lookup_ids(c) == set()
+    # a keyword list of corrected spellings is a lookup only when nothing is close in
+    # meaning: a word the KB lacks may have been "corrected" to an unrelated one
+    c.keyword = [(2, 3.0)]
+    c.corrections = {"pasport": ["passport"]}
+    assert lookup_ids(c) == set()  # best cosine 0.6: the meaning wins
+    c.best_cosine = 0.3
+    assert lookup_ids(c) == {2}
