@@ -96,8 +96,9 @@ def rm(
         bool,
         typer.Option(
             "--outdated",
-            help="Drop every stored chunking that an older version of its chunker made "
-            "(after an upgrade of kb or of a plug-in): they cannot be updated or made live.",
+            help="Drop every stored chunking made by another version of its chunker than "
+            "the one installed (after an upgrade of kb or of a plug-in): they cannot be "
+            "updated or made live.",
         ),
     ] = False,
     kb: KbOption = None,

@@ -70,6 +70,7 @@ import numpy as np
 
 from kb.backends.embedder import Embedder
 from kb.errors import EmptyStoreError, UsageError, notice
+from kb.search import typos
 from kb.search.ann_leg import (
     AnnOptions,
     ann_in_use,
@@ -246,6 +247,11 @@ class Retriever:
         if opts.reranks and opts.mode == "vector":
             per_leg = max(per_leg, opts.rerank_depth)
         cands = self.candidates(query, opts, per_leg, timings)
+        corrections = cands.corrections
+        fixed = typos.corrected_query(query, corrections)
+        if fixed != query and opts.mode == "hybrid" and not typos.meaning_found(cands):
+            # a typo explains the query best: both legs search it as meant
+            cands = self.candidates(fixed, opts, per_leg, timings)
         t = time.perf_counter()
         fused = fuse(cands, opts, max(opts.k, opts.rerank_depth) if opts.reranks else None)
         timings["fuse"] = time.perf_counter() - t
@@ -267,7 +273,7 @@ class Retriever:
             best_cosine=cands.best_cosine,
             query_vector=cands.query_vector,
             best_sentence=max(sentence.values()) if sentence else None,
-            corrections=cands.corrections,
+            corrections=corrections,
         )
 
     def candidates(

@@ -29,9 +29,13 @@ the KB lacks.
   searched as the term would have been, joined by ``OR``.
 
 The corrections are reported (:attr:`kb.search.retriever.SearchResult.corrections`) and
-``kb search`` says what it searched instead. A keyword list with corrections is a
-*lookup* (its chunks first: :func:`kb.search.candidates.lookup_ids`) only when nothing
-in the KB is close to the query in meaning (best cosine under 0.4,
+``kb search`` says what it searched instead. When nothing in the KB is close to the query
+in meaning (:func:`meaning_found`), both legs search it again as meant
+(:func:`corrected_query`: "Who is my dentst?" -> "Who is my Dentist?"), so the vector leg
+and ``kb ask``'s evidence check see the word too (the embedder reads a typo as another
+word: that question scored p(answerable) 0.40, just refused; corrected, it is answered).
+Searched as typed (something is close in meaning), a keyword list with corrections is
+no *lookup* (its chunks are not put first: :func:`kb.search.candidates.lookup_ids`,
 :data:`kb.search.candidates.TYPO_LOOKUP_COSINE`): a word the KB lacks may have been
 "corrected" to an unrelated one, which must not be pinned above the vector leg's hits.
 Any SQLite error gives no correction. The LanceDB keyword index of big KBs has no such
@@ -44,6 +48,7 @@ import re
 import sqlite3
 
 from kb.edits import within
+from kb.search.candidates import TYPO_LOOKUP_COSINE, Candidates
 from kb.search.exact_terms import fold, stems
 
 MIN_LETTERS = 6
@@ -132,3 +137,20 @@ def surface(
                     best = (edits, w)
                 break
     return best
+
+
+def meaning_found(c: Candidates) -> bool:
+    """Something in the KB is close to the query in meaning (best cosine at least
+    :data:`kb.search.candidates.TYPO_LOOKUP_COSINE`): the query is searched as typed."""
+    return c.best_cosine is not None and c.best_cosine >= TYPO_LOOKUP_COSINE
+
+
+def corrected_query(query: str, fixes: dict[str, list[str]]) -> str:
+    """``query`` with each corrected word replaced by its first correction, as a whole
+    word, case-insensitively ("Who is my dentst?" -> "Who is my Dentist?"); ``query``
+    itself without corrections."""
+    for term, words in fixes.items():
+        bare = _EDGES.sub("", term)
+        if bare and words:
+            query = re.sub(rf"(?<!\w){re.escape(bare)}(?!\w)", words[0], query, flags=re.I)
+    return query

@@ -108,19 +108,31 @@ def test_a_word_far_down_the_vector_leg_is_rank_1(kb: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "note", "fixed"),
-    [("pasport", "todo.txt", "passport"), ("Vaillent service", "house.md", "Vaillant")],
+    ("query", "note", "fixed", "researched"),
+    [
+        ("pasport", "todo.txt", "passport", True),
+        # "service" is close in meaning to pages of the KB: searched as typed, the
+        # corrected word found by the keyword leg
+        ("Vaillent service", "house.md", "Vaillant", False),
+    ],
 )
 def test_a_word_typed_with_a_typo_finds_its_note(
-    kb: Any, query: str, note: str, fixed: str
+    kb: Any, query: str, note: str, fixed: str, researched: bool
 ) -> None:
     """No chunk holds the word as typed: the index's word one typo away is searched
-    instead (kb.search.typos), its note comes first, and the result says so."""
+    instead (kb.search.typos), its note comes first, and the result says so. When
+    nothing is close in meaning, both legs search the query as meant."""
     _, r, settings = kb
     res = r.search(query, SearchOptions.from_settings(settings.search))
     assert res.hits[0].path.endswith(f"/notes/{note}")
     assert [fixed] in res.corrections.values()
     assert res.to_dict()["corrections"] == res.corrections
+    # nothing was close in meaning, so both legs searched the query as meant: its vector
+    # is the corrected text's (kb ask's evidence check reuses it)
+    meant = query.replace(next(iter(res.corrections)), fixed)
+    assert res.query_vector is not None
+    searched = meant if researched else query
+    assert float(res.query_vector @ r.embedder.embed_batch([searched])[0]) > 0.999
 
 
 def test_a_real_question_still_passes_the_refusal_check(kb: Any) -> None:

@@ -261,3 +261,16 @@ def test_a_word_no_chunk_holds_is_searched_by_its_nearest_spellings(tmp_path: Pa
             store.conn, "how long does a pasport renewal take in Ireland", 5, corrected=fixed
         )
         assert fixed == {}
+
+
+def test_a_corrected_query_replaces_whole_words_only() -> None:
+    from kb.search.candidates import Candidates
+    from kb.search.typos import corrected_query, meaning_found
+
+    fixes = {"dentst": ["Dentist"], "pasport?": ["passport"]}
+    assert corrected_query("Who is my dentst?", fixes) == "Who is my Dentist?"
+    assert corrected_query("PASPORT? or dentsts", fixes) == "passport? or dentsts"
+    assert corrected_query("Who is my dentst?", {}) == "Who is my dentst?"
+    assert not meaning_found(Candidates(10, best_cosine=0.3))
+    assert meaning_found(Candidates(10, best_cosine=0.45))
+    assert not meaning_found(Candidates(10))  # keyword mode: no cosine
