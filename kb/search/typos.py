@@ -130,7 +130,7 @@ def surface(
             if fold(w)[:2] == stem[:2] and w not in forms and stems(w) == (stem,):
                 forms.add(w)
     best: tuple[int, str] | None = None
-    for w in sorted(forms):
+    for w in sorted(forms, key=lambda w: (w != w.lower(), w)):  # lower case wins ties
         for edits in range(0, d + 1):
             if within(word, fold(w), edits):
                 if best is None or edits < best[0]:

@@ -29,6 +29,11 @@ def test_search_returns_hits_with_viewer_links_and_filters(client: Any) -> None:
     assert all(h["path"].startswith("src/notes/") for h in scoped["hits"])
     kw = client.get("/api/search", params={"q": "kumquat", "mode": "keyword"}).json()
     assert kw["hits"][0]["path"] == "src/notes/evil.md"
+    # a word typed with a typo: the API and the page say what was searched instead
+    typo = client.get("/api/search", params={"q": "sourdugh", "mode": "keyword"}).json()
+    assert typo["corrections"] == {"sourdugh": ["Sourdough"]} and typo["hits"]
+    page = client.get("/search", params={"q": "sourdugh", "mode": "keyword"}).text
+    assert "No passage holds “sourdugh”: searched “Sourdough”." in page
 
 
 def test_bad_parameters_are_400_with_one_line(client: Any) -> None:
