@@ -125,7 +125,10 @@ def render(
 
     from kb.cli.common import make_console
     from kb.search.excerpt import excerpt, spans
+    from kb.search.typos import corrected_query
 
+    # excerpts show and mark the words searched: a typo's correction, not the typo
+    query = corrected_query(result.query, result.corrections)
     tty = sys.stdout.isatty()  # not a terminal: no colour, no wrapping
     console = make_console(highlight=False, soft_wrap=not tty)
     if not result.hits:
@@ -139,9 +142,9 @@ def render(
         head.append(f"{rank:>2}. ", style="bold")
         head.append(hit.locator.render(), style="bold cyan")
         console.print(head)
-        shown = excerpt(hit.text, result.query)
+        shown = excerpt(hit.text, query)
         body = Text(shown)
-        for s, e in spans(shown, result.query):
+        for s, e in spans(shown, query):
             body.stylize("bold yellow", s, e)
         if tty:
             for line in body.wrap(console, max(20, console.width - 4)):

@@ -113,8 +113,11 @@ def page_routes(rt: Runtime) -> list[Route]:
             return page("search.html", nav="search", q=q, result=None, **f)
         opts = rt.options(params(request))
         result = rt.search(q, opts)
+        from kb.search.typos import corrected_query
+
+        searched = corrected_query(q, result.corrections)  # a typo's correction is marked
         hits = [
-            {"hit": h, "excerpt": excerpt_html(h.text, q), "rank": i}
+            {"hit": h, "excerpt": excerpt_html(h.text, searched), "rank": i}
             for i, h in enumerate(result.hits, 1)
         ]
         return page("search.html", nav="search", q=q, result=result, hits=hits, opts=opts, **f)

@@ -34,6 +34,9 @@ def test_search_returns_hits_with_viewer_links_and_filters(client: Any) -> None:
     assert typo["corrections"] == {"sourdugh": ["Sourdough"]} and typo["hits"]
     page = client.get("/search", params={"q": "sourdugh", "mode": "keyword"}).text
     assert "No passage holds “sourdugh”: searched “Sourdough”." in page
+    # the excerpts mark the word searched, not the typo
+    page = client.get("/search", params={"q": "refrigerater", "mode": "keyword"}).text
+    assert "searched “refrigerator”" in page and "<mark>refrigerator</mark>" in page
 
 
 def test_bad_parameters_are_400_with_one_line(client: Any) -> None:
