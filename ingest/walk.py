@@ -49,7 +49,7 @@ def walk(
                 continue
             if not path_selected(rel, include, exclude):
                 continue
-            yield Candidate(root, rel, abs_path, check_path(abs_path, root))
+            yield candidate(root, abs_path, is_root=True)
 
 
 def candidate(root: Path, abs_path: Path, *, is_root: bool) -> Candidate:

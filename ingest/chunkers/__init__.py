@@ -98,9 +98,7 @@ def installed_version(name: str) -> str | None:
     plug-in's ``"<dist> <version>"``, a file chunker's ``"sha256:"`` and the first 16
     hex digits of its file (``name`` is ``/resolved/path.py#function``). ``None`` when
     it is not there any more (an uninstalled plug-in, a deleted file)."""
-    import hashlib
-
-    from ingest.chunkers.plugin import installed
+    from ingest.chunkers.plugin import file_version, installed
     from ingest.chunkers.structure import VERSION as STRUCTURE_VERSION
     from ingest.chunkers.window import VERSION as WINDOW_VERSION
 
@@ -108,13 +106,12 @@ def installed_version(name: str) -> str | None:
     if name in builtin:
         return builtin[name]
     if "#" in name:
-        path = Path(name.rsplit("#", 1)[0])
         try:
-            return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            return file_version(Path(name.rsplit("#", 1)[0]))
         except OSError:
             return None
     found = {p.name: p for p in installed()}.get(name)
-    return None if found is None else f"{found.distribution} {found.version}"
+    return None if found is None else found.identity
 
 
 def spec_label(spec: str, info: ChunkerInfo) -> str:

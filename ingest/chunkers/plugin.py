@@ -53,6 +53,11 @@ class Installed:
     distribution: str
     version: str
 
+    @property
+    def identity(self) -> str:
+        """The version recorded for its chunkings: ``"<dist> <version>"``."""
+        return f"{self.distribution} {self.version}"
+
 
 def installed() -> list[Installed]:
     """Every entry point in the ``kb.chunkers`` group, sorted by name."""
@@ -121,6 +126,12 @@ class PluginChunker:
         self.process.close()
 
 
+def file_version(path: Path) -> str:
+    """A file chunker's version: ``"sha256:"`` and the first 16 hex digits of the
+    file's content (raises :class:`OSError` when it cannot be read)."""
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def plugin_chunker(
     spec: ChunkerSpec, counter: TokenCounter, timeout: float | None = None
 ) -> PluginChunker:
@@ -132,15 +143,14 @@ def plugin_chunker(
         if not path.is_file():
             raise UsageError(f"chunker {spec.name}: no such file {spec.file}")
         resolved = path.resolve()
-        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()[:16]
         name = f"{resolved}#{spec.function}"
-        info = ChunkerInfo(name, f"sha256:{digest}", dict(spec.params))
+        info = ChunkerInfo(name, file_version(resolved), dict(spec.params))
         source: Source = ("file", str(resolved), spec.function)
     else:
         found = {p.name: p for p in installed()}.get(spec.name)
         if found is None:
             raise UsageError(_unknown(spec.name))
-        info = ChunkerInfo(spec.name, f"{found.distribution} {found.version}", dict(spec.params))
+        info = ChunkerInfo(spec.name, found.identity, dict(spec.params))
         source = ("entry_point", spec.name)
     chunker = PluginChunker(info, source, dict(spec.params), counter, timeout)
     try:

@@ -130,6 +130,12 @@ LOOKUP_MATCHES = 3
 TYPO_LOOKUP_COSINE = 0.4
 
 
+def meaning_found(c: Candidates) -> bool:
+    """Something in the scope is close to the query in meaning: best cosine at least
+    :data:`TYPO_LOOKUP_COSINE` (``False`` without a cosine, e.g. in keyword mode)."""
+    return c.best_cosine is not None and c.best_cosine >= TYPO_LOOKUP_COSINE
+
+
 def lookup_ids(c: Candidates) -> set[int]:
     """The chunks a hybrid query *looks up*: every chunk that holds any of its terms,
     when the query has at most :data:`LOOKUP_TERMS` of them (stop words aside) and
@@ -143,7 +149,7 @@ def lookup_ids(c: Candidates) -> set[int]:
     meaning wins, as a word the KB lacks may have been "corrected" to an unrelated one."""
     if not 1 <= c.query_terms <= LOOKUP_TERMS:
         return set()
-    if c.corrections and (c.best_cosine is None or c.best_cosine >= TYPO_LOOKUP_COSINE):
+    if c.corrections and meaning_found(c):
         return set()
     if not c.vector or not c.keyword or len(c.keyword) > LOOKUP_MATCHES:
         return set()

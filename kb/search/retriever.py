@@ -78,7 +78,7 @@ from kb.search.ann_leg import (
     keyword_cosines,
     keyword_vectors,
 )
-from kb.search.candidates import Candidates, fuse, true_ranks
+from kb.search.candidates import Candidates, fuse, meaning_found, true_ranks
 from kb.search.chunking_fts import fts_for
 from kb.search.evidence import has_evidence
 from kb.search.filters import allowed_documents
@@ -249,7 +249,7 @@ class Retriever:
         cands = self.candidates(query, opts, per_leg, timings)
         corrections = cands.corrections
         fixed = typos.corrected_query(query, corrections)
-        if fixed != query and opts.mode == "hybrid" and not typos.meaning_found(cands):
+        if fixed != query and opts.mode == "hybrid" and not meaning_found(cands):
             # a typo explains the query best: both legs search it as meant
             cands = self.candidates(fixed, opts, per_leg, timings)
         t = time.perf_counter()

@@ -30,7 +30,7 @@ the KB lacks.
 
 The corrections are reported (:attr:`kb.search.retriever.SearchResult.corrections`) and
 ``kb search`` says what it searched instead. When nothing in the KB is close to the query
-in meaning (:func:`meaning_found`), both legs search it again as meant
+in meaning (:func:`kb.search.candidates.meaning_found`), both legs search it again as meant
 (:func:`corrected_query`: "Who is my dentst?" -> "Who is my Dentist?"), so the vector leg
 and ``kb ask``'s evidence check see the word too (the embedder reads a typo as another
 word: that question scored p(answerable) 0.40, just refused; corrected, it is answered).
@@ -48,7 +48,6 @@ import re
 import sqlite3
 
 from kb.edits import within
-from kb.search.candidates import TYPO_LOOKUP_COSINE, Candidates
 from kb.search.exact_terms import fold, stems
 
 MIN_LETTERS = 6
@@ -137,12 +136,6 @@ def surface(
                     best = (edits, w)
                 break
     return best
-
-
-def meaning_found(c: Candidates) -> bool:
-    """Something in the KB is close to the query in meaning (best cosine at least
-    :data:`kb.search.candidates.TYPO_LOOKUP_COSINE`): the query is searched as typed."""
-    return c.best_cosine is not None and c.best_cosine >= TYPO_LOOKUP_COSINE
 
 
 def corrected_query(query: str, fixes: dict[str, list[str]]) -> str:

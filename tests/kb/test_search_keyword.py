@@ -264,8 +264,8 @@ def test_a_word_no_chunk_holds_is_searched_by_its_nearest_spellings(tmp_path: Pa
 
 
 def test_a_corrected_query_replaces_whole_words_only() -> None:
-    from kb.search.candidates import Candidates
-    from kb.search.typos import corrected_query, meaning_found
+    from kb.search.candidates import Candidates, meaning_found
+    from kb.search.typos import corrected_query
 
     fixes = {"dentst": ["Dentist"], "pasport?": ["passport"]}
     assert corrected_query("Who is my dentst?", fixes) == "Who is my Dentist?"
