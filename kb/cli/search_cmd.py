@@ -56,7 +56,8 @@ def search(
     counted as at least 0.45. In hybrid mode a lookup (a query of at most 3 words,
     stop words aside, that occur in at most 3 chunks) puts those chunks first. In
     such a short query, a word of 6+ letters that no chunk holds is searched by the
-    KB's words one typo away, and kb search says so ("searched 'passport'").
+    KB's words one typo away, and kb search says so ("searched 'passport'"). A
+    word is also searched as written with or without a hyphen (email: e-mail).
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB

@@ -3,15 +3,17 @@
 ``excerpt(text, query, width)``: white space is folded to single spaces; if a query
 term (as :func:`kb.search.keyword.query_terms` sees it, compared case-insensitively,
 whole words) occurs, the window of about ``width`` characters starts a little before
-its first occurrence, else at the start; cut ends get ``…`` and cuts snap to word
-boundaries. ``spans`` returns the ``(start, end)`` of every term occurrence inside
-the excerpt, for highlighting.
+its first occurrence, else at the start (a word is also found as written with a
+hyphen, *e-mail* for *email*, and the other way round: :mod:`kb.search.compounds`);
+cut ends get ``…`` and cuts snap to word boundaries. ``spans`` returns the ``(start,
+end)`` of every term occurrence inside the excerpt, for highlighting.
 """
 
 from __future__ import annotations
 
 import re
 
+from kb.search.compounds import HYPHENS, MIN_LETTERS, joined
 from kb.search.keyword import query_terms
 
 ELLIPSIS = "…"
@@ -21,10 +23,21 @@ def _term_pattern(query: str) -> re.Pattern[str] | None:
     words: list[str] = []
     for term in query_terms(query):
         words.extend(w for w in re.findall(r"\w+", term) if len(w) > 1 or w.isdigit())
+        whole = joined(term)
+        if whole is not None:
+            words.append(whole)
     if not words:
         return None
-    alts = sorted({re.escape(w) for w in words}, key=len, reverse=True)
+    alts = sorted({_spelled(w) for w in words}, key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:" + "|".join(alts) + r")(?!\w)", re.IGNORECASE)
+
+
+def _spelled(word: str) -> str:
+    """The pattern of ``word`` as the text may write it: a word of letters long enough
+    to be searched hyphenated (:mod:`kb.search.compounds`) with a hyphen anywhere."""
+    if len(word) < MIN_LETTERS or not word.isalpha():
+        return re.escape(word)
+    return f"[{HYPHENS}]?".join(re.escape(c) for c in word)
 
 
 def excerpt(text: str, query: str = "", width: int = 240) -> str:

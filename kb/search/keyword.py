@@ -38,7 +38,7 @@ import re
 import sqlite3
 from collections.abc import Collection
 
-from kb.search import exact_terms, typos
+from kb.search import compounds, exact_terms, typos
 from kb.search.stopwords import STOPWORDS
 
 MAX_TERMS = 64
@@ -129,7 +129,11 @@ def keyword_search(
     ``fts`` is the index searched: ``chunks_fts`` (the live chunking) or one that
     :mod:`kb.search.chunking_fts` built for another chunking.
     bm25 statistics (idf) are always those of the whole KB. Ties in bm25 are broken by
-    chunk id, so results are deterministic. In a query of at most
+    chunk id, so results are deterministic. Each term is also searched as the KB may
+    write it with or without a hyphen (*email* / *e-mail*: :mod:`kb.search.compounds`;
+    a word is split only in a query of at most
+    :data:`kb.search.compounds.MAX_QUERY_TERMS` terms).
+    In a query of at most
     :data:`kb.search.typos.MAX_QUERY_TERMS` terms, a word no chunk holds is searched by
     the nearest spellings the index has (:mod:`kb.search.typos`); ``corrected``, when
     given, receives ``{term: [those words, as the KB writes them]}``.
@@ -139,13 +143,7 @@ def keyword_search(
     every = query_terms(text)
     exact = [t for t in every if exact_terms.collapsed(t)]
     rest = [t for t in every if t not in exact]
-    absent: list[str] = []
-    terms = useful_terms(conn, rest, fts, absent) if rest else []
-    for t in absent if len(every) <= typos.MAX_QUERY_TERMS else ():
-        fixes = typos.corrections(conn, fts, t)
-        if fixes and corrected is not None:
-            corrected[t] = fixes
-        terms += fixes
+    terms = _searched(conn, fts, rest, len(every), corrected) if rest else []
     if not exact:
         return _match(conn, fts, terms, limit, document_ids) if terms else []
     # terms the stemmer folds into a stop word: matched by their spelling (exact_terms)
@@ -173,6 +171,67 @@ def keyword_search(
     total = {cid: base.get(cid, 0.0) + extra.get(cid, 0.0) for cid in {*base, *extra}}
     ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:limit]
+
+
+def _searched(
+    conn: sqlite3.Connection,
+    fts: str,
+    rest: list[str],
+    n_terms: int,
+    corrected: dict[str, list[str]] | None,
+) -> list[str]:
+    """The terms to match for ``rest`` (of a query of ``n_terms`` terms): with their
+    hyphen variants (:mod:`kb.search.compounds`), without those :func:`useful_terms`
+    drops, and, in a short query, a word no chunk holds (nor any of its variants) by its
+    typo corrections (:mod:`kb.search.typos`), which ``corrected`` receives."""
+    split = n_terms <= compounds.MAX_QUERY_TERMS
+    variants = {t: compounds.variants(conn, fts, t, split) for t in rest}
+    seen = {t.casefold() for t in rest}
+    other = [v for vs in variants.values() for v in vs if v.casefold() not in seen]
+    absent: list[str] = []
+    terms = useful_terms(conn, rest + list(dict.fromkeys(other)), fts, absent)
+    kept = set(terms)
+    for t in absent if n_terms <= typos.MAX_QUERY_TERMS else ():
+        if t not in variants or kept.intersection(variants[t]):
+            continue  # a variant, or a word found by its variant
+        fixes = typos.corrections(conn, fts, t)
+        if fixes and corrected is not None:
+            corrected[t] = fixes
+        terms += fixes
+    return terms
+
+
+def respellings(
+    conn: sqlite3.Connection,
+    text: str,
+    corrected: dict[str, list[str]] | None = None,
+    fts: str = "chunks_fts",
+) -> list[str]:
+    """The spellings :func:`keyword_search` would search beside the terms of ``text``,
+    read from ``fts`` (the live FTS5 index, kept current in every KB): for an index
+    whose words are not listed (the LanceDB keyword index of big KBs). Each term's
+    hyphen variants (:mod:`kb.search.compounds`) and, in a query of at most
+    :data:`kb.search.typos.MAX_QUERY_TERMS` terms, a word no chunk holds (nor any of its
+    variants) by its corrections, which ``corrected`` receives as there."""
+    every = query_terms(text)
+    split = len(every) <= compounds.MAX_QUERY_TERMS
+    out: list[str] = []
+    for t in every:
+        if exact_terms.collapsed(t):
+            continue
+        found = compounds.variants(conn, fts, t, split)
+        out += found
+        if found or len(every) > typos.MAX_QUERY_TERMS:
+            continue
+        held = conn.execute(
+            f"SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT 1", (_phrase(t),)
+        ).fetchone()
+        if held is None:
+            fixes = typos.corrections(conn, fts, t)
+            if fixes and corrected is not None:
+                corrected[t] = fixes
+            out += fixes
+    return list(dict.fromkeys(out))
 
 
 def _match(

@@ -18,7 +18,14 @@ The query keeps :func:`kb.search.keyword.fts_query`'s guarantees:
   matches ``run``;
 - a term that splits into one token joins one ``OR`` match of all such terms; a term
   that splits into several (``ZX-4417`` -> ``zx 4417``) is a phrase (adjacent tokens,
-  as inside FTS5's double quotes); the parts are combined with ``SHOULD`` (OR).
+  as inside FTS5's double quotes), and its hyphens removed (``e-mail`` -> ``email``,
+  :func:`kb.search.compounds.joined`) one more word of the match; the parts are
+  combined with ``SHOULD`` (OR);
+- the other spellings FTS5's index holds (it is kept current in every KB, and its words
+  are listed, unlike this index's) are searched too, as
+  :func:`kb.search.keyword.keyword_search` would: a word the notes write hyphenated
+  (the query's *email*, the notes' *e-mail*: :mod:`kb.search.compounds`) and, in a short
+  query, the corrections of a word no chunk holds (:mod:`kb.search.typos`).
 
 Score: LanceDB's BM25 (higher is better), reported as the keyword score; score fusion
 divides it by the query's best, so only its shape matters. Order: score descending,
@@ -37,10 +44,11 @@ both ways, so both give the same ranking.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from kb.search.keyword import query_terms
+from kb.search.compounds import joined
+from kb.search.keyword import query_terms, respellings
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 PREFILTER_DOCS = 1000
@@ -54,9 +62,10 @@ def tokens(term: str) -> list[str]:
     return _TOKEN.findall(fold(term))
 
 
-def lance_query(text: str, column: str = "text") -> Any | None:
-    """The LanceDB full-text query for ``text`` (see the module docs); ``None`` when
-    nothing is searchable."""
+def lance_query(text: str, column: str = "text", extra: Sequence[str] = ()) -> Any | None:
+    """The LanceDB full-text query for ``text`` (see the module docs), ``extra`` terms
+    (other spellings: :func:`kb.search.keyword.respellings`) searched beside its own;
+    ``None`` when nothing is searchable."""
     from lancedb import query as lq
 
     # pydantic dataclasses: their keyword-only defaults are invisible to mypy
@@ -64,12 +73,16 @@ def lance_query(text: str, column: str = "text") -> Any | None:
     phrase: Any = lq.PhraseQuery
     words: list[str] = []
     phrases: list[str] = []
-    for term in query_terms(text):
+    for term in [*query_terms(text), *extra]:
         toks = tokens(term)
         if len(toks) == 1:
-            words.append(toks[0])
-        elif toks:
+            if toks[0] not in words:
+                words.append(toks[0])
+        elif toks and " ".join(toks) not in phrases:
             phrases.append(" ".join(toks))
+            whole = tokens(joined(term) or "")
+            if len(whole) == 1 and whole[0] not in words:  # e-mail: email too
+                words.append(whole[0])
     parts: list[Any] = []
     if words:
         parts.append(match(" ".join(words), column))
@@ -87,17 +100,21 @@ def search(
     limit: int,
     document_ids: Collection[int] | None = None,
     table: Any = None,
+    corrected: dict[str, list[str]] | None = None,
 ) -> list[tuple[int, float]]:
     """Top ``limit`` live chunks for ``text`` as ``(chunk_id, bm25)``, best first.
 
     ``document_ids``: as in :func:`kb.search.keyword.keyword_search` (``None``: no
     restriction; empty: no results). ``table``: the open index table, when the caller
-    keeps one (opening it costs a directory listing and a manifest read)."""
+    keeps one (opening it costs a directory listing and a manifest read). The query's
+    other spellings are searched too (:func:`kb.search.keyword.respellings`: a word the
+    KB writes hyphenated, a typo in a short query); ``corrected`` receives the typos'
+    corrections."""
     from kb.store import keyword_index
 
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
-    q = lance_query(text)
+    q = lance_query(text, extra=respellings(store.conn, text, corrected))
     t = table if table is not None else keyword_index.table(store)
     if q is None or t is None:
         return []

@@ -336,13 +336,14 @@ class Retriever:
         if keyword_leg is not None:
             leg = keyword_leg.result()
             out.keyword, tm["keyword"], prefetched = leg.hits, leg.seconds, leg.vectors
+            out.corrections.update(leg.corrections)
         elif opts.mode in ("keyword", "hybrid"):
             t = time.perf_counter()
             if self.uses_keyword_index():
                 if self._kw_table is None:
                     self._kw_table = keyword_index.table(self.store)
                 out.keyword = index_keyword_search(
-                    self.store, query, depth, allowed, self._kw_table
+                    self.store, query, depth, allowed, self._kw_table, out.corrections
                 )
             else:
                 fts = fts_for(self.store.conn, self.chunking_id, self._fts_built)
@@ -515,6 +516,8 @@ class _KeywordLeg:
     hits: list[tuple[int, float]]
     seconds: float
     vectors: dict[int, np.ndarray] | None
+    #: words no chunk holds -> the spellings searched instead (:mod:`kb.search.typos`)
+    corrections: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _index_keyword_leg(
@@ -528,6 +531,7 @@ def _index_keyword_leg(
     """The keyword leg through the LanceDB index, run on the worker thread; with
     ``model``, also the vectors of its hits (:func:`kb.search.ann_leg.keyword_vectors`)."""
     t = time.perf_counter()
-    hits = index_keyword_search(store, query, depth, allowed, table)
+    fixed: dict[str, list[str]] = {}
+    hits = index_keyword_search(store, query, depth, allowed, table, fixed)
     vectors = None if model is None else keyword_vectors(store, model, [i for i, _ in hits])
-    return _KeywordLeg(hits, time.perf_counter() - t, vectors)
+    return _KeywordLeg(hits, time.perf_counter() - t, vectors, fixed)

@@ -38,8 +38,9 @@ Searched as typed (something is close in meaning), a keyword list with correctio
 no *lookup* (its chunks are not put first: :func:`kb.search.candidates.lookup_ids`,
 :data:`kb.search.candidates.TYPO_LOOKUP_COSINE`): a word the KB lacks may have been
 "corrected" to an unrelated one, which must not be pinned above the vector leg's hits.
-Any SQLite error gives no correction. The LanceDB keyword index of big KBs has no such
-fallback (its vocabulary is not listed).
+Any SQLite error gives no correction. The LanceDB keyword index of big KBs, whose
+vocabulary is not listed, searches the corrections read here from FTS5's index (kept
+current in every KB: :func:`kb.search.keyword.respellings`).
 """
 
 from __future__ import annotations

@@ -38,6 +38,8 @@ NOTES = {
     "fall. The spare keys are with the neighbours at number twelve.\n",
     "workshop.md": "# Workshop\n\nReplaced the pond pump gasket with part ZX-4417 from "
     "the hardware shop, oiled the lawnmower blades and sorted the screws into jars.\n",
+    "landlord.md": "# Landlord\n\nMr. Okafor answers by E-Mail only, never at weekends; "
+    "the rent is due on the first working day of the month.\n",
     "reading.md": "# Reading\n\nPrior work by Cho and Garcia-Molina showed that uniform "
     "revisiting beats proportional revisiting when bandwidth is scarce.\n",
 }
@@ -141,3 +143,15 @@ def test_a_real_question_still_passes_the_refusal_check(kb: Any) -> None:
     res = r.search("When does the chimney sweep come?", opts)
     assert res.hits[0].path.endswith("/notes/house.md")
     assert res.has_evidence(opts.min_score)
+
+
+@pytest.mark.parametrize("query", ["email", "landlord email"])
+def test_a_word_the_note_writes_with_a_hyphen_is_rank_1(kb: Any, query: str) -> None:
+    """FTS5 cuts "E-Mail" into two tokens; the query's "email" also searches the note's
+    hyphenated spelling (kb.search.compounds), so that note, the only one holding the
+    word, comes first by both legs' evidence."""
+    _, r, settings = kb
+    res = r.search(query, SearchOptions.from_settings(settings.search))
+    assert res.hits[0].path.endswith("/notes/landlord.md")
+    assert res.hits[0].ranks["keyword"] == 1
+    assert res.corrections == {}

@@ -274,3 +274,46 @@ def test_a_corrected_query_replaces_whole_words_only() -> None:
     assert not meaning_found(Candidates(10, best_cosine=0.3))
     assert meaning_found(Candidates(10, best_cosine=0.45))
     assert not meaning_found(Candidates(10))  # keyword mode: no cosine
+
+
+def test_a_word_written_with_or_without_a_hyphen_is_found_both_ways(tmp_path: Path) -> None:
+    """FTS5 cuts at a hyphen: *e-mail* is the tokens ``e`` ``mail``. The query's
+    *email* also searches the KB's *e-mail* (and *E-Mails*), its *e-mail* the KB's
+    *email*; a split of a word into two adjacent words the KB writes apart is not one
+    (*therapist* / "the rapist", *into* / "in to")."""
+    from kb.search.compounds import hyphenated, joined
+
+    with Store.open(tmp_path / "kb") as store:
+        hyphen = add_doc(store, "a.md", ["Send the invoice by e-mail to Anna."])[0]
+        plural = add_doc(store, "b.md", ["Old E-Mails are archived yearly."])[0]
+        plain = add_doc(store, "c.md", ["My email address changed in May."])[0]
+        add_doc(store, "d.md", ["He saw the rapist in court; log in to the server."])
+        add_doc(store, "e.md", ["The data-base-line of the chart."])
+        hits = {c for c, _ in keyword_search(store.conn, "email", 10)}
+        assert hits == {hyphen, plural, plain}
+        assert {c for c, _ in keyword_search(store.conn, "e-mail", 10)} == {hyphen, plural, plain}
+        assert hyphenated(store.conn, "chunks_fts", "email") == ["e-mail"]
+        assert hyphenated(store.conn, "chunks_fts", "therapist") == []
+        assert hyphenated(store.conn, "chunks_fts", "into") == []
+        # a part must start a word: "data-base-line" holds no word "a-base"
+        assert hyphenated(store.conn, "chunks_fts", "abase") == []
+        assert hyphenated(store.conn, "chunks_fts", "baseline") == ["base-line"]
+        assert keyword_search(store.conn, "therapist", 10) == []
+        # its variant found, a word is no typo: "preorder" is not corrected to "reorder"
+        pre = add_doc(store, "f.md", ["The pre-order opens on Monday."])[0]
+        add_doc(store, "g.md", ["Reorder the list by date."])
+        fixed: dict[str, list[str]] = {}
+        assert [c for c, _ in keyword_search(store.conn, "preorder", 10, corrected=fixed)] == [pre]
+        assert fixed == {}
+    assert joined("e-mail") == "email"
+    assert joined('"ZX-4417,"') == "ZX4417"
+    assert joined("email") is None and joined("-") is None and joined("a--b") is None
+
+
+def test_an_excerpt_marks_a_word_written_with_or_without_a_hyphen() -> None:
+    from kb.search.excerpt import spans
+
+    shown = "Send the invoice by e-mail; my email changed."
+    marked = [shown[a:b] for a, b in spans(shown, "email")]
+    assert marked == ["e-mail", "email"]
+    assert [shown[a:b] for a, b in spans(shown, "e-mail")] == ["e-mail", "email"]

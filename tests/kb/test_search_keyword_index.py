@@ -283,3 +283,20 @@ def test_doctor_notes_and_repairs_a_stale_keyword_index(kb: tuple[Store, BowEmbe
     repair(store, report)
     assert report.repaired == ["rebuilt the keyword index"]
     assert keyword_index.is_current(store)
+
+
+def test_the_index_searches_the_spellings_fts5_lists(kb: tuple[Store, BowEmbedder]) -> None:
+    """This index's words are not listed; FTS5's are (it is kept current too): a word
+    the notes write hyphenated and a typo in a short query are found through the index
+    as through FTS5, and the correction is reported."""
+    store, emb = kb
+    mail = add_doc(store, "mail.md", ["Send the invoice by e-mail to the landlord."])[0]
+    trip = add_doc(store, "trip.md", ["Renew the passport before the trip."])[0]
+    embed_pending(store, emb)
+    keyword_index.build(store)
+    assert _hits(store, emb, "email", 10)[:1] == [mail]
+    r = Retriever(store, emb, keyword_threshold=10, notify=lambda m: None)
+    assert r.uses_keyword_index()
+    for mode in ("keyword", "hybrid"):
+        res = r.search("pasport", SearchOptions(k=5, mode=mode, min_score=-1))
+        assert res.hits[0].chunk_id == trip and res.corrections == {"pasport": ["passport"]}

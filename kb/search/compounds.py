@@ -1,0 +1,101 @@
+"""A word the query writes joined that the KB writes with a hyphen, and the other way round.
+
+FTS5's tokenizer (``unicode61``) cuts at a hyphen: a note's *e-mail* is indexed as the
+two tokens ``e`` ``mail``, so ``kb search email`` found every chunk that writes
+*email* and none that writes *e-mail* (nor *E-Mail*, *wi-fi*, *to-do*, *co-operate*,
+*re-use*), and ``kb search e-mail`` (the phrase ``e mail``) none that writes *email*.
+The keyword leg (:func:`kb.search.keyword.keyword_search`) therefore searches, beside
+each query term, its other spelling when the index holds it:
+
+- a term with inner hyphens between letters or digits (``e-mail``, ``ZX-4417``) is also
+  searched joined (:func:`joined`: ``email``, ``ZX4417``);
+- in a query of at most :data:`MAX_QUERY_TERMS` terms (stop words aside: a word search
+  or a short question, as for :mod:`kb.search.typos`), a word of :data:`MIN_LETTERS` to
+  :data:`MAX_LETTERS` letters (``email``, ``todo``) is also searched as ``a-b`` for each
+  split into two parts (the second of at least two letters) that the KB writes *with a
+  hyphen* (:func:`hyphenated`). The phrase ``a b`` is matched by FTS5 and the hyphen is
+  then looked for in the matching chunks' text (:data:`SCAN` of them at most, ``LIKE``,
+  so case-insensitive for ASCII): without that check a split is any pair of adjacent
+  words, and *therapist* would find "the rapist", *notable* "not able", *into* "log in
+  to the server".
+
+Each variant is an ordinary term of the ``OR`` query: bm25 weighs it by its own rarity,
+and a variant no chunk holds is dropped like any absent term. The LanceDB keyword index
+of big KBs, whose words are not listed, searches the variants FTS5's index gives
+(:func:`kb.search.keyword.respellings`).
+
+Cost: one query per word, a ``MATCH`` of its ``len(word) - 2`` split phrases joined by
+``OR`` (about 16 µs per phrase at 1,300 chunks: each looks its two parts up in the
+index), reading at most :data:`SCAN` chunk texts. On squad-dev's 460 queries (151 of at
+most four terms) the keyword leg took 0.25 ms more at the median (0.87 vs 0.62 ms; the
+whole search about 6 ms). A longer question keeps its words as written (its other words
+and the vector leg carry it): splitting all of them would cost 1.6 ms a query.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+MIN_LETTERS = 4
+#: the most terms a query may have for its words to be searched hyphenated
+MAX_QUERY_TERMS = 4
+MAX_LETTERS = 24
+#: the most chunks matching a split's phrase whose text is read for its hyphen
+SCAN = 2000
+HYPHENS = "-\u2010\u2011"  # hyphen-minus, hyphen, non-breaking hyphen
+_HYPHENATED = re.compile(rf"^[^\W_]+(?:[{HYPHENS}][^\W_]+)+$")
+_EDGES = re.compile(r"^\W+|\W+$")
+_LETTERS = re.compile(r"^[^\W\d_]+$")
+
+
+def joined(term: str) -> str | None:
+    """``term`` without its inner hyphens (``e-mail`` -> ``email``, ``"ZX-4417,"`` ->
+    ``ZX4417``); ``None`` when it has none between letters or digits."""
+    bare = _EDGES.sub("", term)
+    if not _HYPHENATED.match(bare):
+        return None
+    return re.sub(f"[{HYPHENS}]", "", bare)
+
+
+def variants(conn: sqlite3.Connection, fts: str, term: str, split: bool = True) -> list[str]:
+    """The other spellings of ``term`` to search (module docs): its :func:`joined` form,
+    or, with ``split``, its :func:`hyphenated` forms."""
+    j = joined(term)
+    if j is not None:
+        return [j]
+    return hyphenated(conn, fts, term) if split else []
+
+
+def hyphenated(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
+    """The splits ``a-b`` of the word ``term`` that chunks of ``fts`` write with a
+    hyphen, in split order (``email`` -> ``["e-mail"]``); ``[]`` for a term that is not
+    a word of :data:`MIN_LETTERS`..:data:`MAX_LETTERS` letters, or on an SQLite error.
+
+    One query: the chunks matching any split's phrase (``"e mail" OR "em ail" ...``),
+    :data:`SCAN` at most, whose text holds a split with a hyphen (``LIKE``, so
+    case-insensitive for ASCII); each split is then looked for as a word of its own in
+    those texts (not ``data-base`` for ``a-base``), ``a-bs`` included."""
+    word = _EDGES.sub("", term)
+    if not MIN_LETTERS <= len(word) <= MAX_LETTERS or not _LETTERS.match(word):
+        return []
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) - 1)]
+    likes = [f"%{a}{h}{b}%" for a, b in splits for h in HYPHENS]
+    try:
+        rows = conn.execute(
+            f"SELECT t FROM (SELECT c.text || ' ' || c.heading_path AS t FROM "
+            f"(SELECT rowid AS id FROM {fts} WHERE {fts} MATCH ? LIMIT ?) m "
+            "JOIN chunks c ON c.id = m.id) WHERE "
+            + " OR ".join(["t LIKE ?"] * len(likes))
+            + " LIMIT 50",
+            (" OR ".join(f'"{a} {b}"' for a, b in splits), SCAN, *likes),
+        ).fetchall()
+    except sqlite3.Error:
+        return []
+    texts = [str(t) for (t,) in rows]
+    found: list[str] = []
+    for a, b in splits:
+        written = re.compile(rf"(?<!\w){re.escape(a)}[{HYPHENS}]{re.escape(b)}", re.IGNORECASE)
+        if any(written.search(t) for t in texts):
+            found.append(f"{a}-{b}")
+    return found
