@@ -88,13 +88,15 @@ _JOIN_TEXT = """
 _JOIN_WORDS = frozenset(_JOIN_TEXT.split())
 _LINE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 #: a "key: value" line (``NAS: 192.168.1.20``, ``Adviser: Frau Keller``)
-_FIELD_LINE = re.compile(r"^[^\W_][^:\n]{0,29}:\s+\S")
+FIELD_LINE = re.compile(r"^[^\W_][^:\n]{0,29}:\s+\S")
 #: a sentence end inside a line (``statistics. The hourly``): the line is prose
 _INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
 #: a line ends short when it and the next line's first word fill at most this share of
 #: the block's longest line: a line wrapper would have put that word on it
 SHORT_LINE = 0.8
+#: the fewest lines a block of capitalised lines needs to be a list of records
+MIN_RECORDS = 3
 
 
 def line_breaks(text: str) -> list[int]:
@@ -109,7 +111,9 @@ def line_breaks(text: str) -> list[int]:
     - the block is a list (at least two lines end short, and at least half of them do)
       and line ``i`` holds no sentence end inside it and comes before the last line or
       a line that ends short (the list's longest line cannot end short), or
-    - every line of the block is a ``key: value`` line;
+    - every line of the block is a ``key: value`` line, or the block is a list of
+      records (:func:`_records`: three lines or more, each starting with a capital or a
+      digit, no sentence end inside a line: a log of dates and parts in a ``.txt``);
 
     and the break does not sit inside a phrase: the line does not end with ``, ; ( / &``
     or a dash, and neither the line's last word nor the next line's first is a function
@@ -132,6 +136,19 @@ def line_breaks(text: str) -> list[int]:
     return out
 
 
+def _records(block: list[tuple[int, str]]) -> bool:
+    """Whether ``block`` is a list of records: at least :data:`MIN_RECORDS` lines, each
+    after the first starting with a capital or a digit, none holding a sentence end
+    inside it (``Installed 14 March 2023, warranty until March 2026`` /
+    ``Last service 2 October 2025``). Wrapped prose continues a sentence on its next
+    line (a small letter) or, in long lines, ends one inside a line."""
+    if len(block) < MIN_RECORDS:
+        return False
+    if any(_INNER_END.search(x) for _, x in block):
+        return False
+    return all(x[0].isupper() or x[0].isdigit() for _, x in block[1:])
+
+
 def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
     """:func:`line_breaks` for one block of stripped lines ``(offset, line)``."""
     # the width lines are wrapped at: a one-word line (a long URL that no wrapper can
@@ -144,7 +161,7 @@ def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
         for i in range(len(block) - 1)
     ]
     is_list = sum(short) >= 2 and 2 * sum(short) >= len(short)
-    fields = all(_FIELD_LINE.match(x) for _, x in block)
+    fields = all(FIELD_LINE.match(x) for _, x in block) or _records(block)
     out: list[int] = []
     for i in range(len(block) - 1):
         off, line = block[i]

@@ -66,13 +66,20 @@ coverage 1 (there is nothing to check); no passages -> not answerable.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kb.rag.lexical import content_stems, found, key_tokens, number_value, tokens
+from kb.rag.lexical import (
+    content_stems,
+    found,
+    key_tokens,
+    number_value,
+    quantities,
+    tokens,
+)
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
@@ -252,11 +259,39 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
             seen |= st | p.units(j)
     values = {number_value(s) for s in seen if s[:1].isdigit()}
     keys = [k for k in key_tokens(question) if " " not in k]
-    return sorted(
+    absent = sorted(
         k
         for k in keys
         if not found(k, seen) and not (k[:1].isdigit() and number_value(k) in values)
     )
+    return absent + other_quantities(question, passages, set(absent))
+
+
+def other_quantities(
+    question: str, passages: Sequence[PassageSentences], absent: Collection[str] = ()
+) -> list[str]:
+    """The question's numbers with a unit (as it writes them: ``30 °C``) whose value
+    the passages hold only as another kind of quantity (:func:`kb.rag.lexical.
+    quantities`): "How long does the dough proof at *30 °C*?" over "chilling *30
+    minutes* between folds" and "proof at 26 °C". A value the passages also hold bare
+    ("set the oven to 200"), or with a unit of one of its kinds, or not at all (the
+    plain key check's case; ``absent`` lists those already named), is not one."""
+    asked: dict[str, tuple[set[str], str]] = {}
+    for value, kinds, shown in quantities(question):
+        if kinds and value not in absent:
+            asked.setdefault(value, (set(), shown))[0].update(kinds)
+    if not asked:
+        return []
+    held: dict[str, list[frozenset[str]]] = {}
+    for p in passages:
+        for value, kinds, _ in quantities(p.hit.text):
+            if value in asked:
+                held.setdefault(value, []).append(kinds)
+    return [
+        shown
+        for value, (kinds, shown) in asked.items()
+        if held.get(value) and all(k and not k & kinds for k in held[value])
+    ]
 
 
 @dataclass

@@ -436,6 +436,38 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
 )
 _DIGIT = re.compile(r"\d")
+#: the kind of quantity each of the first :data:`_UNIT_WORDS` patterns reads (the
+#: currency one last), for :func:`quantities`
+_KINDS = ("temperature", "weight", "distance", "volume", "time", "percent", "money")
+_QUANTITY_PATTERNS = tuple(zip(_KINDS, (p for p, _ in _UNIT_WORDS[: len(_KINDS)]), strict=True))
+_NUMBER_TOKEN = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def quantities(text: str) -> list[tuple[str, frozenset[str], str]]:
+    """Each number of ``text`` as ``(value, kinds, as written)``: its value
+    (:func:`number_value`), the kinds of quantity its unit says (:data:`_KINDS`:
+    ``30 °C`` -> temperature, ``30 minutes`` -> time, ``£30`` -> money; empty for a
+    bare number, a year, a code's digits) and the number with its unit as ``text``
+    writes it. A number may read as two kinds (``5m``: distance, and money after ``£``)."""
+    numbers = [(m.start(), m.end(), m.group()) for m in _NUMBER_TOKEN.finditer(text)]
+    if not numbers:
+        return []
+    kinds: dict[int, set[str]] = {}
+    spans = [(a, b) for a, b, _ in numbers]
+    for kind, pattern in _QUANTITY_PATTERNS:
+        for m in pattern.finditer(text):
+            digit = m.start() + _DIGIT.search(m.group()).start()  # type: ignore[union-attr]
+            for i, (a, b, _) in enumerate(numbers):
+                if a <= digit < b:
+                    kinds.setdefault(i, set()).add(kind)
+                    spans[i] = (min(spans[i][0], m.start()), max(spans[i][1], m.end()))
+                    break
+    return [
+        (number_value(t), frozenset(kinds.get(i, ())), text[spans[i][0] : spans[i][1]].strip())
+        for i, (_, _, t) in enumerate(numbers)
+    ]
+
+
 #: a phone number: 2 to 5 groups of digits split by spaces or dashes (not dots: an IP
 #: address), with a country code or not ("+44 20 7946 0958", "0800 051 5260",
 #: "(555) 010-4477"); it counts only with 9 to 15 digits in all, so a date

@@ -41,7 +41,7 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import row_columns, sentence_inputs, table_rows
+from kb.sentence_spans import FIELD_LINE, row_columns, sentence_inputs, table_rows
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -106,6 +106,7 @@ class PassageSentences:
         stems = [content_stems(hit.text[s:e], joined=True) for s, e in spans]
         _add_table_headers(hit.text, spans, stems)
         _add_item_leads(hit.text, spans, stems)
+        _add_record_keys(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
@@ -160,6 +161,28 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
             lead = None
         else:
             stems[j] |= lead
+
+
+def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
+    """Give each line that follows a ``key: value`` line in a block of one-line
+    sentences (:func:`kb.sentence_spans.line_breaks`: a log, a list of records) the
+    content stems of that key, as a list item's later sentences get its lead's
+    (:func:`_add_item_leads`): in "Deck oven: Rational iCombi Pro" / "Installed 2023,
+    warranty until March 2026" the second line is about the deck oven, and "When does
+    the oven warranty end?" is answered by it. The key rules the lines up to the next
+    ``key:`` line, a blank line or a line that is not a sentence of its own."""
+    key: set[str] | None = None
+    prev_end = 0
+    for j, (a, b) in enumerate(spans):
+        gap, piece = text[prev_end:a], text[a:b]
+        prev_end = b
+        line = "\n" not in piece and (a == 0 or text[:a].rstrip(" \t").endswith("\n"))
+        if line and FIELD_LINE.match(piece):
+            key = content_stems(piece[: piece.index(":")], joined=True)
+        elif key is not None and line and gap.count("\n") == 1:
+            stems[j] |= key
+        else:
+            key = None
 
 
 def _continues(gap: str) -> bool:

@@ -157,8 +157,35 @@ def test_a_list_without_bullets_is_one_sentence_a_line_and_wrapped_prose_is_not(
     assert split_sentences(url) == [(0, len(url))]
     clause = "I bought the house in March\nafter the survey came back clean and the bank agreed."
     assert split_sentences(clause) == [(0, len(clause))]
+    # a list of records: lines that each start with a capital or a digit, no sentence
+    # end inside a line (a log in a .txt); the lines are of even length, none ends short
+    log = (
+        "Deck oven: Rational iCombi Pro 10-1/1, serial E11SI22031147\n"
+        "Installed 14 March 2023, warranty until March 2026\n"
+        "Service contract with Kitchen Care Ltd, ref KC-88213, every six months\n"
+        "Last service 2 October 2025, next one due April 2026"
+    )
+    assert [log[a:b] for a, b in split_sentences(log)] == log.split("\n")
+    # so is verse with a capital on every line, as far as its lines are long enough to
+    # stand alone; a line opening with a function word still continues the one before
     poem = "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you"
-    assert split_sentences(poem) == [(0, len(poem))]
+    assert [poem[a:b] for a, b in split_sentences(poem)] == [
+        "Roses are red\nViolets are blue",
+        "Sugar is sweet\nAnd so are you",
+    ]
+    # two capitalised lines are no list; nor are lines of prose that end a sentence
+    # inside a line, though the next starts with a name
+    two = "Meet Anna at the station on Friday\nMonday is the deadline for the report"
+    assert split_sentences(two) == [(0, len(two))]
+    wrapped = (
+        "The boiler was serviced in May. The engineer said the pressure valve is fine and\n"
+        "Vaillant will send the spare part. It should arrive within two weeks of the\n"
+        "Order being placed by phone."
+    )
+    assert [wrapped[a:b] for a, b in split_sentences(wrapped)][0] == (
+        "The boiler was serviced in May."
+    )
+    assert all("\n" not in wrapped[a:b] or b - a > 60 for a, b in split_sentences(wrapped))
     fenced = "Restore:\n```bash\nrestic restore latest\n```"
     assert split_sentences(fenced) == [(0, len(fenced))]
 
@@ -583,6 +610,76 @@ def test_a_list_item_lends_its_lead_to_its_later_sentences() -> None:
         1, hit(1, "• Empty the detergent drawer.\nThe warranty covers two years of parts.")
     )
     assert "detergent" not in pdf.stems[1]
+
+
+def test_a_record_key_reaches_the_lines_under_it() -> None:
+    """A log of one-line records: the lines after "Deck oven: ..." are about the deck
+    oven, up to the next key line or a blank line."""
+    log = hit(
+        1,
+        "Deck oven: Rational iCombi Pro, serial E11SI22031147\n"
+        "Installed 14 March 2023, warranty until March 2026\n"
+        "Last service 2 October 2025, next one due April 2026\n"
+        "Proving cabinet: Bongard BFC 16, thermostat replaced June 2025\n"
+        "Sheeter blade guard cracked, part ordered\n\n"
+        "Bought a new mixer in May for the bread dough.",
+    )
+    ps = [PassageSentences.of(1, log)]
+    assert len(ps[0].spans) == 6
+    assert {"deck", "oven"} <= ps[0].stems[1] and {"deck", "oven"} <= ps[0].stems[2]
+    assert "oven" not in ps[0].stems[4] and "cabinet" in ps[0].stems[4]
+    assert "cabinet" not in ps[0].stems[5]  # after a blank line
+    # only the key, not the rest of its line
+    assert "rational" not in ps[0].stems[1]
+    got = check("When does the oven warranty run out?", ps, None, 0.0)
+    assert "oven" not in got.missing and "warranty" not in got.missing
+
+
+def test_a_number_is_read_with_the_kind_of_quantity_its_unit_says() -> None:
+    from kb.rag.lexical import quantities
+
+    assert quantities("proof at 30 °C for 2 hours") == [
+        ("30", frozenset({"temperature"}), "30 °C"),
+        ("2", frozenset({"time"}), "2 hours"),
+    ]
+    assert quantities("costs £1,436.20, 1.5 kg") == [
+        ("1436.2", frozenset({"money"}), "£1,436.20"),
+        ("1.5", frozenset({"weight"}), "1.5 kg"),
+    ]
+    # bare numbers, years and a code's digits have no kind; a range's first number
+    # is bare
+    assert [k for _, k, _ in quantities("in 2023, part B05S, 30-35 °C")] == [
+        frozenset(),
+        frozenset(),
+        frozenset(),
+        frozenset({"temperature"}),
+    ]
+
+
+def test_a_quantity_the_passages_hold_only_as_another_kind_is_absent() -> None:
+    """ "Proof at 30 °C" over a recipe whose 30 is minutes: the number is there, the
+    quantity is not, so the question is not answerable from it (and says why)."""
+    recipe = hit(
+        1,
+        "The butter must be about 13 °C. Chill 30 minutes between folds.\n"
+        "Proof at 26 °C for 2 hours. Add 300 ml cold milk and set the oven to 200.",
+    )
+    ps = [PassageSentences.of(1, recipe)]
+
+    def absent(q: str) -> list[str]:
+        return check(q, ps, None, 0.0, require_keys=True).absent_keys
+
+    assert absent("How long should the dough proof at 30 °C?") == ["30 °C"]
+    assert not check(
+        "How long should the dough proof at 30 °C?", ps, None, 0.0, require_keys=True
+    ).answerable
+    assert absent("What weighs 300 g?") == ["300 g"]
+    # the same kind, a bare value, another spelling of the unit: present
+    assert absent("How long do I proof at 26 degrees?") == []
+    assert absent("What happens at 200 °C?") == []
+    assert absent("What do I do for 30 min?") == []
+    # a number the passages lack is the plain key check's, named once
+    assert absent("What happens at 45 °C?") == ["45"]
 
 
 def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None:
