@@ -13,11 +13,12 @@ each query term, its other spelling when the index holds it:
   or a short question, as for :mod:`kb.search.typos`), a word of :data:`MIN_LETTERS` to
   :data:`MAX_LETTERS` letters (``email``, ``todo``) is also searched as ``a-b`` for each
   split into two parts (the second of at least two letters) that the KB writes *with a
-  hyphen* (:func:`hyphenated`). The phrase ``a b`` is matched by FTS5 and the hyphen is
-  then looked for in the matching chunks' text (:data:`SCAN` of them at most, ``LIKE``,
-  so case-insensitive for ASCII): without that check a split is any pair of adjacent
-  words, and *therapist* would find "the rapist", *notable* "not able", *into* "log in
-  to the server".
+  hyphen* (:func:`hyphenated`), and a code of letters and digits split where they meet
+  (``KC88213`` finds ``KC-88213``: :func:`splits_of`). The phrase ``a b`` is matched by
+  FTS5 and the hyphen is then looked for in the matching chunks' text (:data:`SCAN` of
+  them at most, ``LIKE``, so case-insensitive for ASCII): without that check a split is
+  any pair of adjacent words, and *therapist* would find "the rapist", *notable* "not
+  able", *into* "log in to the server".
 
 Each variant is an ordinary term of the ``OR`` query: bm25 weighs it by its own rarity,
 and a variant no chunk holds is dropped like any absent term. The LanceDB keyword index
@@ -47,6 +48,7 @@ HYPHENS = "-\u2010\u2011"  # hyphen-minus, hyphen, non-breaking hyphen
 _HYPHENATED = re.compile(rf"^[^\W_]+(?:[{HYPHENS}][^\W_]+)+$")
 _EDGES = re.compile(r"^\W+|\W+$")
 _LETTERS = re.compile(r"^[^\W\d_]+$")
+_WORD = re.compile(r"^[^\W_]+$")
 
 
 def joined(term: str) -> str | None:
@@ -67,19 +69,35 @@ def variants(conn: sqlite3.Connection, fts: str, term: str, split: bool = True) 
     return hyphenated(conn, fts, term) if split else []
 
 
+def splits_of(word: str) -> list[tuple[str, str]]:
+    """Where ``word`` may be split: a word of letters anywhere, its second part of two
+    letters or more (``email`` -> ``e|mail``, ``em|ail`` ...); a code of letters and
+    digits where letters meet digits (``KC88213`` -> ``KC|88213``, ``COVID19``); none for
+    a number, or a word under :data:`MIN_LETTERS` or over :data:`MAX_LETTERS` characters."""
+    if not MIN_LETTERS <= len(word) <= MAX_LETTERS or not _WORD.match(word) or word.isdigit():
+        return []
+    if _LETTERS.match(word):
+        return [(word[:i], word[i:]) for i in range(1, len(word) - 1)]
+    return [
+        (word[:i], word[i:])
+        for i in range(1, len(word))
+        if word[i - 1].isdigit() != word[i].isdigit()
+    ]
+
+
 def hyphenated(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
     """The splits ``a-b`` of the word ``term`` that chunks of ``fts`` write with a
-    hyphen, in split order (``email`` -> ``["e-mail"]``); ``[]`` for a term that is not
-    a word of :data:`MIN_LETTERS`..:data:`MAX_LETTERS` letters, or on an SQLite error.
+    hyphen, in split order (``email`` -> ``["e-mail"]``); ``[]`` for a term that has no
+    split (:func:`splits_of`), or on an SQLite error.
 
     One query: the chunks matching any split's phrase (``"e mail" OR "em ail" ...``),
     :data:`SCAN` at most, whose text holds a split with a hyphen (``LIKE``, so
     case-insensitive for ASCII); each split is then looked for as a word of its own in
     those texts (not ``data-base`` for ``a-base``), ``a-bs`` included."""
     word = _EDGES.sub("", term)
-    if not MIN_LETTERS <= len(word) <= MAX_LETTERS or not _LETTERS.match(word):
+    splits = splits_of(word)
+    if not splits:
         return []
-    splits = [(word[:i], word[i:]) for i in range(1, len(word) - 1)]
     likes = [f"%{a}{h}{b}%" for a, b in splits for h in HYPHENS]
     try:
         rows = conn.execute(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from kb.search.compounds import HYPHENS, MIN_LETTERS, joined
+from kb.search.compounds import HYPHENS, joined, splits_of
 from kb.search.keyword import query_terms
 
 ELLIPSIS = "…"
@@ -33,11 +33,15 @@ def _term_pattern(query: str) -> re.Pattern[str] | None:
 
 
 def _spelled(word: str) -> str:
-    """The pattern of ``word`` as the text may write it: a word of letters long enough
-    to be searched hyphenated (:mod:`kb.search.compounds`) with a hyphen anywhere."""
-    if len(word) < MIN_LETTERS or not word.isalpha():
+    """The pattern of ``word`` as the text may write it: with a hyphen where
+    :func:`kb.search.compounds.splits_of` may split it (``email``: anywhere; ``KC88213``:
+    between ``KC`` and ``88213``)."""
+    cuts = {len(a) for a, _ in splits_of(word)}
+    if not cuts:
         return re.escape(word)
-    return f"[{HYPHENS}]?".join(re.escape(c) for c in word)
+    return "".join(
+        (f"[{HYPHENS}]?" if i in cuts else "") + re.escape(c) for i, c in enumerate(word)
+    )
 
 
 def excerpt(text: str, query: str = "", width: int = 240) -> str:

@@ -305,6 +305,10 @@ def test_a_word_written_with_or_without_a_hyphen_is_found_both_ways(tmp_path: Pa
         fixed: dict[str, list[str]] = {}
         assert [c for c, _ in keyword_search(store.conn, "preorder", 10, corrected=fixed)] == [pre]
         assert fixed == {}
+        # a code typed without its hyphen: split where letters meet digits
+        code = add_doc(store, "h.md", ["Service contract ref KC-88213, every six months."])[0]
+        assert [c for c, _ in keyword_search(store.conn, "KC88213", 10)] == [code]
+        assert [c for c, _ in keyword_search(store.conn, "kc-88213", 10)] == [code]
     assert joined("e-mail") == "email"
     assert joined('"ZX-4417,"') == "ZX4417"
     assert joined("email") is None and joined("-") is None and joined("a--b") is None
@@ -317,3 +321,5 @@ def test_an_excerpt_marks_a_word_written_with_or_without_a_hyphen() -> None:
     marked = [shown[a:b] for a, b in spans(shown, "email")]
     assert marked == ["e-mail", "email"]
     assert [shown[a:b] for a, b in spans(shown, "e-mail")] == ["e-mail", "email"]
+    code = "ref KC-88213, not KC88213X"
+    assert [code[a:b] for a, b in spans(code, "KC88213")] == ["KC-88213"]
