@@ -113,7 +113,8 @@ def line_breaks(text: str) -> list[int]:
       a line that ends short (the list's longest line cannot end short), or
     - every line of the block is a ``key: value`` line, or the block is a list of
       records (:func:`_records`: three lines or more, each starting with a capital or a
-      digit, no sentence end inside a line: a log of dates and parts in a ``.txt``);
+      digit, no sentence end inside a line, not wrapped greedily: a log of dates and
+      parts in a ``.txt``);
 
     and the break does not sit inside a phrase: the line does not end with ``, ; ( / &``
     or a dash, and neither the line's last word nor the next line's first is a function
@@ -136,17 +137,25 @@ def line_breaks(text: str) -> list[int]:
     return out
 
 
-def _records(block: list[tuple[int, str]]) -> bool:
+def _records(block: list[tuple[int, str]], width: int) -> bool:
     """Whether ``block`` is a list of records: at least :data:`MIN_RECORDS` lines, each
     after the first starting with a capital or a digit, none holding a sentence end
     inside it (``Installed 14 March 2023, warranty until March 2026`` /
-    ``Last service 2 October 2025``). Wrapped prose continues a sentence on its next
-    line (a small letter) or, in long lines, ends one inside a line."""
+    ``Last service 2 October 2025``), and one line at least that the next line's first
+    word would have fitted on within ``width`` (the block's longest line). Wrapped prose
+    continues a sentence on its next line (a small letter, but also a name or, in
+    German, any noun: "... aus der" / "Nachbarschaft geprüft"), ends one inside a long
+    line, or is wrapped greedily, where no line could have taken the next word."""
     if len(block) < MIN_RECORDS:
         return False
     if any(_INNER_END.search(x) for _, x in block):
         return False
-    return all(x[0].isupper() or x[0].isdigit() for _, x in block[1:])
+    if not all(x[0].isupper() or x[0].isdigit() for _, x in block[1:]):
+        return False
+    return any(
+        len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) <= width
+        for i in range(len(block) - 1)
+    )
 
 
 def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
@@ -161,7 +170,7 @@ def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
         for i in range(len(block) - 1)
     ]
     is_list = sum(short) >= 2 and 2 * sum(short) >= len(short)
-    fields = all(FIELD_LINE.match(x) for _, x in block) or _records(block)
+    fields = all(FIELD_LINE.match(x) for _, x in block) or _records(block, width)
     out: list[int] = []
     for i in range(len(block) - 1):
         off, line = block[i]

@@ -441,14 +441,17 @@ _DIGIT = re.compile(r"\d")
 _KINDS = ("temperature", "weight", "distance", "volume", "time", "percent", "money")
 _QUANTITY_PATTERNS = tuple(zip(_KINDS, (p for p, _ in _UNIT_WORDS[: len(_KINDS)]), strict=True))
 _NUMBER_TOKEN = re.compile(r"\d+(?:[.,]\d+)*")
+_NOT_UNIT = re.compile(r"[\d\s.,]")
 
 
 def quantities(text: str) -> list[tuple[str, frozenset[str], str]]:
     """Each number of ``text`` as ``(value, kinds, as written)``: its value
     (:func:`number_value`), the kinds of quantity its unit says (:data:`_KINDS`:
     ``30 °C`` -> temperature, ``30 minutes`` -> time, ``£30`` -> money; empty for a
-    bare number, a year, a code's digits) and the number with its unit as ``text``
-    writes it. A number may read as two kinds (``5m``: distance, and money after ``£``)."""
+    bare number, a year, a code's digits, and a number with a one-letter unit, which
+    says too little: ``30m`` may be metres, minutes or millions, ``30s`` seconds or an
+    age) and the number with its unit as ``text`` writes it. A number may read as two
+    kinds (``20 pounds``: weight and money)."""
     numbers = [(m.start(), m.end(), m.group()) for m in _NUMBER_TOKEN.finditer(text)]
     if not numbers:
         return []
@@ -456,6 +459,9 @@ def quantities(text: str) -> list[tuple[str, frozenset[str], str]]:
     spans = [(a, b) for a, b, _ in numbers]
     for kind, pattern in _QUANTITY_PATTERNS:
         for m in pattern.finditer(text):
+            unit = _NOT_UNIT.sub("", m.group())
+            if len(unit) == 1 and unit.isalpha():
+                continue  # "30m", "30s", "5g": minutes or metres, seconds or the 1930s
             digit = m.start() + _DIGIT.search(m.group()).start()  # type: ignore[union-attr]
             for i, (a, b, _) in enumerate(numbers):
                 if a <= digit < b:

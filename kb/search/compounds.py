@@ -15,22 +15,28 @@ each query term, its other spelling when the index holds it:
   split into two parts (the second of at least two letters) that the KB writes *with a
   hyphen* (:func:`hyphenated`), and a code of letters and digits split where they meet
   (``KC88213`` finds ``KC-88213``: :func:`splits_of`). The phrase ``a b`` is matched by
-  FTS5 and the hyphen is then looked for in the matching chunks' text (:data:`SCAN` of
-  them at most, ``LIKE``, so case-insensitive for ASCII): without that check a split is
-  any pair of adjacent words, and *therapist* would find "the rapist", *notable* "not
-  able", *into* "log in to the server".
+  FTS5 and the hyphen is then looked for in the text of the first :data:`SCAN` chunks
+  it matches (``LIKE``, so case-insensitive for ASCII): without that check a split is
+  any pair of adjacent words, and *therapist* would search "the rapist", *notable* "not
+  able". Once a split is searched, its phrase also matches the two words written apart:
+  *setup* finds "set up the router" as well as "set-up", which is mostly the same word
+  (and *online*, once a note writes "on-line", also "on line 42"). Where the phrase is
+  common (more than :data:`SCAN` chunks), a hyphenated spelling only in later chunks is
+  not seen.
 
 Each variant is an ordinary term of the ``OR`` query: bm25 weighs it by its own rarity,
 and a variant no chunk holds is dropped like any absent term. The LanceDB keyword index
 of big KBs, whose words are not listed, searches the variants FTS5's index gives
 (:func:`kb.search.keyword.respellings`).
 
-Cost: one query per word, a ``MATCH`` of its ``len(word) - 2`` split phrases joined by
-``OR`` (about 16 µs per phrase at 1,300 chunks: each looks its two parts up in the
-index), reading at most :data:`SCAN` chunk texts. On squad-dev's 460 queries (151 of at
-most four terms) the keyword leg took 0.25 ms more at the median (0.87 vs 0.62 ms; the
-whole search about 6 ms). A longer question keeps its words as written (its other words
-and the vector leg carry it): splitting all of them would cost 1.6 ms a query.
+Cost: one query per split (``len(word) - 2`` for a word, one or two for a code), about
+20 µs where a part is no token of the index; a split whose phrase exists reads at most
+:data:`SCAN` chunk texts: 2 to 3 ms a word at 30,000 chunks of 1.5 KB where a split is a
+common phrase ("set up", "on line"), whatever the KB's size past that. On squad-dev's
+460 queries (151 of at most four terms) the keyword leg took 0.25 ms more at the median
+(0.87 vs 0.62 ms; the whole search about 6 ms). A longer question keeps its words as
+written (its other words and the vector leg carry it): splitting all of them would cost
+2 ms a query.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ MIN_LETTERS = 4
 MAX_QUERY_TERMS = 4
 MAX_LETTERS = 24
 #: the most chunks matching a split's phrase whose text is read for its hyphen
-SCAN = 2000
+SCAN = 500
 HYPHENS = "-\u2010\u2011"  # hyphen-minus, hyphen, non-breaking hyphen
 _HYPHENATED = re.compile(rf"^[^\W_]+(?:[{HYPHENS}][^\W_]+)+$")
 _EDGES = re.compile(r"^\W+|\W+$")
@@ -90,30 +96,25 @@ def hyphenated(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
     hyphen, in split order (``email`` -> ``["e-mail"]``); ``[]`` for a term that has no
     split (:func:`splits_of`), or on an SQLite error.
 
-    One query: the chunks matching any split's phrase (``"e mail" OR "em ail" ...``),
-    :data:`SCAN` at most, whose text holds a split with a hyphen (``LIKE``, so
-    case-insensitive for ASCII); each split is then looked for as a word of its own in
-    those texts (not ``data-base`` for ``a-base``), ``a-bs`` included."""
+    Per split, one query: among the first :data:`SCAN` chunks matching its phrase
+    (``"e mail"``; none at once when a part is no token of the index), those whose text
+    holds the split with a hyphen (``LIKE``, so case-insensitive for ASCII); the split is
+    then looked for as a word of its own in them (not ``data-base`` for ``a-base``),
+    ``a-bs`` included."""
     word = _EDGES.sub("", term)
-    splits = splits_of(word)
-    if not splits:
-        return []
-    likes = [f"%{a}{h}{b}%" for a, b in splits for h in HYPHENS]
+    found: list[str] = []
     try:
-        rows = conn.execute(
-            f"SELECT t FROM (SELECT c.text || ' ' || c.heading_path AS t FROM "
-            f"(SELECT rowid AS id FROM {fts} WHERE {fts} MATCH ? LIMIT ?) m "
-            "JOIN chunks c ON c.id = m.id) WHERE "
-            + " OR ".join(["t LIKE ?"] * len(likes))
-            + " LIMIT 50",
-            (" OR ".join(f'"{a} {b}"' for a, b in splits), SCAN, *likes),
-        ).fetchall()
+        for a, b in splits_of(word):
+            rows = conn.execute(
+                f"SELECT t FROM (SELECT c.text || ' ' || c.heading_path AS t FROM "
+                f"(SELECT rowid AS id FROM {fts} WHERE {fts} MATCH ? LIMIT ?) m "
+                "JOIN chunks c ON c.id = m.id) WHERE t LIKE ? OR t LIKE ? OR t LIKE ? "
+                "LIMIT 20",
+                (f'"{a} {b}"', SCAN, *(f"%{a}{h}{b}%" for h in HYPHENS)),
+            ).fetchall()
+            written = re.compile(rf"(?<!\w){re.escape(a)}[{HYPHENS}]{re.escape(b)}", re.I)
+            if any(written.search(str(t)) for (t,) in rows):
+                found.append(f"{a}-{b}")
     except sqlite3.Error:
         return []
-    texts = [str(t) for (t,) in rows]
-    found: list[str] = []
-    for a, b in splits:
-        written = re.compile(rf"(?<!\w){re.escape(a)}[{HYPHENS}]{re.escape(b)}", re.IGNORECASE)
-        if any(written.search(t) for t in texts):
-            found.append(f"{a}-{b}")
     return found

@@ -166,13 +166,20 @@ def test_a_list_without_bullets_is_one_sentence_a_line_and_wrapped_prose_is_not(
         "Last service 2 October 2025, next one due April 2026"
     )
     assert [log[a:b] for a, b in split_sentences(log)] == log.split("\n")
-    # so is verse with a capital on every line, as far as its lines are long enough to
-    # stand alone; a line opening with a function word still continues the one before
     poem = "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you"
-    assert [poem[a:b] for a, b in split_sentences(poem)] == [
-        "Roses are red\nViolets are blue",
-        "Sugar is sweet\nAnd so are you",
-    ]
+    assert split_sentences(poem) == [(0, len(poem))]
+    # wrapped prose whose lines start with a name or, in German, a noun: greedily
+    # wrapped (no line could take the next line's first word), so no list
+    german = (
+        "Die Heizung im Keller wurde im vergangenen\nHerbst vom Installateur Müller aus "
+        "der\nNachbarschaft gründlich geprüft und gewartet."
+    )
+    assert split_sentences(german) == [(0, len(german))]
+    names = (
+        "We drove down to see my old friend\nJohn who had recently moved to\n"
+        "London after his divorce last year."
+    )
+    assert split_sentences(names) == [(0, len(names))]
     # two capitalised lines are no list; nor are lines of prose that end a sentence
     # inside a line, though the next starts with a name
     two = "Meet Anna at the station on Friday\nMonday is the deadline for the report"
@@ -673,13 +680,18 @@ def test_a_quantity_the_passages_hold_only_as_another_kind_is_absent() -> None:
     assert not check(
         "How long should the dough proof at 30 °C?", ps, None, 0.0, require_keys=True
     ).answerable
-    assert absent("What weighs 300 g?") == ["300 g"]
+    assert absent("Do I add 300 grams of milk?") == ["300 grams"]
     # the same kind, a bare value, another spelling of the unit: present
     assert absent("How long do I proof at 26 degrees?") == []
     assert absent("What happens at 200 °C?") == []
     assert absent("What do I do for 30 min?") == []
     # a number the passages lack is the plain key check's, named once
     assert absent("What happens at 45 °C?") == ["45"]
+    # a one-letter unit says too little: 30m may be minutes, 30s an age
+    assert absent("Do I chill for 30m?") == [] and absent("Chill in my 30s?") == []
+    # pounds are a weight and a price
+    shop = [PassageSentences.of(1, hit(1, "Flour costs £20 a sack."))]
+    assert check("Is it 20 pounds a sack?", shop, None, 0.0, require_keys=True).absent_keys == []
 
 
 def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None:
