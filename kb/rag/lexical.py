@@ -434,6 +434,17 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["number", "code", "id", "reference", "serial"]),
     ),
+    # a version: "v2", "1.4.2" (not a fourth part: an IP address), or a name with a
+    # number of one or two digits right after it ("Postgres 16", "Python 3.11",
+    # "Android 9"; not a day after its month: "March 12"), which "Which Postgres
+    # *version* do we use?" asks for
+    (
+        re.compile(
+            r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
+            rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
+        ),
+        frozenset(["version"]),
+    ),
 )
 _DIGIT = re.compile(r"\d")
 #: the kind of quantity each of the first :data:`_UNIT_WORDS` patterns reads (the

@@ -560,6 +560,19 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
         assert not unit_words(text) & phone, text
 
 
+def test_a_name_with_a_small_number_is_a_version() -> None:
+    setup = hit(1, "Local setup: run make dev, which starts Postgres 16 and Redis 7.")
+    ps = [PassageSentences.of(1, setup)]
+    got = check("Which Redis version runs locally?", ps, None, 0.0)
+    assert "version" not in got.missing
+    version = {"version"}
+    for text in ("drops Android 9.", "needs Python 3.11", "v2.0.1 is out", "bump to 1.4.2"):
+        assert unit_words(text) >= version, text
+    # a day after its month, a year, an amount, an IP address: no version
+    for text in ("on March 12", "in 2023", "costs 3.50", "at 192.168.1.1", "Room 2024"):
+        assert not unit_words(text) & version, text
+
+
 def test_an_identifier_is_a_number_or_code() -> None:
     card = hit(1, "Bring the insurance card (policy HX-44821) to the hospital.")
     ps = [PassageSentences.of(1, card)]
