@@ -98,28 +98,10 @@ def embed_with_chunks(
 
 def drop_stale(store: Store, model: str, batch: int = 2000) -> int:
     """Drop the stored sentence rows under ``model`` whose spans are not the ones
-    :func:`job` cuts from their chunk text today (a KB ingested before a change of
-    :func:`kb.sentence_spans.split_sentences`): search and ``kb ask`` never use such a
-    row (they embed those sentences on the fly, at every query), and
-    :func:`fill_missing` then stores them afresh. Rows no chunk has are left to
-    ``kb doctor --repair``. Returns how many rows were dropped; reads every row once."""
-    stale: list[str] = []
-    last = ""
-    while True:
-        rows = store.conn.execute(
-            "SELECT s.sha, s.n, s.spans, (SELECT c.text FROM chunks c "
-            "WHERE c.embed_sha256 = s.sha LIMIT 1) FROM sentence_vectors s "
-            "WHERE s.model = ? AND s.sha > ? ORDER BY s.sha LIMIT ?",
-            (model, last, batch),
-        ).fetchall()
-        if not rows:
-            break
-        last = str(rows[-1][0])
-        for sha, n, spans, text in rows:
-            if text is None:
-                continue
-            if stored.decode_spans(int(n), spans) != job(str(sha), str(text)).spans:
-                stale.append(str(sha))
+    :func:`job` cuts from their chunk text today (:func:`kb.store.sentences.outdated`:
+    a KB ingested before a change of :func:`kb.sentence_spans.split_sentences`), so
+    that :func:`fill_missing` stores them afresh. Returns how many were dropped."""
+    stale = stored.outdated(store, model, batch)
     stored.delete(store, [(model, sha) for sha in stale])
     return len(stale)
 

@@ -168,19 +168,29 @@ def doctor(
             not report.clean
             or report.unused_vectors
             or report.unused_sentence_vectors
+            or report.outdated_sentence_vectors
             or report.keyword_index_stale
         ):
             do_repair(store, report)
-            if store.count_chunks("pending"):
+            if store.count_chunks("pending") or report.outdated_sentence_vectors:
                 from ingest.embedding import embed_pending
+                from ingest.sentence_vectors import drop_stale, fill_missing
                 from kb.backends.embedder import make_embedder
 
-                n = embed_pending(
-                    store,
-                    make_embedder(settings.embedding, home=store.home, purpose="ingest"),
-                    sentences=settings.embedding.sentence_vectors,
-                )
-                report.repaired.append(f"embedded {n} pending chunks")
+                embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
+                if store.count_chunks("pending"):
+                    n = embed_pending(
+                        store, embedder, sentences=settings.embedding.sentence_vectors
+                    )
+                    report.repaired.append(f"embedded {n} pending chunks")
+                if report.outdated_sentence_vectors and settings.embedding.sentence_vectors:
+                    from kb.types import plural
+
+                    drop_stale(store, embedder.model_id)
+                    n, _ = fill_missing(store, embedder)
+                    report.repaired.append(
+                        f"cut {plural(n, 'chunk text')} into sentences afresh and embedded them"
+                    )
             repaired = report.repaired
             report = check(store)
             report.repaired = repaired
@@ -215,6 +225,12 @@ def doctor_text(out: dict[str, Any]) -> str:
         lines.append(
             f"  note  sentence vectors: {plural(out['unused_sentence_vectors'], 'chunk text')} "
             "no chunking uses (`kb doctor --repair` drops them)"
+        )
+    if out.get("outdated_sentence_vectors"):
+        lines.append(
+            f"  note  sentence vectors: {plural(out['outdated_sentence_vectors'], 'chunk text')} "
+            "cut into sentences by an older kb (embedded again at every query; "
+            "`kb doctor --repair` or `kb reindex --sentences` stores them afresh)"
         )
     if out["unused_vectors"]:
         lines.append(

@@ -16,7 +16,10 @@ Reported, not a fault: ``unused_vectors``, cached vectors whose text no chunk of
 chunking embeds (a dropped chunking, an edited document). Keeping them makes
 switching back free; ``--repair`` drops them. Likewise ``unused_sentence_vectors``:
 stored sentence vectors (:mod:`kb.store.sentences`) of texts no chunk has, or of
-another model.
+another model. And ``outdated_sentence_vectors``: rows cut into sentences differently
+by an older kb (:func:`kb.store.sentences.outdated`); search and ``kb ask`` embed those
+sentences at every query until ``kb doctor --repair`` (or ``kb reindex --sentences``)
+stores them afresh.
 
 Repairs (:func:`repair`) never touch chunk rows' text: missing vectors are
 marked pending again (re-embedded by the caller), unused vectors are deleted from
@@ -40,6 +43,7 @@ class DoctorReport:
     missing_vectors: list[int] = field(default_factory=list)
     unused_vectors: list[tuple[str, str]] = field(default_factory=list)
     unused_sentence_vectors: list[tuple[str, str]] = field(default_factory=list)
+    outdated_sentence_vectors: int = 0
     tombstones: int = 0
     fts_ok: bool = True
     keyword_index_stale: bool = False
@@ -56,6 +60,7 @@ class DoctorReport:
             "missing_vectors": len(self.missing_vectors),
             "unused_vectors": len(self.unused_vectors),
             "unused_sentence_vectors": len(self.unused_sentence_vectors),
+            "outdated_sentence_vectors": self.outdated_sentence_vectors,
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
             "keyword_index_stale": self.keyword_index_stale,
@@ -64,7 +69,11 @@ class DoctorReport:
 
 
 def check(store: Store) -> DoctorReport:
+    model = store.embedding_model()
     return DoctorReport(
+        outdated_sentence_vectors=0
+        if model is None
+        else len(sentences.outdated(store, model.model_id)),
         pending=store.count_chunks("pending", chunking="all"),
         missing_vectors=missing_chunks(store),
         unused_vectors=unused_keys(store),

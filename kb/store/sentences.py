@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kb.sentence_spans import split_sentences
+
 if TYPE_CHECKING:
     from kb.store.sqlite import Store
 
@@ -127,6 +129,32 @@ def coverage(store: Store, model: str | None) -> dict[str, int]:
         (model,),
     ).fetchone()[0]
     return {"chunks": total, "with_sentence_vectors": int(done)}
+
+
+def outdated(store: Store, model: str, batch: int = 2000) -> list[str]:
+    """The ``sha`` of each row stored under ``model`` whose spans are not the ones
+    :func:`kb.sentence_spans.split_sentences` cuts from its chunk text today (a KB
+    ingested by an older kb): search and ``kb ask`` never use such a row, they embed
+    those sentences at every query. Rows no chunk has are :func:`unused_keys`'. Reads
+    every row once, ``batch`` at a time."""
+    stale: list[str] = []
+    last = ""
+    while True:
+        rows = store.conn.execute(
+            "SELECT s.sha, s.n, s.spans, (SELECT c.text FROM chunks c "
+            "WHERE c.embed_sha256 = s.sha LIMIT 1) FROM sentence_vectors s "
+            "WHERE s.model = ? AND s.sha > ? ORDER BY s.sha LIMIT ?",
+            (model, last, batch),
+        ).fetchall()
+        if not rows:
+            return stale
+        last = str(rows[-1][0])
+        for sha, n, spans, text in rows:
+            if text is None:
+                continue
+            today = split_sentences(str(text)) or [(0, len(str(text)))]
+            if decode_spans(int(n), spans) != today:
+                stale.append(str(sha))
 
 
 def unused_keys(store: Store) -> list[tuple[str, str]]:

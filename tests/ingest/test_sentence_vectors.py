@@ -174,6 +174,34 @@ def test_reindex_sentences_refreshes_rows_cut_by_an_older_splitter(
     assert json.loads(again.output)["sentence_vectors_refreshed"] == 0
 
 
+def test_doctor_names_rows_cut_by_an_older_splitter_and_repair_refreshes_them(
+    corpus: Path, settings: Settings, real_embedder: Embedder
+) -> None:
+    """After an upgrade of kb that cuts sentences differently, `kb doctor` says how many
+    chunk texts' rows are outdated (a note, not a fault) and `--repair` stores them
+    afresh."""
+    with Store.open(settings.home) as store:
+        ingest_paths(store, settings, [corpus], embedder=real_embedder)
+        model = store.embedding_model()
+        assert model is not None
+        sha, text = store.conn.execute(
+            "SELECT embed_sha256, text FROM chunks WHERE text LIKE '%Millbrook is%'"
+        ).fetchone()
+        stored.delete(store, [(model.model_id, sha)])
+        stored.add(store, model.model_id, [(sha, [(0, len(text))], np.ones((1, 384)))])
+        assert stored.outdated(store, model.model_id) == [sha]
+    res = runner.invoke(app, ["doctor", "--no-devices"])
+    assert res.exit_code == 0, res.output  # a note, not a fault
+    assert "1 chunk text cut into sentences by an older kb" in " ".join(res.output.split())
+    res = runner.invoke(app, ["doctor", "--repair", "--no-devices", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["outdated_sentence_vectors"] == 0
+    assert any("into sentences afresh" in line for line in out["repaired"])
+    with Store.open(settings.home) as store:
+        assert stored.outdated(store, model.model_id) == []
+
+
 def test_paraphrase_of_one_sentence_lifts_its_long_chunk(
     corpus: Path, settings: Settings, real_embedder: Embedder
 ) -> None:
