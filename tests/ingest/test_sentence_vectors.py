@@ -27,6 +27,7 @@ from kb.sentence_spans import split_sentences
 from kb.store import Store
 from kb.store import sentences as stored
 from kb.store.doctor import check, repair
+from kb.store.sqlite import EmbeddingModelInfo
 from tests.ingest.test_pipeline import CountingEmbedder
 
 runner = CliRunner()
@@ -142,6 +143,22 @@ def test_reindex_sentences_fills_a_kb_ingested_without_them(
     assert f"sentence vectors: {sv['chunks']} of {sv['chunks']} chunks" in status.output
 
 
+def _ingest_with_an_old_row(
+    store: Store, corpus: Path, settings: Settings, embedder: Embedder
+) -> tuple[EmbeddingModelInfo, str, str]:
+    """Ingest ``corpus``, then store for the Millbrook chunk what an older splitter cut:
+    its whole text as one sentence. Returns the model, that chunk's sha and text."""
+    ingest_paths(store, settings, [corpus], embedder=embedder)
+    model = store.embedding_model()
+    assert model is not None
+    sha, text = store.conn.execute(
+        "SELECT embed_sha256, text FROM chunks WHERE text LIKE '%Millbrook is%'"
+    ).fetchone()
+    stored.delete(store, [(model.model_id, sha)])
+    stored.add(store, model.model_id, [(sha, [(0, len(text))], np.ones((1, 384)))])
+    return model, str(sha), str(text)
+
+
 def test_reindex_sentences_refreshes_rows_cut_by_an_older_splitter(
     corpus: Path, settings: Settings, real_embedder: Embedder
 ) -> None:
@@ -149,15 +166,7 @@ def test_reindex_sentences_refreshes_rows_cut_by_an_older_splitter(
     the splitter no longer cuts: never reused (embedded at every query). `kb reindex
     --sentences` replaces them, and leaves the current ones alone."""
     with Store.open(settings.home) as store:
-        ingest_paths(store, settings, [corpus], embedder=real_embedder)
-        model = store.embedding_model()
-        assert model is not None
-        sha, text = store.conn.execute(
-            "SELECT embed_sha256, text FROM chunks WHERE text LIKE '%Millbrook is%'"
-        ).fetchone()
-        # what an older splitter stored: the whole text as one sentence
-        stored.delete(store, [(model.model_id, sha)])
-        stored.add(store, model.model_id, [(sha, [(0, len(text))], np.ones((1, 384)))])
+        model, sha, text = _ingest_with_an_old_row(store, corpus, settings, real_embedder)
         before = _rows(store)
     res = runner.invoke(app, ["reindex", "--sentences", "--json"])
     assert res.exit_code == 0, res.output
@@ -181,14 +190,7 @@ def test_doctor_names_rows_cut_by_an_older_splitter_and_repair_refreshes_them(
     chunk texts' rows are outdated (a note, not a fault) and `--repair` stores them
     afresh."""
     with Store.open(settings.home) as store:
-        ingest_paths(store, settings, [corpus], embedder=real_embedder)
-        model = store.embedding_model()
-        assert model is not None
-        sha, text = store.conn.execute(
-            "SELECT embed_sha256, text FROM chunks WHERE text LIKE '%Millbrook is%'"
-        ).fetchone()
-        stored.delete(store, [(model.model_id, sha)])
-        stored.add(store, model.model_id, [(sha, [(0, len(text))], np.ones((1, 384)))])
+        model, sha, _ = _ingest_with_an_old_row(store, corpus, settings, real_embedder)
         assert stored.outdated(store, model.model_id) == [sha]
     res = runner.invoke(app, ["doctor", "--no-devices"])
     assert res.exit_code == 0, res.output  # a note, not a fault
