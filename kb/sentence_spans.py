@@ -137,12 +137,13 @@ def line_breaks(text: str) -> list[int]:
     return out
 
 
-def _records(block: list[tuple[int, str]], width: int) -> bool:
+def _records(block: list[tuple[int, str]], filled: list[int], width: int) -> bool:
     """Whether ``block`` is a list of records: at least :data:`MIN_RECORDS` lines, each
     after the first starting with a capital or a digit, none holding a sentence end
     inside it (``Installed 14 March 2023, warranty until March 2026`` /
     ``Last service 2 October 2025``), and one line at least that the next line's first
-    word would have fitted on within ``width`` (the block's longest line). Wrapped prose
+    word would have fitted on within ``width`` (the block's longest line; ``filled``:
+    each line's length with that word on it). Wrapped prose
     continues a sentence on its next line (a small letter, but also a name or, in
     German, any noun: "... aus der" / "Nachbarschaft geprüft"), ends one inside a long
     line, or is wrapped greedily, where no line could have taken the next word."""
@@ -152,10 +153,7 @@ def _records(block: list[tuple[int, str]], width: int) -> bool:
         return False
     if not all(x[0].isupper() or x[0].isdigit() for _, x in block[1:]):
         return False
-    return any(
-        len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) <= width
-        for i in range(len(block) - 1)
-    )
+    return any(n <= width for n in filled)
 
 
 def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
@@ -165,12 +163,11 @@ def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
     wide = [len(x) for _, x in block if " " in x] or [len(x) for _, x in block]
     width = max(wide)
     words = [_LINE_WORD.findall(x) for _, x in block]
-    short = [
-        len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) <= SHORT_LINE * width
-        for i in range(len(block) - 1)
-    ]
+    # each line's length with the next line's first word on it
+    filled = [len(block[i][1]) + 1 + len(block[i + 1][1].split()[0]) for i in range(len(block) - 1)]
+    short = [n <= SHORT_LINE * width for n in filled]
     is_list = sum(short) >= 2 and 2 * sum(short) >= len(short)
-    fields = all(FIELD_LINE.match(x) for _, x in block) or _records(block, width)
+    fields = all(FIELD_LINE.match(x) for _, x in block) or _records(block, filled, width)
     out: list[int] = []
     for i in range(len(block) - 1):
         off, line = block[i]

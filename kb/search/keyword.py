@@ -194,11 +194,18 @@ def _searched(
     for t in absent if n_terms <= typos.MAX_QUERY_TERMS else ():
         if t not in variants or kept.intersection(variants[t]):
             continue  # a variant, or a word found by its variant
-        fixes = typos.corrections(conn, fts, t)
-        if fixes and corrected is not None:
-            corrected[t] = fixes
-        terms += fixes
+        terms += _corrections(conn, fts, t, corrected)
     return terms
+
+
+def _corrections(
+    conn: sqlite3.Connection, fts: str, term: str, corrected: dict[str, list[str]] | None
+) -> list[str]:
+    """:func:`kb.search.typos.corrections` of ``term``, recorded in ``corrected``."""
+    fixes = typos.corrections(conn, fts, term)
+    if fixes and corrected is not None:
+        corrected[term] = fixes
+    return fixes
 
 
 def respellings(
@@ -227,10 +234,7 @@ def respellings(
             f"SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT 1", (_phrase(t),)
         ).fetchone()
         if held is None:
-            fixes = typos.corrections(conn, fts, t)
-            if fixes and corrected is not None:
-                corrected[t] = fixes
-            out += fixes
+            out += _corrections(conn, fts, t, corrected)
     return list(dict.fromkeys(out))
 
 

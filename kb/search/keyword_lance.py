@@ -18,14 +18,14 @@ The query keeps :func:`kb.search.keyword.fts_query`'s guarantees:
   matches ``run``;
 - a term that splits into one token joins one ``OR`` match of all such terms; a term
   that splits into several (``ZX-4417`` -> ``zx 4417``) is a phrase (adjacent tokens,
-  as inside FTS5's double quotes), and its hyphens removed (``e-mail`` -> ``email``,
-  :func:`kb.search.compounds.joined`) one more word of the match; the parts are
-  combined with ``SHOULD`` (OR);
-- the other spellings FTS5's index holds (it is kept current in every KB, and its words
-  are listed, unlike this index's) are searched too, as
-  :func:`kb.search.keyword.keyword_search` would: a word the notes write hyphenated
-  (the query's *email*, the notes' *e-mail*: :mod:`kb.search.compounds`) and, in a short
-  query, the corrections of a word no chunk holds (:mod:`kb.search.typos`).
+  as inside FTS5's double quotes); the parts are combined with ``SHOULD`` (OR);
+- the query's other spellings are searched too, as
+  :func:`kb.search.keyword.keyword_search` would (:func:`kb.search.keyword.respellings`,
+  read from FTS5's index, which is kept current in every KB and whose words are listed,
+  unlike this index's): a hyphenated term joined (``e-mail`` -> ``email``), a word the
+  notes write hyphenated (the query's *email*, the notes' *e-mail*:
+  :mod:`kb.search.compounds`) and, in a short query, the corrections of a word no chunk
+  holds (:mod:`kb.search.typos`).
 
 Score: LanceDB's BM25 (higher is better), reported as the keyword score; score fusion
 divides it by the query's best, so only its shape matters. Order: score descending,
@@ -47,7 +47,6 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from kb.search.compounds import joined
 from kb.search.keyword import query_terms, respellings
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -80,9 +79,6 @@ def lance_query(text: str, column: str = "text", extra: Sequence[str] = ()) -> A
                 words.append(toks[0])
         elif toks and " ".join(toks) not in phrases:
             phrases.append(" ".join(toks))
-            whole = tokens(joined(term) or "")
-            if len(whole) == 1 and whole[0] not in words:  # e-mail: email too
-                words.append(whole[0])
     parts: list[Any] = []
     if words:
         parts.append(match(" ".join(words), column))

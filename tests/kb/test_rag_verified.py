@@ -166,24 +166,20 @@ def test_a_list_without_bullets_is_one_sentence_a_line_and_wrapped_prose_is_not(
         "Last service 2 October 2025, next one due April 2026"
     )
     assert [log[a:b] for a, b in split_sentences(log)] == log.split("\n")
-    poem = "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you"
-    assert split_sentences(poem) == [(0, len(poem))]
-    # wrapped prose whose lines start with a name or, in German, a noun: greedily
-    # wrapped (no line could take the next line's first word), so no list
-    german = (
+    # no list of records, each one piece: a poem; wrapped prose whose lines start with
+    # a name or, in German, a noun (wrapped greedily: no line could take the next
+    # line's first word); two capitalised lines
+    for whole in (
+        "Roses are red\nViolets are blue\nSugar is sweet\nAnd so are you",
         "Die Heizung im Keller wurde im vergangenen\nHerbst vom Installateur Müller aus "
-        "der\nNachbarschaft gründlich geprüft und gewartet."
-    )
-    assert split_sentences(german) == [(0, len(german))]
-    names = (
+        "der\nNachbarschaft gründlich geprüft und gewartet.",
         "We drove down to see my old friend\nJohn who had recently moved to\n"
-        "London after his divorce last year."
-    )
-    assert split_sentences(names) == [(0, len(names))]
-    # two capitalised lines are no list; nor are lines of prose that end a sentence
-    # inside a line, though the next starts with a name
-    two = "Meet Anna at the station on Friday\nMonday is the deadline for the report"
-    assert split_sentences(two) == [(0, len(two))]
+        "London after his divorce last year.",
+        "Meet Anna at the station on Friday\nMonday is the deadline for the report",
+    ):
+        assert split_sentences(whole) == [(0, len(whole))], whole
+    # nor are lines of prose that end a sentence inside a line, though the next starts
+    # with a name
     wrapped = (
         "The boiler was serviced in May. The engineer said the pressure valve is fine and\n"
         "Vaillant will send the spare part. It should arrive within two weeks of the\n"

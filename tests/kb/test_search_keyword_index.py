@@ -300,3 +300,11 @@ def test_the_index_searches_the_spellings_fts5_lists(kb: tuple[Store, BowEmbedde
     for mode in ("keyword", "hybrid"):
         res = r.search("pasport", SearchOptions(k=5, mode=mode, min_score=-1))
         assert res.hits[0].chunk_id == trip and res.corrections == {"pasport": ["passport"]}
+
+
+def test_the_index_searches_a_hyphenated_word_joined(kb: tuple[Store, BowEmbedder]) -> None:
+    store, emb = kb
+    plain = add_doc(store, "plain.md", ["My email address changed in May."])[0]
+    embed_pending(store, emb)
+    keyword_index.build(store)
+    assert _hits(store, emb, "e-mail", 10)[:1] == [plain]
