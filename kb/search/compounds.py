@@ -29,14 +29,15 @@ and a variant no chunk holds is dropped like any absent term. The LanceDB keywor
 of big KBs, whose words are not listed, searches the variants FTS5's index gives
 (:func:`kb.search.keyword.respellings`).
 
-Cost: one query per split (``len(word) - 2`` for a word, one or two for a code), about
-20 µs where a part is no token of the index; a split whose phrase exists reads at most
-:data:`SCAN` chunk texts: 2 to 3 ms a word at 30,000 chunks of 1.5 KB where a split is a
-common phrase ("set up", "on line"), whatever the KB's size past that. On squad-dev's
-460 queries (151 of at most four terms) the keyword leg took 0.25 ms more at the median
-(0.87 vs 0.62 ms; the whole search about 6 ms). A longer question keeps its words as
-written (its other words and the vector leg carry it): splitting all of them would cost
-2 ms a query.
+Cost: per split (``len(word) - 2`` for a word, one or two for a code), a bare ``MATCH``
+of its phrase, about 12 µs, which ends there where a part is no token of the index;
+only a split whose phrase exists reads chunk texts, :data:`SCAN` at most: 2 to 3 ms a
+word at 30,000 chunks of 1.5 KB where a split is a common phrase ("set up", "on line"),
+whatever the KB's size past that. On squad-dev's 460 queries (151 of at most four
+terms) the keyword leg's median went from 0.48 to 0.65 ms (the whole search about
+6 ms); in ``bench/search.py`` at 10,000 synthetic chunks (three-word questions, every
+word split) hybrid p50 went from 1.9 to 2.2 ms. A longer question keeps its words as
+written (its other words and the vector leg carry it).
 """
 
 from __future__ import annotations
@@ -96,21 +97,25 @@ def hyphenated(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
     hyphen, in split order (``email`` -> ``["e-mail"]``); ``[]`` for a term that has no
     split (:func:`splits_of`), or on an SQLite error.
 
-    Per split, one query: among the first :data:`SCAN` chunks matching its phrase
-    (``"e mail"``; none at once when a part is no token of the index), those whose text
-    holds the split with a hyphen (``LIKE``, so case-insensitive for ASCII); the split is
-    then looked for as a word of its own in them (not ``data-base`` for ``a-base``),
-    ``a-bs`` included."""
+    Per split: whether any chunk matches its phrase (``"e mail"``; none, at once, when a
+    part is no token of the index); if so, among the first :data:`SCAN` chunks matching
+    it, those whose text holds the split with a hyphen (``LIKE``, so case-insensitive
+    for ASCII); the split is then looked for as a word of its own in them (not
+    ``data-base`` for ``a-base``), ``a-bs`` included."""
     word = _EDGES.sub("", term)
     found: list[str] = []
     try:
         for a, b in splits_of(word):
+            phrase = f'"{a} {b}"'
+            held = f"SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT 1"
+            if conn.execute(held, (phrase,)).fetchone() is None:
+                continue  # the common case: a part is no token of the index
             rows = conn.execute(
                 f"SELECT t FROM (SELECT c.text || ' ' || c.heading_path AS t FROM "
                 f"(SELECT rowid AS id FROM {fts} WHERE {fts} MATCH ? LIMIT ?) m "
                 "JOIN chunks c ON c.id = m.id) WHERE t LIKE ? OR t LIKE ? OR t LIKE ? "
                 "LIMIT 20",
-                (f'"{a} {b}"', SCAN, *(f"%{a}{h}{b}%" for h in HYPHENS)),
+                (phrase, SCAN, *(f"%{a}{h}{b}%" for h in HYPHENS)),
             ).fetchall()
             written = re.compile(rf"(?<!\w){re.escape(a)}[{HYPHENS}]{re.escape(b)}", re.I)
             if any(written.search(str(t)) for (t,) in rows):
