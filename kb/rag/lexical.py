@@ -436,12 +436,13 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # a version: "v2", "1.4.2" (not a fourth part: an IP address), or a name with a
     # number of one or two digits right after it ("Postgres 16", "Python 3.11",
-    # "Android 9"; not a day after its month: "March 12"), which "Which Postgres
-    # *version* do we use?" asks for
+    # "Android 9"; not a day after its month, "March 12", nor before it, "Installed
+    # 14 March"), which "Which Postgres *version* do we use?" asks for
     (
         re.compile(
             r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
             rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
+            rf"(?!\s+(?i:{_MONTH}))"
         ),
         frozenset(["version"]),
     ),
@@ -507,6 +508,31 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
     )
 )
 
+#: a point in time after a word that bounds a span: a month, a year, a date, a weekday
+_WHEN = (
+    rf"(?:(?:in|on)\s+)?(?:(?:the\s+)?(?:end|start|beginning)\s+of\s+|mid-?\s*|early\s+|late\s+)?"
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}|\d{{4}}\b|\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\b"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|q[1-4]\b)"
+)
+#: a span's bound in time says what the question asks about it: "warranty until March
+#: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?".
+#: Each pattern needs its bounding word right before the point in time ("from Stripe to
+#: Adyen" bounds nothing)
+_BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(rf"\b(?:{words})\s+{_WHEN}", re.IGNORECASE), frozenset(stem(w) for w in says))
+    for words, says in (
+        (
+            r"until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
+            r"|valid\s+(?:to|until|through)|runs?\s+(?:to|until)",
+            ["end", "expire", "expiry", "finish", "stop", "valid"],
+        ),
+        (
+            r"from|since|starting|starts?|started|begins?|began|beginning|effective|as\s+of",
+            ["start", "begin", "commence"],
+        ),
+    )
+)
+
 
 def unit_words(text: str) -> set[str]:
     """Stems of the quantity words that ``text``'s numbers with units answer
@@ -514,7 +540,9 @@ def unit_words(text: str) -> set[str]:
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
     ``0800 051 5260`` -> phone, number, call;
-    ``2026-12-01``, ``3 March`` -> date, day; ``HX-44821`` -> number, code, id).
+    ``2026-12-01``, ``3 March`` -> date, day; ``HX-44821`` -> number, code, id), and
+    of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
+    2026`` -> end, expire, ...; ``since 2019`` -> start, begin).
     A question's "What temperature ..." is then found in a sentence that says "at about
     30 °C" without the word."""
     out: set[str] = set()
@@ -526,5 +554,8 @@ def unit_words(text: str) -> set[str]:
             out |= _PHONE_STEMS
     for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
         if any(h in text for h in hints) and pattern.search(text):
+            out |= stems
+    for pattern, stems in _BOUND_WORDS:
+        if pattern.search(text):
             out |= stems
     return out

@@ -567,6 +567,25 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     # a day after its month, a year, an amount, an IP address: no version
     for text in ("on March 12", "in 2023", "costs 3.50", "at 192.168.1.1", "Room 2024"):
         assert not unit_words(text) & version, text
+    assert not unit_words("Installed 14 March 2023") & version  # a day before its month
+
+
+def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
+    log = hit(1, "Deck oven: Rational iCombi\nInstalled 14 March 2023, warranty until March 2026")
+    ps = [PassageSentences.of(1, log)]
+    for q in ("When does the oven warranty end?", "When does the oven warranty expire?"):
+        got = check(q, ps, None, 0.0)
+        assert got.coverage == 1.0 and got.missing == [], q
+    end, start = {"end", "expire", "finish"}, {"start", "begin"}
+    for text in ("valid to 31/12/2026", "runs until Friday", "expires on 3 May", "till Q3"):
+        assert unit_words(text) >= end and not unit_words(text) & start, text
+    for text in ("since 2019", "from April the price is £38", "starting 1 June", "as of Monday"):
+        assert unit_words(text) >= start and not unit_words(text) & end, text
+    assert unit_words("from 1939 until 1945") >= end | start
+    # the bounding word must be right before a point in time: "from Stripe to Adyen in
+    # Q1" bounds nothing, nor "until he left", nor a verb with no time after it
+    for text in ("We move from Stripe to Adyen in Q1", "until he left", "The war ended."):
+        assert not unit_words(text) & (end | start), text
 
 
 def test_an_identifier_is_a_number_or_code() -> None:
