@@ -58,7 +58,9 @@ answerable either, nor one whose negation or antonym the best-matching sentences
 contradict ("What did the TEU *not* do?" over sentences that say what it does;
 "the *lowest* point" where the text says "highest": :mod:`kb.rag.polarity`), nor one
 whose one missing word is a name or number the best sentence has another in place of
-("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`). Edge
+("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`), nor
+one that asks about a move the other way round ("When do we move *to* Stripe?" over
+"from Stripe to Adyen": :mod:`kb.rag.direction`). Edge
 cases: a question without content stems (all stop words) has
 coverage 1 (there is nothing to check); no passages -> not answerable.
 """
@@ -72,6 +74,7 @@ from typing import Any
 
 import numpy as np
 
+from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     content_stems,
     found,
@@ -362,6 +365,7 @@ def check(
         lacking = {s for s in terms if s not in got and not is_light(terms, s)}
         known = best.stems[j] | best.heading_stems | best.units(j)
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
+        result.contradictions += reversed_moves(question, best.sentence(j))
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result
