@@ -19,6 +19,7 @@ from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
 from kb.rag.answerability import (
+    EVERY_TERM_FLOOR,
     LIGHT_VERBS,
     PAIR_PENALTY,
     check,
@@ -570,6 +571,38 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     assert not unit_words("Installed 14 March 2023") & version  # a day before its month
 
 
+def far_embed(texts: Sequence[str]) -> np.ndarray:
+    """Every text a vector of its own (seeded by its hash): cosines near 0."""
+    out = np.stack([np.random.default_rng(zlib.crc32(t.encode())).normal(size=256) for t in texts])
+    return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_a_sentence_that_holds_every_word_lifts_p_to_the_floor() -> None:
+    setup = hit(1, "Local setup: run `make dev`, which starts Postgres 16 and Redis 7 in Docker.")
+    ps = [PassageSentences.of(1, setup)]
+    embed_passages(ps, far_embed)
+
+    def p_of(q: str) -> tuple[float, bool]:
+        got = check(q, ps, None, 0.4, qvec=far_embed([q])[0])
+        return got.score, got.every_term
+
+    # a long sentence that says many things has a low cosine to a short question
+    for q in ("What does make dev start?", "Which Postgres version do we use?"):
+        assert p_of(q) == (EVERY_TERM_FLOOR, True), q
+    assert check("What does make dev start?", ps, None, 0.4).to_dict()["every_term"] is True
+    # one word held says too little; a word the sentence lacks keeps the model's p
+    for q in ("What is Redis?", "Which Postgres version runs in production?"):
+        score, every = p_of(q)
+        assert score < 0.4 and not every, q
+    # the headings count for coverage, not for this: the sentence must say it all itself
+    titled = hit(2, "Run `make dev` to set it up.")
+    titled = replace(titled, locator=replace(titled.locator, heading_path=("Postgres",)))
+    ps = [PassageSentences.of(2, titled)]
+    embed_passages(ps, far_embed)
+    got = check("How do I set up Postgres?", ps, None, 0.4, qvec=far_embed(["x"])[0])
+    assert got.coverage == 1.0 and not got.every_term and got.score < 0.4
+
+
 def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
     log = hit(1, "Deck oven: Rational iCombi\nInstalled 14 March 2023, warranty until March 2026")
     ps = [PassageSentences.of(1, log)]
@@ -745,9 +778,12 @@ def test_a_sentence_with_every_question_word_passes_the_retrieval_rule() -> None
 def test_the_cosine_raises_p_answerable_with_the_fitted_weights() -> None:
     ps = [PassageSentences.of(i, h) for i, h in enumerate(HITS, 1)]
     embed_passages(ps, bow_embed)
-    q = "How long does it proof in the refrigerator?"
+    # "garage" is in no sentence, so the floor of a sentence that holds every word
+    # (EVERY_TERM_FLOOR) does not hide the model's p
+    q = "How long does it proof in the garage refrigerator?"
     near_q = bow_embed([q])[0]
     with_cos = check(q, ps, None, 0.5, qvec=near_q)
+    assert not with_cos.every_term
     assert with_cos.cosine is not None and 0 < with_cos.cosine <= 1
     far = np.zeros_like(near_q)
     far[0] = 1.0  # a vector like no sentence's
