@@ -49,7 +49,8 @@ MIN_SENTENCE_CHARS = 12
 
 _ABBREVIATIONS_TEXT = """
     mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
-    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
+    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s
+    reg ref tel incl excl nr cf pp"""
 ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")

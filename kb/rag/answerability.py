@@ -50,11 +50,12 @@ They are combined by a logistic model fitted by ``bench/verify.py`` on squad-dev
 
     p(answerable) = sigmoid(b + w_cov · coverage + w_cos · cosine + w_chunk · chunk_cosine)
 
-When one sentence itself holds every content word of a question of two or more
-(:func:`holds_every_term`), ``p`` is at least :data:`EVERY_TERM_FLOOR` (0.5): a short
-question over a long sentence that says several things has a low cosine however
-plainly the sentence answers it. The question is *answerable* when ``p >= min_answerable`` (``[answer] min_answerable``;
-``kb eval run --min-answerable`` measures another value on a golden set). Without
+When one sentence (with its chunk's headings) holds every content word of a question
+of two or more (:func:`holds_every_term`), ``p`` is at least :data:`EVERY_TERM_FLOOR`
+(0.5): a short question over a long sentence that says several things has a low cosine
+however plainly the sentence answers it. The question is *answerable* when
+``p >= min_answerable`` (``[answer] min_answerable``; ``kb eval run
+--min-answerable`` measures another value on a golden set). Without
 vectors (no embedder) the coverage-only model :data:`LEXICAL_MODEL` is used. With
 ``require_keys``, a question whose number or name appears in no passage at all is not
 answerable either, nor one whose negation or antonym the best-matching sentences
@@ -94,7 +95,8 @@ from kb.types import Hit
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 
 #: words that frame a question rather than name what it is about ("how *long*", "what
-#: *year*", "what is it *called*", "*tell* me about"): the answer rarely repeats them
+#: *year*", "what is it *called*", "*tell* me about", "who is it *now*"): the answer
+#: rarely repeats them
 QUESTION_FRAME = frozenset(
     [
         "long",
@@ -125,6 +127,11 @@ QUESTION_FRAME = frozenset(
         "list",
         "give",
         "show",
+        # the time of asking ("Who is the car insurer *now*?"): the note says who it is
+        "now",
+        "currently",
+        "presently",
+        "nowadays",
     ]
 )
 
@@ -469,17 +476,21 @@ EVERY_TERM_FLOOR = 0.5
 def holds_every_term(
     terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences]
 ) -> bool:
-    """True when one passage sentence itself (its words and what its quantities and
-    values say, :func:`found_terms` without the chunk's headings) holds every question
-    term but the light verbs, and those are two or more: one word held ("Who is our
-    accountant?" over a table under "Suppliers and accountant") says too little."""
+    """True when one passage sentence (its words, what its quantities and values say,
+    and its chunk's headings and file name: :func:`found_terms`) holds every question
+    term but the light verbs, those are two or more, and the sentence itself holds one
+    of them at least: "What is the car's registration?" over "The Skoda Octavia (reg.
+    LK19 XZP) ..." under the heading "Car". One word held ("Who is our accountant?"
+    over a table under "Suppliers and accountant") says too little, as do headings
+    alone (they hold the same words for every sentence of the chunk)."""
     asked = [s for s in terms if not is_light(terms, s)]
     if len(asked) < 2:
         return False
     for p in passages:
         for j in range(len(p.spans)):
-            here = p.stems[j] | p.units(j)
-            if all(found(s, here) for s in asked):
+            own = p.stems[j] | p.units(j)
+            here = own | p.heading_stems
+            if all(found(s, here) for s in asked) and any(found(s, own) for s in asked):
                 return True
     return False
 
