@@ -511,27 +511,49 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
 #: a point in time after a word that bounds a span: a month, a year, a date, a weekday
 _WHEN = (
     rf"(?:(?:in|on)\s+)?(?:(?:the\s+)?(?:end|start|beginning)\s+of\s+|mid-?\s*|early\s+|late\s+)?"
-    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}|\d{{4}}\b|\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}}\b"
+    rf"(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?"
+    r"(?:,?\s+\d{4}\b)?|\d{4}\b|\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|q[1-4]\b)"
 )
+#: the words a span's end and start say
+END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish", "stop", "valid"])
+START_WORDS = frozenset(stem(w) for w in ["start", "begin", "commence"])
 #: a span's bound in time says what the question asks about it: "warranty until March
-#: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?".
-#: Each pattern needs its bounding word right before the point in time ("from Stripe to
-#: Adyen" bounds nothing)
-_BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(rf"\b(?:{words})\s+{_WHEN}", re.IGNORECASE), frozenset(stem(w) for w in says))
-    for words, says in (
-        (
-            r"until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
-            r"|valid\s+(?:to|until|through)|runs?\s+(?:to|until)",
-            ["end", "expire", "expiry", "finish", "stop", "valid"],
+#: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?",
+#: "from 1939 to 1945" both. Each pattern needs its bounding word right before the point
+#: in time ("from Stripe to Adyen" bounds nothing)
+_BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (
+        re.compile(
+            r"\b(?:until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
+            rf"|valid\s+(?:to|until|through)|runs?\s+(?:to|until))\s+{_WHEN}"
+            rf"|\b(?:from|between)\s+{_WHEN}(?:\s+\d{{4}})?\s*(?:to|and|-|–)\s*{_WHEN}",
+            re.IGNORECASE,
         ),
-        (
-            r"from|since|starting|starts?|started|begins?|began|beginning|effective|as\s+of",
-            ["start", "begin", "commence"],
+        END_WORDS,
+    ),
+    (
+        re.compile(
+            r"\b(?:from|between|since|starting|starts?|started|begins?|began|beginning|effective"
+            rf"|as\s+of)\s+{_WHEN}",
+            re.IGNORECASE,
         ),
-    )
+        START_WORDS,
+    ),
 )
+
+
+def bounds(text: str) -> dict[str, str]:
+    """The bounds in time ``text`` sets (:data:`_BOUND_WORDS`), each stem of
+    :data:`END_WORDS` and :data:`START_WORDS` it says -> the words that say it, as
+    written: ``"valid from 3 April until 16 April"`` -> start: "from 3 April", end:
+    "until 16 April"."""
+    out: dict[str, str] = {}
+    for pattern, stems in _BOUND_WORDS:
+        m = pattern.search(text)
+        if m is not None:
+            out |= dict.fromkeys(stems, m.group().strip().rstrip("."))
+    return out
 
 
 def unit_words(text: str) -> set[str]:
@@ -555,7 +577,4 @@ def unit_words(text: str) -> set[str]:
     for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
         if any(h in text for h in hints) and pattern.search(text):
             out |= stems
-    for pattern, stems in _BOUND_WORDS:
-        if pattern.search(text):
-            out |= stems
-    return out
+    return out | set(bounds(text))

@@ -27,7 +27,11 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   younger than A"). The lexicon holds
   common English antonym pairs (direction, size, order, time, quantity, success),
   compared as :func:`kb.rag.lexical.stem` stems of every token, stop words included
-  (*before*/*after*, *most*/*least*).
+  (*before*/*after*, *most*/*least*). A bound in time is the end or start it says
+  (:func:`kb.rag.lexical.bounds`): "When does the RAC cover *start*?" over "cover is
+  with the RAC *until June 2026*" is contradicted, with that phrase as the reason; and
+  a start or end the sentence says in other words is no contradiction ("When did the
+  war *start*?" over "it *began* in 1939 and *ended* in 1945").
 
 A question with either cue is refused like one naming a number or name that no
 passage holds (``[answer] require_key_terms``). Measured with ``bench/verify.py
@@ -47,7 +51,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kb.rag.lexical import stem, tokens
+from kb.rag.lexical import END_WORDS, START_WORDS, bounds, found, stem, tokens
 
 T = TypeVar("T")
 
@@ -295,18 +299,30 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     if "or" in {t.lower() for t in tokens(question)}:
         return out  # "Which is older, A or B?" is answered by "B is younger than A"
     best = all_stems(ranked[0])
+    bounded = bounds(ranked[0])  # "until June 2026" says *end*, "since 2019" *start*
+    best |= set(bounded)
     seen: set[str] = set()
     for t in tokens(question):
         s = stem(t)
         if t.lower() in NOT_ANTONYM_FORMS:
             continue
-        if s in seen or s not in ANTONYMS or s in best:
+        if s in seen or s not in ANTONYMS or s in best or _said_otherwise(s, best):
             continue
         seen.add(s)
         said = sorted(ANTONYMS[s] & best)
         if said:
-            out.append(Contradiction(t, said[0]))
+            out.append(Contradiction(t, bounded.get(said[0], said[0])))
     return out
+
+
+def _said_otherwise(s: str, best: set[str]) -> bool:
+    """The sentence says a start or an end as ``s`` asks, in other words ("When did the
+    war *start*?" over "it *began* in 1939 and lasted till 1945"), so the antonym it also
+    says contradicts nothing."""
+    for group in (START_WORDS, END_WORDS):
+        if s in group and any(found(w, best) for w in group):
+            return True
+    return False
 
 
 def cosines_of(vectors: np.ndarray | None, qvec: np.ndarray | None, n: int) -> list[float | None]:

@@ -79,6 +79,31 @@ def test_an_antonym_in_the_best_sentence_contradicts_the_question_word() -> None
     assert check("How old is the southern pier?", both, None, 0.0).contradictions == []
 
 
+def test_a_bound_in_time_is_the_end_or_start_it_says() -> None:
+    # "until June 2026" says when the cover ends, not when it starts
+    rac = ["Breakdown cover is with the RAC until June 2026."]
+    assert contradictions("When does the RAC cover start?", rac) == [
+        Contradiction("start", "until June 2026")
+    ]
+    assert contradictions("When does the RAC cover end?", rac) == []
+    assert contradictions("When did the plan end?", ["The plan runs since 2019."]) == [
+        Contradiction("end", "since 2019")
+    ]
+    # a range says both; so does a sentence that names each
+    for said in (
+        "The pass is valid from 3 April until 16 April.",
+        "It ran from 1939 to 1945.",
+        "It ran between 1990 and 1995.",
+    ):
+        for q in ("When does it start?", "When does it end?"):
+            assert contradictions(q, [said]) == [], (q, said)
+    # the asked start or end in other words is no contradiction: "began" is a start
+    began = ["The war began in 1939 and ended in 1945."]
+    assert contradictions("When did the war start?", began) == []
+    assert contradictions("When did the war start?", ["It began in 1939, till 1945."]) == []
+    assert contradictions("When does the warranty expire?", ["warranty until March 2026"]) == []
+
+
 def test_only_the_best_matching_sentences_count() -> None:
     # the negation sits in the second passage's sentence, which matches the question best
     ranked = rank_sentences(
