@@ -22,11 +22,7 @@ Types, from the question's wording (case-insensitive), first match wins:
   wide/heavy*, *what percentage/percent/number/amount/proportion/fraction/size*;
 - ``"name"``: *who is / was / are / were* followed by *the, my, our, your, his, her,
   their* ("Who is my tax adviser?", "Who's the landlord?"): a question of identity, asked
-  for a person or a body by name; and a question that starts with *where* ("Where is
-  the VPN config?", "Where should I activate the JR Pass?"), a place being most often
-  named ("at Tokyo station", "in 1Password"). Measured with ``bench/quote.py`` on
-  squad-dev's 21 *where* questions: the first candidate holds the answer once more on
-  one half (0.667 -> 0.673), as often on the other;
+  for a person or a body by name;
 - ``None`` otherwise (what, why, which X, other *who* questions …: too varied to check
   by shape). A *name* type for every *who* question was measured and left out: on
   squad-dev's 26 *who* questions the first candidate held the answer 13 times instead
@@ -92,8 +88,6 @@ _NAME_Q = re.compile(
     re.IGNORECASE,
 )
 
-_PLACE_Q = re.compile(r"^\W*(?:\w+\s+)?where\b", re.IGNORECASE)
-
 _CURRENCY_CODE = r"usd|eur|gbp|chf|jpy|inr|sek|nok|dkk|pln|cad|aud"
 #: an amount of money: a currency sign or code before or after a number, or a number
 #: with a currency word
@@ -147,7 +141,7 @@ def expected_type(question: str) -> AnswerType | None:
         return "time"
     if _QUANTITY_Q.search(question):
         return "quantity"
-    if _NAME_Q.search(question) or _PLACE_Q.search(question):
+    if _NAME_Q.search(question):
         return "name"
     return None
 
