@@ -5,7 +5,8 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
 
 - ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets) then white
   space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
-  ``St.``) or a single capital letter (an initial, ``J. Smith``);
+  ``St.``), a short form of notes before a value (``reg. LK19 XZP``, ``tel. 01632``)
+  or a single capital letter (an initial, ``J. Smith``);
 - a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
   precedes a heading or list item, so headings and bullet lines never glue onto prose;
 - a line break that ends a line of a list written without bullets (a ``todo.txt``, a
@@ -49,9 +50,12 @@ MIN_SENTENCE_CHARS = 12
 
 _ABBREVIATIONS_TEXT = """
     mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
-    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s
-    reg ref tel incl excl nr cf pp"""
+    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
 ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+#: short forms of notes that are also words or names ("Reg", "40 pp. It covers ..."):
+#: an abbreviation only before what no sentence starts with (:func:`_value_follows`)
+SHORT_FORMS = frozenset(["reg", "ref", "tel", "incl", "excl", "nr", "cf", "pp"])
+_NEXT_TOKEN = re.compile(r"\s+[\"'(“‘\[]*([^\s\"')”’\]]+)")
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
@@ -73,7 +77,21 @@ def is_abbreviation(text: str, dot: int) -> bool:
         return False
     if word in ABBREVIATIONS:
         return True
+    if word in SHORT_FORMS:
+        return _value_follows(text, dot + 1)
     return len(word) == 1 and text[start].isupper()
+
+
+def _value_follows(text: str, pos: int) -> bool:
+    """The token after ``pos`` is a value or a word in small letters, which no sentence
+    starts with: a number ("tel. 01632 960 431"), a code ("reg. LK19 XZP", "ref.
+    KC-88213"), capitals ("incl. VAT"), "incl. delivery"; not a capitalised word
+    ("I called Reg. He was out.")."""
+    m = _NEXT_TOKEN.match(text, pos)
+    if m is None:
+        return False
+    tok = m.group(1)
+    return tok[0].isdigit() or tok[0].islower() or tok.isupper() or any(c.isdigit() for c in tok)
 
 
 #: words that tie a line to the next: a line ending with one, or a line starting with

@@ -372,8 +372,9 @@ def check(
     every = holds_every_term(terms, passages)
     if every:
         p = max(p, EVERY_TERM_FLOOR)
-    result = Answerability(p, p >= min_answerable, min_answerable, cov, cos, chunk, missing)
-    result.every_term = every
+    result = Answerability(
+        p, p >= min_answerable, min_answerable, cov, cos, chunk, missing, every_term=every
+    )
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
     result.contradictions = contradictions(question, [p.sentence(j) for p, j in ranked])
@@ -479,17 +480,19 @@ def holds_every_term(
     """True when one passage sentence (its words, what its quantities and values say,
     and its chunk's headings and file name: :func:`found_terms`) holds every question
     term but the light verbs, those are two or more, and the sentence itself holds one
-    of them at least: "What is the car's registration?" over "The Skoda Octavia (reg.
-    LK19 XZP) ..." under the heading "Car". One word held ("Who is our accountant?"
-    over a table under "Suppliers and accountant") says too little, as do headings
-    alone (they hold the same words for every sentence of the chunk)."""
+    of them at least, written out: "What is the car's registration?" over "The Skoda
+    Octavia (reg. LK19 XZP) ..." under the heading "Car". One word held ("Who is our
+    accountant?" over a table under "Suppliers and accountant") says too little, as do
+    headings alone (they hold the same words for every sentence of the chunk) and what
+    a sentence's values say alone ("When did the dispute end?" over "The school bus
+    runs until June" holds *end* only by its date)."""
     asked = [s for s in terms if not is_light(terms, s)]
     if len(asked) < 2:
         return False
     for p in passages:
         for j in range(len(p.spans)):
-            own = p.stems[j] | p.units(j)
-            here = own | p.heading_stems
+            own = p.stems[j]
+            here = own | p.units(j) | p.heading_stems
             if all(found(s, here) for s in asked) and any(found(s, own) for s in asked):
                 return True
     return False

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 
 from kb.edits import within
 
@@ -344,7 +345,7 @@ def near(a: str, b: str) -> bool:
     return shorter >= 6 and within(a, b, 1 if shorter < 9 else 2)
 
 
-def found(word: str, stems: set[str]) -> bool:
+def found(word: str, stems: AbstractSet[str]) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
     too short for :func:`near`) its doer: :func:`agentive`."""
     if word in stems:
@@ -376,6 +377,12 @@ def agentive(a: str, b: str) -> bool:
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
+#: a month's name as a date writes it: capitalised, as a month always is and "may",
+#: "march" or "sun" as words are not
+_MONTH_NAME = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?"
 )
 
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
@@ -442,7 +449,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         re.compile(
             r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
             rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
-            rf"(?!\s+(?i:{_MONTH}))"
+            rf"(?!\s+{_MONTH_NAME})"
         ),
         frozenset(["version"]),
     ),
@@ -508,35 +515,53 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
     )
 )
 
-#: a point in time after a word that bounds a span: a month, a year, a date, a weekday
-_WHEN = (
-    rf"(?:(?:in|on)\s+)?(?:(?:the\s+)?(?:end|start|beginning)\s+of\s+|mid-?\s*|early\s+|late\s+)?"
-    rf"(?:(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?\b)?"
-    r"(?:,?\s+\d{4}\b)?|\d{4}\b|\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|q[1-4]\b)"
+_YEAR = r"(?:1[5-9]|20)\d\d\b(?![.,]\d)"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?\b"
+_NUMERIC_DATE = r"\d{4}-\d{2}-\d{2}\b|\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
+#: a date: a day and a month, a month (with its day) and a year, an ISO or numeric date,
+#: a weekday, a quarter
+_DATE = (
+    rf"{_DAY}\s+{_MONTH_NAME}(?:,?\s+{_YEAR})?|{_MONTH_NAME}(?:\s+{_DAY})?(?:,?\s+{_YEAR})?"
+    rf"|{_NUMERIC_DATE}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|Q[1-4]\b"
 )
-#: the words a span's end and start say
-END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish", "stop", "valid"])
+_AROUND = r"(?i:in|on)\s+"
+#: a point in time after a word that bounds a span: a date (above) or a year, after "in"
+#: or "on", "the end of", "mid", "early" or "late" at most
+_WHEN = (
+    rf"(?:{_AROUND})?(?:(?i:(?:the\s+)?(?:end|start|beginning)\s+of\s+|mid-?\s*|early\s+"
+    rf"|late\s+))?(?:{_DATE}|{_YEAR})"
+)
+#: after "from" or "between", which also name people ("an e-mail from June"), a month
+#: alone is no point in time: the date needs its day or year there, or a range's end
+#: after it ("from March to April")
+_FROM_WHEN = (
+    rf"(?:{_AROUND})?(?:{_DAY}\s+{_MONTH_NAME}(?:,?\s+{_YEAR})?"
+    rf"|{_MONTH_NAME}\s+(?:{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})|{_NUMERIC_DATE}|{_YEAR})"
+)
+_RANGE = (
+    rf"\b(?i:from|between)\s+(?:{_FROM_WHEN}|{_MONTH_NAME})\s*(?i:to|and|until|till|-|–)\s*"
+    rf"(?:{_WHEN}|{_DAY})"
+)
+#: the words a span's end and start say ("When does the course *finish*?")
+END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish"])
 START_WORDS = frozenset(stem(w) for w in ["start", "begin", "commence"])
 #: a span's bound in time says what the question asks about it: "warranty until March
 #: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?",
 #: "from 1939 to 1945" both. Each pattern needs its bounding word right before the point
-#: in time ("from Stripe to Adyen" bounds nothing)
+#: in time ("from Stripe to Adyen" bounds nothing); the bounding words are matched in
+#: any case, the dates as written
 _BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (
         re.compile(
-            r"\b(?:until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
-            rf"|valid\s+(?:to|until|through)|runs?\s+(?:to|until))\s+{_WHEN}"
-            rf"|\b(?:from|between)\s+{_WHEN}(?:\s+\d{{4}})?\s*(?:to|and|-|–)\s*{_WHEN}",
-            re.IGNORECASE,
+            r"\b(?i:until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
+            rf"|valid\s+(?:to|until|through)|runs?\s+(?:to|until))\s+{_WHEN}|{_RANGE}"
         ),
         END_WORDS,
     ),
     (
         re.compile(
-            r"\b(?:from|between|since|starting|starts?|started|begins?|began|beginning|effective"
-            rf"|as\s+of)\s+{_WHEN}",
-            re.IGNORECASE,
+            r"\b(?i:since|starting|starts?|started|begins?|began|beginning|effective|as\s+of)"
+            rf"\s+{_WHEN}|\b(?i:from|between)\s+{_FROM_WHEN}|{_RANGE}"
         ),
         START_WORDS,
     ),

@@ -255,6 +255,12 @@ def yes_no(question: str) -> bool:
     return bool(toks) and toks[0].lower().replace("’", "'") in _AUXILIARIES
 
 
+def alternative(question: str) -> bool:
+    """``question`` offers alternatives ("Which is older, A or B?"): its best sentence
+    is about one of them, and the other stands where the asked one would."""
+    return "or" in {t.lower() for t in tokens(question)}
+
+
 def negates(sentence: str) -> bool:
     """``sentence`` holds a negation cue (module docstring: the broad passage set), or
     an unticked task box (``- [ ] call the bank``: not done yet)."""
@@ -296,7 +302,7 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     neg = None if yes_no(question) else asks_negated(question)
     if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
         out.append(Contradiction(neg))
-    if "or" in {t.lower() for t in tokens(question)}:
+    if alternative(question):
         return out  # "Which is older, A or B?" is answered by "B is younger than A"
     best = all_stems(ranked[0])
     bounded = bounds(ranked[0])  # "until June 2026" says *end*, "since 2019" *start*

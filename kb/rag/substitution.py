@@ -71,9 +71,8 @@ from kb.rag.lexical import (
     number_value,
     stem,
     token_matches,
-    tokens,
 )
-from kb.rag.polarity import Contradiction, yes_no
+from kb.rag.polarity import Contradiction, alternative, yes_no
 
 #: how many tokens away the slot's neighbouring non-stop word may be
 MAX_GAP = 4
@@ -191,7 +190,7 @@ def swaps(
     sentence has in its slot. ``known`` are stems the sentence counts as holding
     besides its own (its chunk's heading path and file name, its quantities' words);
     ``lacking`` the question's term stems the sentence does not hold."""
-    if "or" in {t.lower() for t in tokens(question)} or yes_no(question):
+    if alternative(question) or yes_no(question):
         return []
     q = tokenised(question)
     s = tokenised(sentence)

@@ -54,6 +54,27 @@ def test_a_move_asked_the_right_way_or_with_both_ends_is_none() -> None:
     assert reversed_moves("When does DNS move to Cloudflare?", two) == []
 
 
+def test_only_a_question_about_a_move_between_named_places_is_checked() -> None:
+    # a span of time is no move
+    rota = "Anna covers the rota from Monday to Friday."
+    assert reversed_moves("Who covers the rota from Friday?", rota) == []
+    assert reversed_moves("Who moves the rota to May?", "We move it from May to June.") == []
+    # a question without a move word asks what holds both ways
+    km = "The distance from London to Paris is 340 km."
+    assert reversed_moves("What is the distance to London?", km) == []
+    # any form of a move word; a possessive; a sentence that starts with "From"
+    for q in ("When are we migrating to Stripe?", "Who owns the migration to Stripe's platform?"):
+        assert reversed_moves(q, DECISION) != [], q
+    assert reversed_moves("When do we move to Stripe?", "From Stripe to Adyen: the plan.") == [
+        Contradiction("to Stripe", "From Stripe to Adyen")
+    ]
+    flight = "Outbound: BA 5 from London Heathrow to Tokyo Haneda, 2 April."
+    assert reversed_moves("When do we fly to Tokyo?", flight) == []
+    assert reversed_moves("When do we fly to London?", flight) == [
+        Contradiction("to London", "from London Heathrow to Tokyo Haneda")
+    ]
+
+
 def test_the_evidence_check_refuses_a_reversed_move_with_require_keys() -> None:
     ps = [PassageSentences.of(1, hit(1, DECISION))]
     q = "When do we move to Stripe?"

@@ -28,7 +28,18 @@ from kb.rag.answerability import (
     says_every_term,
     weighted_share,
 )
-from kb.rag.lexical import agentive, content_stems, found, key_tokens, recall, stem, unit_words
+from kb.rag.lexical import (
+    END_WORDS,
+    START_WORDS,
+    agentive,
+    bounds,
+    content_stems,
+    found,
+    key_tokens,
+    recall,
+    stem,
+    unit_words,
+)
 from kb.rag.quote import quote_grammar, quote_line, rank_candidates
 from kb.rag.record import VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
@@ -84,9 +95,15 @@ def test_passage_sentences_are_real_slices_and_respect_abbreviations() -> None:
     assert split_sentences("") == [] and split_sentences("   \n ") == []
     assert split_sentences("no boundary at all") == [(0, 18)]
     # the short forms of notes: a car's registration, a reference, a phone number
-    for short in ("(reg. LK19 XZP)", "ref. KC-88213", "tel. 01632 960 431", "cf. Table 2"):
+    for short in ("(reg. LK19 XZP)", "ref. KC-88213", "tel. 01632 960 431", "incl. VAT"):
         note = f"The Skoda {short} is due its MOT in January. Tyres are fine."
         assert len(split_sentences(note)) == 2, short
+    # before a capitalised word they are words or names that end a sentence
+    for text in (
+        "Yesterday I called Reg. He was out all day.",
+        "It runs to 40 pp. It covers the audit.",
+    ):
+        assert len(split_sentences(text)) == 2, text
 
 
 def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
@@ -573,6 +590,8 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     for text in ("on March 12", "in 2023", "costs 3.50", "at 192.168.1.1", "Room 2024"):
         assert not unit_words(text) & version, text
     assert not unit_words("Installed 14 March 2023") & version  # a day before its month
+    # "may" after a version is the verb, not the month
+    assert unit_words("Postgres 16 may be needed.") >= version
 
 
 def far_embed(texts: Sequence[str]) -> np.ndarray:
@@ -596,8 +615,8 @@ def test_a_sentence_that_holds_every_word_lifts_p_to_the_floor() -> None:
     assert check("What does make dev start?", ps, None, 0.4).to_dict()["every_term"] is True
     # one word held says too little; a word the sentence lacks keeps the model's p
     for q in ("What is Redis?", "Which Postgres version runs in production?"):
-        score, every = p_of(q)
-        assert score < 0.4 and not every, q
+        score, held = p_of(q)
+        assert score < 0.4 and not held, q
 
     # the chunk's headings count, as for coverage ("Car" over the registration's line),
     # but not alone: the sentence itself must hold one of the words at least
@@ -622,13 +641,39 @@ def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
     end, start = {"end", "expire", "finish"}, {"start", "begin"}
     for text in ("valid to 31/12/2026", "runs until Friday", "expires on 3 May", "till Q3"):
         assert unit_words(text) >= end and not unit_words(text) & start, text
-    for text in ("since 2019", "from April the price is £38", "starting 1 June", "as of Monday"):
+    for text in ("since 2019", "from 1 April the price is £38", "starting 1 June", "as of Monday"):
         assert unit_words(text) >= start and not unit_words(text) & end, text
-    assert unit_words("from 1939 until 1945") >= end | start
+    for text in (
+        "from 1939 until 1945",
+        "between 1990 and 1995",
+        "from 2026-03-01 to 2026-06-30",
+        "from June 1st to 5th",
+        "painted from March to April",
+    ):
+        assert unit_words(text) >= end | start, text
     # the bounding word must be right before a point in time: "from Stripe to Adyen in
-    # Q1" bounds nothing, nor "until he left", nor a verb with no time after it
-    for text in ("We move from Stripe to Adyen in Q1", "until he left", "The war ended."):
+    # Q1" bounds nothing, nor "until he left", nor a verb with no time after it; a
+    # month is capitalised ("ends may remain"); "from" a month alone is a person ("an
+    # e-mail from June"); a number is a year only from 1500 to 2099 ("runs to 5000 words")
+    for text in (
+        "We move from Stripe to Adyen in Q1",
+        "until he left",
+        "The war ended.",
+        "Loose ends may remain",
+        "Got the signed lease from June today.",
+        "Membership e-mail from Jan, the treasurer.",
+        "runs to 5000 words",
+        "until 1200 degrees",
+        "Rent rose from 1200 to 1350",
+    ):
         assert not unit_words(text) & (end | start), text
+    assert bounds("The pass is valid from 3 April until 16 April.") == {
+        **dict.fromkeys(END_WORDS, "from 3 April until 16 April"),
+        **dict.fromkeys(START_WORDS, "from 3 April"),
+    }
+    # what a date says alone does not make a sentence hold every word of a question
+    bus = [PassageSentences.of(1, hit(1, "The school bus runs until June."))]
+    assert not check("When did the dispute end?", bus, None, 0.0).every_term
 
 
 def test_an_identifier_is_a_number_or_code() -> None:
