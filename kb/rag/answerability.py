@@ -434,25 +434,31 @@ def coverage(
     matches: Matches | None = None,
 ) -> tuple[float, list[str]]:
     """The best idf-weighted share of ``terms`` that one sentence holds, or two
-    sentences of two documents together less :data:`PAIR_PENALTY` (each must hold a
-    term the other lacks), and the surface words the best lacks, rarest first; 1.0 and
-    none when there are no terms. ``matches``: :func:`sentence_matches`, if computed."""
+    sentences of two documents together less :data:`PAIR_PENALTY` (each must write out,
+    in its words or its chunk's headings, a term the other lacks: what a value says is
+    no such term, so "When does the RAC cover *start*?" does not pair "cover is with the
+    RAC until June" with another note's "valid from 3 April"), and the surface words
+    the best lacks, rarest first; 1.0 and none when there are no terms. ``matches``:
+    :func:`sentence_matches`, if computed."""
     if sum(w for _, w in terms.values()) <= 0:
         return 1.0, []
     if matches is None:
         matches = sentence_matches(terms, passages)
     best, best_got = -1.0, frozenset[str]()
-    seen: dict[tuple[str, frozenset[str]], None] = {}
+    # per distinct (document, terms held): the terms a sentence or its headings write out
+    seen: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
     for p, sentences in zip(passages, matches, strict=True):
-        for got in sentences:
-            seen[(p.hit.locator.path, got)] = None
+        for j, got in enumerate(sentences):
+            written = p.stems[j] | p.heading_stems
+            key = (p.hit.locator.path, got)
+            seen[key] = seen.get(key, frozenset()) | {s for s in got if found(s, written)}
             cov = weighted_share(terms, got)
             if cov > best:
                 best, best_got = cov, got
-    distinct = list(seen)
-    for i, (path_a, a) in enumerate(distinct):
-        for path_b, b in distinct[i + 1 :]:
-            if path_a == path_b or not (a - b) or not (b - a):
+    distinct = list(seen.items())
+    for i, ((path_a, a), own_a) in enumerate(distinct):
+        for (path_b, b), own_b in distinct[i + 1 :]:
+            if path_a == path_b or not (own_a - b) or not (own_b - a):
                 continue
             both = a | b
             cov = weighted_share(terms, both) - PAIR_PENALTY

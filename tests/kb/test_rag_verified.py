@@ -481,6 +481,12 @@ def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
     twins = [PassageSentences.of(1, HITS[0]), PassageSentences.of(2, copy)]
     pizza = "How long does the pizza proof in the refrigerator?"
     assert check(pizza, twins, None, 0.0).coverage == pytest.approx(2 / 3)
+    # and writes it out: a start that another note's date says is no part of the answer
+    rac = hit(1, "Breakdown cover is with the RAC until June 2026.")
+    jr = hit(2, "The rail pass is valid from 3 April.")
+    ps = [PassageSentences.of(1, rac), PassageSentences.of(2, jr)]
+    got = check("When does the RAC cover start?", ps, None, 0.0)
+    assert got.coverage == pytest.approx(2 / 3) and got.missing == ["start"]
 
 
 def test_typos_and_possessives_still_find_their_words() -> None:
