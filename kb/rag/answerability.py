@@ -433,7 +433,9 @@ def coverage(
     passages: Sequence[PassageSentences],
     matches: Matches | None = None,
 ) -> tuple[float, list[str]]:
-    """The best idf-weighted share of ``terms`` that one sentence holds, or two
+    """The best idf-weighted share of ``terms`` that one sentence holds (one that writes
+    out a term at least, in its words or its chunk's headings: a sentence that holds a
+    rare *start* only by its date, "valid from 3 April", is about something else), or two
     sentences of two documents together less :data:`PAIR_PENALTY` (each must write out,
     in its words or its chunk's headings, a term the other lacks: what a value says is
     no such term, so "When does the RAC cover *start*?" does not pair "cover is with the
@@ -451,8 +453,9 @@ def coverage(
         for j, got in enumerate(sentences):
             written = p.stems[j] | p.heading_stems
             key = (p.hit.locator.path, got)
-            seen[key] = seen.get(key, frozenset()) | {s for s in got if found(s, written)}
-            cov = weighted_share(terms, got)
+            own = {s for s in got if found(s, written)}
+            seen[key] = seen.get(key, frozenset()) | own
+            cov = weighted_share(terms, got) if own else 0.0
             if cov > best:
                 best, best_got = cov, got
     distinct = list(seen.items())

@@ -487,6 +487,11 @@ def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
     ps = [PassageSentences.of(1, rac), PassageSentences.of(2, jr)]
     got = check("When does the RAC cover start?", ps, None, 0.0)
     assert got.coverage == pytest.approx(2 / 3) and got.missing == ["start"]
+    # nor does a sentence that holds a question word only by what its date says stand
+    # for the question alone, however rare the word: the closest sentence is the RAC's
+    rare = {"start": (0, 100)}
+    got = check("When does the RAC cover start?", ps, lambda w: rare.get(w, (40, 100)), 0.0)
+    assert got.missing == ["start"] and 0 < got.coverage < 0.5
 
 
 def test_typos_and_possessives_still_find_their_words() -> None:
