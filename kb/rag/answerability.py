@@ -455,7 +455,9 @@ def coverage(
             key = (p.hit.locator.path, got)
             own = {s for s in got if found(s, written)}
             seen[key] = seen.get(key, frozenset()) | own
-            cov = weighted_share(terms, got) if own else 0.0
+            # (a sentence that holds nothing keeps its share: 1.0 when only light verbs
+            # are asked, "What do we need?")
+            cov = weighted_share(terms, got) if (own or not got) else 0.0
             if cov > best:
                 best, best_got = cov, got
     distinct = list(seen.items())

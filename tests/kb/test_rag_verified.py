@@ -492,6 +492,8 @@ def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
     rare = {"start": (0, 100)}
     got = check("When does the RAC cover start?", ps, lambda w: rare.get(w, (40, 100)), 0.0)
     assert got.missing == ["start"] and 0 < got.coverage < 0.5
+    # a question of light verbs only has nothing to check in any sentence
+    assert check("What do we need?", ps, None, 0.0).coverage == 1.0
 
 
 def test_typos_and_possessives_still_find_their_words() -> None:
