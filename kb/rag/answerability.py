@@ -21,13 +21,15 @@ the question asks about, with two signals:
   and where *found* tolerates typos and derivations (:func:`kb.rag.lexical.found`:
   ``pacakges`` meets ``packages``) and a number with a unit stands for its quantity
   (:func:`kb.rag.lexical.unit_words`: ``30 °C`` says *temperature*, ``375 g`` says
-  *grams*); ``coverage`` is the maximum over sentences, and the
+  *grams*; a sentence that holds some terms only so, and writes none of them out, counts
+  for none: "valid from 3 April" is not about "When does the RAC cover *start*?",
+  :func:`standing`); ``coverage`` is the maximum over sentences, and the
   missing terms are those of the best sentence, rarest first. One sentence, not a
   window of three: a swapped word is usually missing from the very sentence the
   question paraphrases, while its neighbours often hold it. A question that needs two
   documents ("Which band formed first, X or Y?") has no such sentence, so two
   sentences of two *different documents* also count, together, at their joint share
-  less :data:`PAIR_PENALTY` (0.2), when each holds a term the other lacks::
+  less :data:`PAIR_PENALTY` (0.2), when each writes out a term the other lacks::
 
       coverage = max(max_s coverage(s), max_{s, s' in two documents} coverage(s ∪ s') - 0.2)
 
@@ -417,8 +419,24 @@ def ranked_sentences(
     for p, held in zip(passages, matches, strict=True):
         coss += cosines_of(p.vectors, qvec, len(held))
         places += [(p, j) for j in range(len(held))]
-        covs += [weighted_share(terms, list(got)) for got in held]
+        covs += [weighted_share(terms, standing(terms, p, j, got)) for j, got in enumerate(held)]
     return rank_sentences(places, covs, coss)
+
+
+def standing(
+    terms: dict[str, tuple[str, float]], p: PassageSentences, j: int, got: frozenset[str]
+) -> frozenset[str]:
+    """The terms of ``got`` (those sentence ``j`` of ``p`` holds) that count for the
+    sentence on its own: all of them when it writes one out (in its words or its chunk's
+    headings) or holds every term asked (light verbs aside: "How much does it cost?"
+    over "It's £40 a month."), none when it holds some only by what its dates and values
+    say ("valid from 3 April" for "When does the RAC cover *start*?": about something
+    else)."""
+    asked = {s for s in terms if not is_light(terms, s)}
+    if asked <= got:
+        return got
+    written = p.stems[j] | p.heading_stems
+    return got if any(found(s, written) for s in got) else frozenset()
 
 
 #: what a pair of sentences from two documents loses against one sentence (module
@@ -433,9 +451,9 @@ def coverage(
     passages: Sequence[PassageSentences],
     matches: Matches | None = None,
 ) -> tuple[float, list[str]]:
-    """The best idf-weighted share of ``terms`` that one sentence holds (one that writes
-    out a term at least, in its words or its chunk's headings: a sentence that holds a
-    rare *start* only by its date, "valid from 3 April", is about something else), or two
+    """The best idf-weighted share of ``terms`` that one sentence holds (as
+    :func:`standing` counts it: a sentence that holds a rare *start* only by its date,
+    "valid from 3 April", is about something else), or two
     sentences of two documents together less :data:`PAIR_PENALTY` (each must write out,
     in its words or its chunk's headings, a term the other lacks: what a value says is
     no such term, so "When does the RAC cover *start*?" does not pair "cover is with the
@@ -453,13 +471,11 @@ def coverage(
         for j, got in enumerate(sentences):
             written = p.stems[j] | p.heading_stems
             key = (p.hit.locator.path, got)
-            own = {s for s in got if found(s, written)}
-            seen[key] = seen.get(key, frozenset()) | own
-            # (a sentence that holds nothing keeps its share: 1.0 when only light verbs
-            # are asked, "What do we need?")
-            cov = weighted_share(terms, got) if (own or not got) else 0.0
+            seen[key] = seen.get(key, frozenset()) | {s for s in got if found(s, written)}
+            held = standing(terms, p, j, got)
+            cov = weighted_share(terms, held)
             if cov > best:
-                best, best_got = cov, got
+                best, best_got = cov, held
     distinct = list(seen.items())
     for i, ((path_a, a), own_a) in enumerate(distinct):
         for (path_b, b), own_b in distinct[i + 1 :]:

@@ -494,6 +494,20 @@ def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
     assert got.missing == ["start"] and 0 < got.coverage < 0.5
     # a question of light verbs only has nothing to check in any sentence
     assert check("What do we need?", ps, None, 0.0).coverage == 1.0
+    # a value that says every word asked is the answer ("How much does it cost?")
+    for q, text in (
+        ("How much does it cost?", "It's £40 a month."),
+        ("What's the phone number?", "Call 0800 051 5260 after 9."),
+    ):
+        got = check(q, [PassageSentences.of(1, hit(1, text))], None, 0.0)
+        assert got.coverage == 1.0 and got.missing == [], q
+    # a sentence that counts for nothing is no "closest sentence": what is missing does
+    # not depend on the order of the passages
+    alone = [PassageSentences.of(2, jr)]
+    after = [PassageSentences.of(1, hit(1, "Nothing here at all.")), *alone]
+    q = "When does the RAC cover start?"
+    assert check(q, alone, None, 0.0).missing == check(q, after, None, 0.0).missing
+    assert check(q, alone, None, 0.0).coverage == 0.0
 
 
 def test_typos_and_possessives_still_find_their_words() -> None:
