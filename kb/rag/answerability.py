@@ -371,7 +371,7 @@ def check(
     if model is None:
         model = DEFAULT_MODEL if cos is not None else LEXICAL_MODEL
     p = model.score(cov, cos, chunk)
-    every = holds_every_term(terms, passages)
+    every = holds_every_term(terms, passages, matches)
     if every:
         p = max(p, EVERY_TERM_FLOOR)
     result = Answerability(
@@ -383,7 +383,7 @@ def check(
     if ranked:
         best, j = ranked[0]
         got = set(found_terms(terms, best, j))
-        lacking = {s for s in terms if s not in got and not is_light(terms, s)}
+        lacking = asked_terms(terms) - got
         known = best.stems[j] | best.heading_stems | best.units(j)
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
         result.contradictions += reversed_moves(question, best.sentence(j))
@@ -416,27 +416,37 @@ def ranked_sentences(
     places: list[tuple[PassageSentences, int]] = []
     covs: list[float] = []
     coss: list[float | None] = []
+    asked = asked_terms(terms)
     for p, held in zip(passages, matches, strict=True):
         coss += cosines_of(p.vectors, qvec, len(held))
         places += [(p, j) for j in range(len(held))]
-        covs += [weighted_share(terms, standing(terms, p, j, got)) for j, got in enumerate(held)]
+        covs += [
+            weighted_share(terms, standing(asked, got, written_out(p, j, got)))
+            for j, got in enumerate(held)
+        ]
     return rank_sentences(places, covs, coss)
 
 
-def standing(
-    terms: dict[str, tuple[str, float]], p: PassageSentences, j: int, got: frozenset[str]
-) -> frozenset[str]:
-    """The terms of ``got`` (those sentence ``j`` of ``p`` holds) that count for the
-    sentence on its own: all of them when it writes one out (in its words or its chunk's
-    headings) or holds every term asked (light verbs aside: "How much does it cost?"
-    over "It's £40 a month."), none when it holds some only by what its dates and values
-    say ("valid from 3 April" for "When does the RAC cover *start*?": about something
-    else)."""
-    asked = {s for s in terms if not is_light(terms, s)}
-    if asked <= got:
-        return got
+def asked_terms(terms: dict[str, tuple[str, float]]) -> frozenset[str]:
+    """The question's term stems but the light verbs (:data:`LIGHT_VERBS`)."""
+    return frozenset(s for s in terms if not is_light(terms, s))
+
+
+def written_out(p: PassageSentences, j: int, got: frozenset[str]) -> frozenset[str]:
+    """The terms of ``got`` (those sentence ``j`` of ``p`` holds) that the sentence or
+    its chunk's headings write out, not only say by a date or a value."""
     written = p.stems[j] | p.heading_stems
-    return got if any(found(s, written) for s in got) else frozenset()
+    return frozenset(s for s in got if found(s, written))
+
+
+def standing(asked: frozenset[str], got: frozenset[str], written: frozenset[str]) -> frozenset[str]:
+    """The terms of ``got`` (those a sentence holds; ``written``: those it writes out,
+    :func:`written_out`) that count for the sentence on its own: all of them when it
+    writes one out or holds every term ``asked`` (:func:`asked_terms`: "How much does it
+    cost?" over "It's £40 a month."), none when it holds some only by what its dates and
+    values say ("valid from 3 April" for "When does the RAC cover *start*?": about
+    something else)."""
+    return got if (written or asked <= got) else frozenset()
 
 
 #: what a pair of sentences from two documents loses against one sentence (module
@@ -465,14 +475,15 @@ def coverage(
     if matches is None:
         matches = sentence_matches(terms, passages)
     best, best_got = -1.0, frozenset[str]()
+    asked = asked_terms(terms)
     # per distinct (document, terms held): the terms a sentence or its headings write out
     seen: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
     for p, sentences in zip(passages, matches, strict=True):
         for j, got in enumerate(sentences):
-            written = p.stems[j] | p.heading_stems
+            written = written_out(p, j, got)
             key = (p.hit.locator.path, got)
-            seen[key] = seen.get(key, frozenset()) | {s for s in got if found(s, written)}
-            held = standing(terms, p, j, got)
+            seen[key] = seen.get(key, frozenset()) | written
+            held = standing(asked, got, written)
             cov = weighted_share(terms, held)
             if cov > best:
                 best, best_got = cov, held
@@ -485,10 +496,8 @@ def coverage(
             cov = weighted_share(terms, both) - PAIR_PENALTY
             if cov > best:
                 best, best_got = cov, both
-    missing = sorted(
-        (s for s in terms if s not in best_got and not is_light(terms, s)),
-        key=lambda s: -terms[s][1],
-    )
+    lacking = asked - best_got
+    missing = sorted((s for s in terms if s in lacking), key=lambda s: -terms[s][1])
     return max(best, 0.0), [terms[s][0] for s in missing]
 
 
@@ -502,10 +511,11 @@ EVERY_TERM_FLOOR = 0.5
 
 
 def holds_every_term(
-    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences]
+    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences], matches: Matches
 ) -> bool:
     """True when one passage sentence (its words, what its quantities and values say,
-    and its chunk's headings and file name: :func:`found_terms`) holds every question
+    and its chunk's headings and file name: :func:`found_terms`, as ``matches`` holds
+    them, :func:`sentence_matches`) holds every question
     term but the light verbs, those are two or more, and the sentence itself holds one
     of them at least, written out: "What is the car's registration?" over "The Skoda
     Octavia (reg. LK19 XZP) ..." under the heading "Car". One word held ("Who is our
@@ -513,14 +523,12 @@ def holds_every_term(
     headings alone (they hold the same words for every sentence of the chunk) and what
     a sentence's values say alone ("When did the dispute end?" over "The school bus
     runs until June" holds *end* only by its date)."""
-    asked = [s for s in terms if not is_light(terms, s)]
+    asked = asked_terms(terms)
     if len(asked) < 2:
         return False
-    for p in passages:
-        for j in range(len(p.spans)):
-            own = p.stems[j]
-            here = own | p.units(j) | p.heading_stems
-            if all(found(s, here) for s in asked) and any(found(s, own) for s in asked):
+    for p, held in zip(passages, matches, strict=True):
+        for j, got in enumerate(held):
+            if asked <= got and any(found(s, p.stems[j]) for s in asked):
                 return True
     return False
 
@@ -586,10 +594,10 @@ def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None
     if not terms or not hits:
         return False
     passages = [PassageSentences.of(n, h) for n, h in enumerate(hits, 1)]
+    asked = asked_terms(terms)
     for p in passages:
         for j in range(len(p.stems)):
             got = set(found_terms(terms, p, j))
-            every = all(s in got or is_light(terms, s) for s in terms)
-            if every and any(not is_light(terms, s) for s in got):
+            if asked and asked <= got:
                 return True
     return False

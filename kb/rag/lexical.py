@@ -374,16 +374,14 @@ def agentive(a: str, b: str) -> bool:
     return long_ == short + ("r" if short.endswith("e") else "er")
 
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
-)
 #: a month's name as a date writes it: capitalised, as a month always is and "may",
 #: "march" or "sun" as words are not
 _MONTH_NAME = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?"
 )
+#: a month's name in any case
+_MONTH = rf"(?i:{_MONTH_NAME})"
 
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
 #: "375 g" one about *grams* or *weight* (stems of the words a question would use)
