@@ -123,14 +123,41 @@ def _char_split(counts: SliceCounter, a: int, b: int, limit: int) -> list[tuple[
 
 
 def pack(
-    counts: SliceCounter, pieces: Sequence[tuple[int, int]], limit: int
+    counts: SliceCounter,
+    pieces: Sequence[tuple[int, int]],
+    limit: int,
+    *,
+    carry: bool = False,
 ) -> list[list[tuple[int, int]]]:
     """Greedily group consecutive pieces while ``text[first.start:last.end]`` stays within
-    ``limit`` tokens (counted on the real text, so non-additive tokenizers are safe)."""
+    ``limit`` tokens (counted on the real text, so non-additive tokenizers are safe).
+
+    With ``carry``, a group that starts inside a line (between two sentences, or two
+    words, of one line: no line break between the previous group's last piece and its
+    first) starts with that last piece again, so no two neighbouring sentences of a
+    paragraph end up only in different groups: a passage that runs across the cut
+    ("... and political integration. Today the Court of Justice ... is the main
+    judicial body") is whole in one of them. The piece is carried only when the
+    previous group has another piece (else the new group would hold all of it), it is
+    at most ``limit // 3`` tokens (the text a cut repeats stays small) and the two
+    pieces fit within ``limit`` together. Edge cases: a cut at a paragraph or a line
+    break never carries (a hard-wrapped PDF line is a fragment of a sentence, a list
+    item or a table row stands alone); each group still adds at least one new piece."""
     groups: list[list[tuple[int, int]]] = []
     for piece in pieces:
         if groups and counts.count(groups[-1][0][0], piece[1]) <= limit:
             groups[-1].append(piece)
+            continue
+        prev = groups[-1] if groups else None
+        if (
+            carry
+            and prev is not None
+            and len(prev) >= 2
+            and "\n" not in counts.text[prev[-1][1] : piece[0]]
+            and counts.count(*prev[-1]) <= limit // 3
+            and counts.count(prev[-1][0], piece[1]) <= limit
+        ):
+            groups.append([prev[-1], piece])
         else:
             groups.append([piece])
     return groups

@@ -7,7 +7,12 @@ Rules, in order:
    heading or a page. A section
    over ``max_tokens`` is split at paragraph breaks, then line breaks, then sentence
    ends, then whitespace, and only as a last resort between tokens; the pieces are then
-   packed greedily back together while the packed text stays within ``max_tokens``.
+   packed greedily back together while the packed text stays within ``max_tokens``. A
+   chunk that starts between two sentences of one line (a paragraph too long for one
+   chunk) repeats the previous chunk's last sentence when it is short (at most a third
+   of ``max_tokens``): a passage that runs across the cut is whole in one chunk
+   (:func:`ingest.chunkers.parts.pack`'s ``carry``). On squad-dev 3 of 294 golden
+   snippets ran across such a cut, so no chunk held them.
 2. **Merging small chunks.** A chunk under ``min_tokens`` is merged with its
    neighbour when both have the *same heading path* and the result stays within
    ``max_tokens`` (consecutive plain-text paragraphs, say). Chunks are never merged
@@ -46,8 +51,9 @@ from ingest.tokens import TokenCounter
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
 #: 2: a PDF page is cut at the headings it shows (ingest.loaders.pdf_headings), and a
-#: page's small sections under one heading merge; Markdown, text and audio chunk as in 1
-VERSION = "2"
+#: page's small sections under one heading merge; Markdown, text and audio chunk as in 1.
+#: 3: a chunk that starts between two sentences of a line repeats the one before the cut
+VERSION = "3"
 
 
 @dataclass
@@ -90,7 +96,7 @@ class StructureChunker:
     def _split_section(self, i: int, counts: SliceCounter) -> list[_Candidate]:
         """Section ``i`` split and packed under ``max_tokens``, one candidate per group."""
         pieces = split_to_limit(counts, 0, len(counts.text), self.max_tokens)
-        groups = pack(counts, pieces, self.max_tokens)
+        groups = pack(counts, pieces, self.max_tokens, carry=True)
         return [
             _Candidate([(i, g[0][0], g[-1][1])], counts.count(g[0][0], g[-1][1])) for g in groups
         ]
@@ -113,7 +119,7 @@ class StructureChunker:
                 and _heading(doc, prev) == _heading(doc, cand)
                 and _same_page(doc, prev, cand)
             ):
-                parts = prev.parts + cand.parts
+                parts = _joined(prev.parts, cand.parts)
                 count = count_parts(doc, parts, slices)
                 if count <= self.max_tokens:
                     out[-1] = _Candidate(parts, count)
@@ -143,6 +149,16 @@ class StructureChunker:
         if group:
             out.append(_Candidate(group, count_parts(doc, group, slices)))
         return out
+
+
+def _joined(a: list[Part], b: list[Part]) -> list[Part]:
+    """``a + b``, with ``a``'s last and ``b``'s first part made one when they are of one
+    section and overlap (a carried sentence, :func:`ingest.chunkers.parts.pack`), so
+    merged text never holds it twice."""
+    (i, s, e), (k, s2, e2) = a[-1], b[0]
+    if i == k and s2 < e:
+        return [*a[:-1], (i, s, max(e, e2)), *b[1:]]
+    return a + b
 
 
 def _heading(doc: LoadedDocument, cand: _Candidate) -> tuple[str, ...]:

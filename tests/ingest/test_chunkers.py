@@ -220,6 +220,50 @@ def test_long_section_splits_at_paragraphs_then_sentences() -> None:
     assert all(c.text.startswith("One") and c.text.endswith("nine.") for c in chunks)
 
 
+def test_a_cut_inside_a_paragraph_repeats_the_last_sentence() -> None:
+    sentences = [f"S{k} " + " ".join(f"w{i}" for i in range(8)) + "." for k in range(8)]
+    para = " ".join(sentences)  # eight sentences of 10 regex tokens, one paragraph
+    doc = LoadedDocument("s.txt", "txt", [Section(para, (), Span(1, 1), 0, len(para))])
+    chunks = make_chunker("structure", configured(40, 0), REGEX).chunk(doc)
+    check_invariants(doc, chunks, 40, para)
+    firsts = [c.text.split()[0] for c in chunks]
+    assert firsts == ["S0", "S3", "S6"]  # S3 and S6 are carried over the cut
+    assert [c.token_count for c in chunks] == [40, 40, 20]
+    for a, b in zip(sentences, sentences[1:], strict=False):  # every pair whole somewhere
+        assert any(f"{a} {b}" in c.text for c in chunks), (a, b)
+
+
+def test_no_sentence_is_carried_over_a_paragraph_break_or_when_long() -> None:
+    sent = "One two three four five six seven eight nine."  # 10 regex tokens
+    text = " ".join([sent] * 3) + "\n\n" + " ".join([sent] * 3)
+    doc = LoadedDocument("p.txt", "txt", [Section(text, (), Span(1, 3), 0, len(text))])
+    chunks = make_chunker("structure", configured(40, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [30, 30]  # a paragraph each, nothing repeated
+    assert "".join(c.text for c in chunks) == text.replace("\n\n", "")
+    # a sentence over a third of the limit is not repeated: 6 of 10 tokens, limit 25
+    long = " ".join([sent] * 6)
+    doc = LoadedDocument("l.txt", "txt", [Section(long, (), Span(1, 1), 0, len(long))])
+    chunks = make_chunker("structure", configured(25, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [20, 20, 20]
+
+
+def test_a_small_last_piece_merges_without_repeating_the_carried_sentence() -> None:
+    sentences = [f"S{k} " + " ".join(f"w{i}" for i in range(8)) + "." for k in range(5)]
+    para = " ".join(sentences)  # 50 tokens: [S0..S3], then S3 carried with S4
+    doc = LoadedDocument("m.txt", "txt", [Section(para, (), Span(1, 1), 0, len(para))])
+    split = make_chunker("structure", configured(40, 0), REGEX).chunk(doc)
+    assert [c.text.split()[0] for c in split] == ["S0", "S3"]
+    merged = make_chunker("structure", configured(60, 25), REGEX).chunk(doc)
+    assert [c.text for c in merged] == [para]  # within the limit: no cut, nothing repeated
+    src = f"{para}\n\nTail."
+    tail = Section("Tail.", (), Span(3, 3), len(para) + 2, len(src))
+    doc = LoadedDocument("m.txt", "txt", [Section(para, (), Span(1, 1), 0, len(para)), tail])
+    chunks = make_chunker("structure", configured(40, 25), REGEX).chunk(doc)
+    check_invariants(doc, chunks, 40, src)
+    assert chunks[-1].text == f"{sentences[3]} {sentences[4]}\n\nTail."
+    assert sum(c.text.count("S3 ") for c in chunks) == 2  # carried once, never doubled
+
+
 def test_hard_split_as_last_resort() -> None:
     text = "a" + "-" * 50  # 51 tokens and no whitespace to split at
     doc = LoadedDocument("z.txt", "txt", [Section(text, (), Span(1, 1), 0, len(text))])
@@ -566,7 +610,7 @@ def test_additive_tokenizers_only(tmp_path: Path) -> None:
         for name in ("structure", "window"):
             chunker = make_chunker(name, configured(30, 25, size=30, overlap=5), counter)
             chunks = chunker.chunk(doc)
-            tail = joiner(doc).join(texts[1:])
+            tail = joiner(doc).join(texts[2:])  # small sections merged
             assert any(c.text.endswith(tail) for c in chunks)
             assert chunks and all(0 < c.token_count == counter.count(c.text) <= 30 for c in chunks)
 

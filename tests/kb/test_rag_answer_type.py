@@ -157,3 +157,18 @@ def test_with_the_real_embedder_the_answer_outranks_the_topic_sentence(real_embe
     for q in ("When was the boiler last serviced?", "How much did the boiler service cost?"):
         first = rank_candidates(q, ps, embed, 3, doc_freq=doc_freq)[0]
         assert first.text.startswith("Annual service"), q
+
+
+def test_a_sentence_two_passages_hold_is_offered_once() -> None:
+    # a chunk that starts inside a paragraph repeats the sentence before the cut
+    loc = Locator("home/heating.md", "md", ("Heating",), Span(line_start=1, line_end=1))
+    first = "The boiler is a Viessmann. The boiler was serviced on 12 October."
+    second = "The boiler was serviced on 12 October. It cost 145 euros."
+    ps = [
+        PassageSentences.of(n, Hit(chunk_id=n, text=t, locator=loc, score=1.0))
+        for n, t in ((1, first), (2, second))
+    ]
+    got = rank_candidates("When was the boiler serviced?", ps, None, 8)
+    texts = [c.text for c in got]
+    assert texts.count("The boiler was serviced on 12 October.") == 1
+    assert len(texts) == 3 and got[0].text == "The boiler was serviced on 12 October."
