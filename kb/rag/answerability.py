@@ -171,6 +171,10 @@ LIGHT_VERBS = frozenset(
         "run",
         "fix",
         "fixes",
+        # nouns as light: "How much did the roof *work* cost?" over "The roofer replaced
+        # a third of the slates for £4,800", "the *job*"
+        "work",
+        "job",
     ]
 )
 

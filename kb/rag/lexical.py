@@ -399,10 +399,13 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
             ["gram", "weight", "heavy", "mass"],
         ),
         (
-            r"mm|cm|m|km|metres?|meters?|kilomet(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?",
-            ["distance", "length", "far", "tall", "height", "wide", "width"],
+            r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"
+            r"|yards?|yds?",
+            # "What *size* is the lintel?" over "203 by 133 millimetres"
+            ["distance", "length", "far", "tall", "height", "wide", "width", "size"]
+            + ["dimension", "deep", "depth", "thick", "thickness"],
         ),
-        (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter"]),
+        (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity", "size"]),
         (
             r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?",
             ["time", "duration", "long"],
@@ -541,7 +544,9 @@ _RANGE = (
     rf"(?:{_WHEN}|{_DAY})"
 )
 #: the words a span's end and start say ("When does the course *finish*?")
-END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish"])
+#: *renewal* too: "When is the car insurance up for *renewal*?" over "with Direct Line
+#: until June 2026" (and, as :func:`found` forgives derivations, *renew*, *renewed*)
+END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish", "renewal"])
 START_WORDS = frozenset(stem(w) for w in ["start", "begin", "commence"])
 #: a span's bound in time says what the question asks about it: "warranty until March
 #: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?",

@@ -1105,3 +1105,25 @@ def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
     e = LabelExpander(many)
     assert e.feed("3") == "Sentence 2. [#1]" and e.feed(" 1") == ""
     assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]
+
+
+def test_a_measure_says_size_a_bound_says_renewal_and_work_is_light() -> None:
+    beam = hit(
+        1,
+        "A structural engineer specified a steel lintel, 203 by 133 millimetres, resting on "
+        "padstones. The roofer, from Northside Roofing, replaced a third of the slates for "
+        "£4,800 in October 2022.",
+    )
+    car = hit(2, "Car insurance is with Direct Line until June 2026; policy DL-88412-K.")
+    ps = [PassageSentences.of(1, beam), PassageSentences.of(2, car)]
+    for q in (
+        "What size is the steel lintel?",  # a length is a size, also in millimetres
+        "When is the car insurance up for renewal?",  # "until June 2026" ends it
+        "How much did the roof work cost?",  # "work" counts only where a sentence says it
+    ):
+        got = check(q, ps, None, 0.0)
+        assert got.coverage == 1.0 and got.missing == [], q
+    assert {"size", "length"} <= unit_words("a 2 yard run") and "size" in unit_words("20 l")
+    assert check("When is the insurance renewed?", ps, None, 0.0).missing == []
+    assert check("When did the insurance start?", ps, None, 0.0).missing == ["start"]
+    assert "work" in LIGHT_VERBS and "works" not in LIGHT_VERBS
