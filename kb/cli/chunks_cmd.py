@@ -100,7 +100,7 @@ def show(
         stored = [
             (int(r[0]), int(r[1]), str(r[2]))
             for r in store.conn.execute(
-                "SELECT char_start, char_end, text FROM chunks WHERE document_id = ? "
+                "SELECT char_start, char_end, text FROM live_chunks WHERE document_id = ? "
                 "AND char_start IS NOT NULL ORDER BY char_start, ord",
                 (row["id"],),
             )

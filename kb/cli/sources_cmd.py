@@ -204,7 +204,7 @@ def docs(
     with open_kb(settings_for(kb)) as store:
         rows = store.conn.execute(
             "SELECT d.path, d.abs_path, d.doc_type, d.status, d.error, d.tags, "
-            "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS n "
+            "(SELECT count(*) FROM live_chunks c WHERE c.document_id = d.id) AS n "
             "FROM documents d ORDER BY d.path"
         ).fetchall()
     import json

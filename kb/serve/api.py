@@ -208,7 +208,7 @@ def list_documents(rt: Runtime, status: str | None) -> list[dict[str, Any]]:
     """Every document (or those with ``status``) with its chunk count, by path."""
     sql = (
         "SELECT d.id, d.path, d.doc_type, d.status, d.error, d.tags, "
-        "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS chunks "
+        "(SELECT count(*) FROM live_chunks c WHERE c.document_id = d.id) AS chunks "
         "FROM documents d" + (" WHERE d.status = ?" if status else "") + " ORDER BY d.path"
     )
     import json

@@ -173,6 +173,15 @@ class Segment:
     lines: tuple[int, int] | None
     pages: tuple[int, int] | None
     seconds: tuple[float, float] | None
+    #: ``text`` less what the segment before it holds already: a chunk that starts
+    #: inside a line repeats the sentence before the cut (:mod:`ingest.chunkers.structure`),
+    #: which a page of the whole document shows once
+    fresh: str = ""
+
+    @property
+    def shown(self) -> str:
+        """What a view of the whole document shows of this segment (:attr:`fresh`)."""
+        return self.fresh or self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,20 +195,30 @@ class Segment:
 
 
 def segments(conn: Any, doc: Document) -> list[Segment]:
-    """The document's chunks in order (the PDF text by page, the audio transcript)."""
+    """The document's chunks of the live chunking in order (the PDF text by page, the
+    audio transcript); chunkings kept beside it (an older chunker version, another
+    chunker) are not shown. Each segment's :attr:`Segment.fresh` is its text without
+    the characters the one before it holds too."""
     out = []
+    prev_end: int | None = None
     for r in conn.execute(
-        "SELECT * FROM chunks WHERE document_id = ? ORDER BY ord", (doc.id,)
+        "SELECT * FROM live_chunks WHERE document_id = ? ORDER BY ord", (doc.id,)
     ).fetchall():
         ls, ps, ss = r["line_start"], r["page_start"], r["seconds_start"]
+        text, start, end = str(r["text"]), r["char_start"], r["char_end"]
+        fresh = ""
+        if prev_end is not None and start is not None and start < prev_end:
+            fresh = text[prev_end - int(start) :].lstrip()
+        prev_end = int(end) if end is not None else None
         out.append(
             Segment(
                 int(r["id"]),
-                str(r["text"]),
+                text,
                 str(r["heading_path"] or ""),
                 (int(ls), int(r["line_end"] or ls)) if ls is not None else None,
                 (int(ps), int(r["page_end"] or ps)) if ps is not None else None,
                 (float(ss), float(r["seconds_end"] or ss)) if ss is not None else None,
+                fresh,
             )
         )
     return out
@@ -220,7 +239,7 @@ def joined_text(segs: list[Segment], title: str | None = None) -> str:
         while same < min(len(path), len(prev)) and path[same] == prev[same]:
             same += 1
         out.extend(path[same:])
-        out.append(s.text)
+        out.append(s.shown)
         prev = path
     return "\n\n".join(out)
 
