@@ -74,6 +74,7 @@ coverage 1 (there is nothing to check); no passages -> not answerable.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,7 +88,7 @@ from kb.rag.lexical import (
     key_tokens,
     number_value,
     quantities,
-    tokens,
+    token_matches,
 )
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.substitution import swaps
@@ -171,10 +172,6 @@ LIGHT_VERBS = frozenset(
         "run",
         "fix",
         "fixes",
-        # nouns as light: "How much did the roof *work* cost?" over "The roofer replaced
-        # a third of the slates for £4,800", "the *job*"
-        "work",
-        "job",
     ]
 )
 
@@ -250,8 +247,9 @@ def idf(n_t: int, n: int) -> float:
 def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[str, float]]:
     """stem -> (a surface word, idf weight); weight 1 for every term without ``doc_freq``."""
     out: dict[str, tuple[str, float]] = {}
-    for word in tokens(question):
-        if word.lower() in QUESTION_FRAME:
+    for m in token_matches(question):
+        word = m.group()
+        if word.lower() in QUESTION_FRAME or _glued_letter(question, m):
             continue
         stems = content_stems(word)
         if not stems:
@@ -265,6 +263,16 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
             w = idf(n_t, n)
         out[s] = (word, w)
     return out
+
+
+def _glued_letter(text: str, m: re.Match[str]) -> bool:
+    """The token ``m`` is one letter written against a number: the *p* of "p99", the
+    *K* of "4K", the *v* of "v2". Such a letter is no word a note would repeat ("the
+    p99 latency" over "the 99th percentile"); the number stays a term."""
+    a, b = m.span()
+    if b - a != 1 or not m.group().isalpha():
+        return False
+    return (a > 0 and text[a - 1].isdigit()) or (b < len(text) and text[b].isdigit())
 
 
 def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str]:

@@ -401,14 +401,13 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (
             r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"
             r"|yards?|yds?",
-            # "What *size* is the lintel?" over "203 by 133 millimetres"
-            ["distance", "length", "far", "tall", "height", "wide", "width", "size"]
-            + ["dimension", "deep", "depth", "thick", "thickness"],
+            ["distance", "length", "far", "tall", "height", "wide", "width"],
         ),
-        (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity", "size"]),
+        (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity"]),
         (
-            r"s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?",
-            ["time", "duration", "long"],
+            r"ms|milliseconds?|s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?"
+            r"|months?|years?",
+            ["time", "duration", "long", "latency", "delay"],
         ),
         (r"%|percent|per\s*cent", ["percentage", "percent", "share", "proportion"]),
     )
@@ -416,6 +415,19 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     (
         re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
         frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
+    ),
+    # a measure of two or three sides says a *size*: "203 by 133 millimetres", "20x30
+    # cm", "2 m x 3 m" ("What size is the lintel?"); one length alone is no size ("the
+    # team drove 40 miles")
+    (
+        re.compile(
+            r"(?<![^\W_])\d+(?:[.,]\d+)?\s*(?:[a-z]{1,2}\s*)?(?:by|x|×)\s*\d+(?:[.,]\d+)?"
+            r"(?:\s*(?:[a-z]{1,2}\s*)?(?:by|x|×)\s*\d+(?:[.,]\d+)?)?\s*"
+            r"(?:mm|cm|m|km|(?:milli|centi)?met(?:re|er)s?|ft|feet|foot|inch(?:es)?|yards?)"
+            r"(?![^\W\d_])",
+            re.IGNORECASE,
+        ),
+        frozenset(["size", "dimension", "dimensions", "big", "large"]),
     ),
     # values whose shape says what they are: an IP address, a date (ISO, or a day with
     # its month's name); e-mail and web addresses are in _TEXT_SHAPES
@@ -544,9 +556,12 @@ _RANGE = (
     rf"(?:{_WHEN}|{_DAY})"
 )
 #: the words a span's end and start say ("When does the course *finish*?")
-#: *renewal* too: "When is the car insurance up for *renewal*?" over "with Direct Line
-#: until June 2026" (and, as :func:`found` forgives derivations, *renew*, *renewed*)
-END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish", "renewal"])
+END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish"])
+#: what an end in time says beside :data:`END_WORDS`: "When is the car insurance up for
+#: *renewal*?" over "with Direct Line until June 2026" (and, as :func:`found` forgives
+#: derivations, *renew*, *renewed*). Not an end word itself: "its renewal is yearly"
+#: says no end that would answer "When did the policy end?"
+_END_SAYS = END_WORDS | {stem("renewal")}
 START_WORDS = frozenset(stem(w) for w in ["start", "begin", "commence"])
 #: a span's bound in time says what the question asks about it: "warranty until March
 #: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?",
@@ -559,7 +574,7 @@ _BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
             r"\b(?i:until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
             rf"|valid\s+(?:to|until|through)|runs?\s+(?:to|until))\s+{_WHEN}|{_RANGE}"
         ),
-        END_WORDS,
+        _END_SAYS,
     ),
     (
         re.compile(

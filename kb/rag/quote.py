@@ -26,10 +26,11 @@ and its neighbours, as the evidence check counts them
 units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
 cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
 date or time, an amount of money, a number or quantity word); the best
-``candidates`` sentences (ties: passage order) are offered, each text once: a
-sentence that two passages hold (two notes that say the same, or the sentence a chunk
-repeats from the one before it, :mod:`ingest.chunkers.structure`) is offered from the
-passage where it ranks best.
+``candidates`` sentences (ties: passage order) are offered, each text once (with
+the command that follows it, :func:`command_after`): a sentence that two passages
+hold (two notes that say the same, or the sentence a chunk repeats from the one
+before it, :mod:`ingest.chunkers.structure`) is offered from the passage where it
+ranks best.
 Measured on squad-dev's 234 answerable SQuAD questions (top-5 passages), the first
 candidate holds the golden answer for 80% (the plain window share of stems: 74%), and
 one of the 8 offered for 97%. The prompt lists exactly
@@ -117,11 +118,11 @@ def rank_candidates(
                 rel += TYPE_BONUS
             cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     unique = []
     for c in cands:  # a sentence two passages hold (a chunk repeats the one before the cut)
-        if c.text not in seen:
-            seen.add(c.text)
+        if (c.text, c.follow) not in seen:  # a lead-in before another command is another
+            seen.add((c.text, c.follow))
             unique.append(c)
     return unique[:limit]
 

@@ -695,7 +695,7 @@ def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
     ):
         assert not unit_words(text) & (end | start), text
     assert bounds("The pass is valid from 3 April until 16 April.") == {
-        **dict.fromkeys(END_WORDS, "from 3 April until 16 April"),
+        **dict.fromkeys(END_WORDS | {"renewal"}, "from 3 April until 16 April"),
         **dict.fromkeys(START_WORDS, "from 3 April"),
     }
     # what a date says alone does not make a sentence hold every word of a question
@@ -1107,23 +1107,43 @@ def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
     assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]
 
 
-def test_a_measure_says_size_a_bound_says_renewal_and_work_is_light() -> None:
+def test_a_measure_of_two_sides_says_size_and_an_end_says_renewal() -> None:
     beam = hit(
         1,
         "A structural engineer specified a steel lintel, 203 by 133 millimetres, resting on "
-        "padstones. The roofer, from Northside Roofing, replaced a third of the slates for "
-        "£4,800 in October 2022.",
+        "padstones. The team drove 40 miles to the yard.",
     )
     car = hit(2, "Car insurance is with Direct Line until June 2026; policy DL-88412-K.")
     ps = [PassageSentences.of(1, beam), PassageSentences.of(2, car)]
     for q in (
-        "What size is the steel lintel?",  # a length is a size, also in millimetres
+        "What size is the steel lintel?",  # two sides in millimetres: a size
         "When is the car insurance up for renewal?",  # "until June 2026" ends it
-        "How much did the roof work cost?",  # "work" counts only where a sentence says it
+        "When is the insurance renewed?",
     ):
         got = check(q, ps, None, 0.0)
         assert got.coverage == 1.0 and got.missing == [], q
-    assert {"size", "length"} <= unit_words("a 2 yard run") and "size" in unit_words("20 l")
-    assert check("When is the insurance renewed?", ps, None, 0.0).missing == []
+    assert check("What size is the team?", ps, None, 0.0).missing == ["size"]  # one length
+    assert {"size", "length"} <= unit_words("a board of 20x30 cm") | unit_words("2 m x 3 m")
+    assert "size" not in unit_words("a 2 yard run") and "length" in unit_words("a 2 yard run")
     assert check("When did the insurance start?", ps, None, 0.0).missing == ["start"]
-    assert "work" in LIGHT_VERBS and "works" not in LIGHT_VERBS
+    # a word of renewal is no end: the start it gives contradicts "end"
+    from kb.rag.polarity import contradictions
+
+    got = contradictions(
+        "When did the policy end?", ["The policy began in March 2020; its renewal is yearly."]
+    )
+    assert [c.question for c in got] == ["end"]
+    # the "work" of a question is a word a note must hold ("What is Ana's job?")
+    assert "work" not in LIGHT_VERBS and "job" not in LIGHT_VERBS
+
+
+def test_a_letter_written_against_a_number_is_no_question_word() -> None:
+    svc = hit(1, "The search service answers in 40 ms; the 99th percentile is 900 ms.")
+    got = check(
+        "What is the p99 latency of the search service?", [PassageSentences.of(1, svc)], None, 0.0
+    )
+    assert got.missing == [] and got.coverage == 1.0  # no "p"; 900 ms says latency
+    assert "p" not in question_terms("What is the p99 latency?", None)
+    assert "4" in question_terms("Is the TV 4K?", None) and "k" not in question_terms(
+        "Is the TV 4K?", None
+    )
