@@ -11,7 +11,11 @@ For each size (default 10k and 100k chunks of 60 words, 384-d random unit vector
 - recall@10 of kb's vector leg and of the bare LanceDB query against exact brute
   force (float64 numpy over every vector);
 - CPU time per query (``time.process_time``, all threads of the process): on a busy
-  machine wall time includes waiting for a core, CPU time does not.
+  machine wall time includes waiting for a core, CPU time does not;
+- a one-word keyword search of a misspelt word (one inner letter of a 7+ letter word
+  dropped), which kb answers by the nearest spellings the KB holds
+  (:mod:`kb.search.typos`), against the same search of the word as written: p50/p95
+  and the share corrected to the word meant.
 
 With ``--ann SIZES`` it also benchmarks the ANN vector leg (:mod:`bench._ann`) on
 KBs of clustered vectors: hybrid p50/p95, vector recall@10 against exact search, and
@@ -96,6 +100,44 @@ def keyword_engines(
     return out[0], out[1], build_s
 
 
+def typo_words(
+    store: Store, embedder: FixedEmbedder, vocab: Vocabulary, n: int
+) -> dict[str, float]:
+    """A one-word keyword search of a misspelt word (one inner letter dropped from a
+    content word of 7+ letters, drawn by the texts' Zipf weights), which kb answers by
+    its nearest spellings (:mod:`kb.search.typos`), against the same search of the word
+    as written: p50/p95 of both and the share corrected to the word meant."""
+    rng = np.random.default_rng(7)
+    long_ = [i for i, w in enumerate(vocab.content) if len(w) >= 7]
+    p = vocab.weights[long_] / vocab.weights[long_].sum()
+    words = [vocab.content[long_[i]] for i in rng.choice(len(long_), n, p=p, replace=False)]
+    typos = []
+    for w in words:
+        i = int(rng.integers(1, len(w) - 1))
+        typos.append(w[:i] + w[i + 1 :])
+    retriever = Retriever(store, embedder)
+    kw = SearchOptions(k=K, mode="keyword")
+    for w in words[:5]:
+        retriever.search(w, kw)
+    plain = [retriever.search(w, kw).timings["total"] for w in words]
+    fixed: list[float] = []
+    right = 0
+    for w, t in zip(words, typos, strict=True):
+        if t in vocab.content:  # dropping a letter made another real word: not a typo
+            continue
+        res = retriever.search(t, kw)
+        fixed.append(res.timings["total"])
+        right += w in [x.lower() for x in res.corrections.get(t, [])]
+    return {
+        "plain_p50": pct(plain, 50),
+        "plain_p95": pct(plain, 95),
+        "typo_p50": pct(fixed, 50),
+        "typo_p95": pct(fixed, 95),
+        "typo_n": float(len(fixed)),
+        "typo_right": right / max(1, len(fixed)),
+    }
+
+
 def bench_size(
     workdir: Path, size: int, n_queries: int, dim: int, sentence_weight: float = 0.3
 ) -> dict[str, float]:
@@ -153,6 +195,7 @@ def bench_size(
         lance_hits.append({id_of[x] for x in out.column("text_sha256").to_pylist()})
 
     kw_fts5, kw_index, kw_build = keyword_engines(store, embedder, questions)
+    typo = typo_words(store, embedder, vocab, min(n_queries, 100))
 
     arrow = store.vectors.table().to_arrow()
     ids_np = np.array([id_of[x] for x in arrow.column("text_sha256").to_pylist()])
@@ -203,6 +246,14 @@ def bench_size(
         f"LanceDB full-text index {pct(kw_index, 50):.1f}/{pct(kw_index, 95):.1f} ms "
         f"(built in {kw_build:.1f} s; used from [search] keyword_index_threshold)"
     )
+    print(
+        f"  a misspelt word, keyword search with its corrections: p50/p95 "
+        f"{typo['typo_p50']:.1f}/{typo['typo_p95']:.1f} ms vs the word as written "
+        f"{typo['plain_p50']:.1f}/{typo['plain_p95']:.1f} ms "
+        f"({typo['typo_p50'] / typo['plain_p50']:.2f}x p50); corrected to the word meant: "
+        f"{typo['typo_right']:.0%} of {typo['typo_n']:.0f}"
+    )
+    row |= {f"typo_{k}" if not k.startswith("typo") else k: v for k, v in typo.items()}
     print(
         f"  recall@{K} vs exact: kb vector leg {row['recall_kb']:.3f}, "
         f"bare LanceDB {row['recall_lance']:.3f}"
