@@ -10,7 +10,8 @@ Rules, in order:
    packed greedily back together while the packed text stays within ``max_tokens``. A
    chunk that starts between two sentences of one line (a paragraph too long for one
    chunk) repeats the previous chunk's last sentence (the last word, inside a sentence
-   over ``max_tokens``) when it is short (at most a third of ``max_tokens``): a passage that runs across the cut is whole in one chunk
+   over ``max_tokens``) when it is short (at most a third of ``max_tokens``): a
+   passage that runs across the cut is whole in one chunk
    (:func:`ingest.chunkers.parts.pack`'s ``carry``). On squad-dev 3 of 294 golden
    snippets ran across such a cut, so no chunk held them.
 2. **Merging small chunks.** A chunk under ``min_tokens`` is merged with its
