@@ -122,6 +122,10 @@ def _char_split(counts: SliceCounter, a: int, b: int, limit: int) -> list[tuple[
     return out
 
 
+#: the end of a sentence: its stop, then any closing quotes or brackets
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\Z")
+
+
 def pack(
     counts: SliceCounter,
     pieces: Sequence[tuple[int, int]],
@@ -132,35 +136,47 @@ def pack(
     """Greedily group consecutive pieces while ``text[first.start:last.end]`` stays within
     ``limit`` tokens (counted on the real text, so non-additive tokenizers are safe).
 
-    With ``carry``, a group that starts inside a line (between two sentences, or two
-    words, of one line: no line break between the previous group's last piece and its
-    first) starts with that last piece again, so no two neighbouring sentences of a
-    paragraph end up only in different groups: a passage that runs across the cut
-    ("... and political integration. Today the Court of Justice ... is the main
-    judicial body") is whole in one of them. The piece is carried only when the
-    previous group has another piece (else the new group would hold all of it), it is
-    at most ``limit // 3`` tokens (the text a cut repeats stays small) and the two
-    pieces fit within ``limit`` together. Edge cases: a cut at a paragraph or a line
-    break never carries (a hard-wrapped PDF line is a fragment of a sentence, a list
-    item or a table row stands alone); each group still adds at least one new piece."""
+    With ``carry``, a group that starts inside a line (no line break between the
+    previous group's end and its first piece) starts with the previous group's last
+    sentence again (:func:`carried`), so no two neighbouring sentences of a paragraph
+    end up only in different groups: a passage that runs across the cut ("... and
+    political integration. Today the Court of Justice ... is the main judicial body")
+    is whole in one of them. Each group still adds at least one new piece."""
     groups: list[list[tuple[int, int]]] = []
     for piece in pieces:
         if groups and counts.count(groups[-1][0][0], piece[1]) <= limit:
             groups[-1].append(piece)
             continue
-        prev = groups[-1] if groups else None
-        if (
-            carry
-            and prev is not None
-            and len(prev) >= 2
-            and "\n" not in counts.text[prev[-1][1] : piece[0]]
-            and counts.count(*prev[-1]) <= limit // 3
-            and counts.count(prev[-1][0], piece[1]) <= limit
-        ):
-            groups.append([prev[-1], piece])
-        else:
-            groups.append([piece])
+        tail = carried(counts, groups[-1], piece, limit) if carry and groups else []
+        groups.append([*tail, piece])
     return groups
+
+
+def carried(
+    counts: SliceCounter, prev: Sequence[tuple[int, int]], piece: tuple[int, int], limit: int
+) -> list[tuple[int, int]]:
+    """The pieces at the end of group ``prev`` that the group starting with ``piece``
+    repeats: those of ``prev``'s last sentence (pieces split at a colon or a semicolon
+    go back to the sentence's start, so a chunk never opens with the fragment
+    '"The Capital City of Warsaw").'), when it does not start ``prev`` (else the new
+    group would hold all of it), it is at most ``limit // 3`` tokens (the text a cut
+    repeats stays small), it fits within ``limit`` with ``piece``, and no line break
+    comes between them (a hard-wrapped PDF line is a fragment of a sentence, a list
+    item or a table row stands alone). ``[]`` otherwise: a sentence over ``limit // 3``
+    (or one cut at its words) is not repeated."""
+    text = counts.text
+    k = len(prev) - 1
+    while k > 0 and not _SENTENCE_END.search(text, max(0, prev[k - 1][1] - 4), prev[k - 1][1]):
+        k -= 1
+    start = prev[k][0]
+    if (
+        k == 0
+        or "\n" in text[start : piece[0]]
+        or counts.count(start, prev[-1][1]) > limit // 3
+        or counts.count(start, piece[1]) > limit
+    ):
+        return []
+    return list(prev[k:])
 
 
 def slice_counters(doc: LoadedDocument, counter: TokenCounter) -> list[SliceCounter]:

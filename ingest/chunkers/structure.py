@@ -8,12 +8,11 @@ Rules, in order:
    over ``max_tokens`` is split at paragraph breaks, then line breaks, then sentence
    ends, then whitespace, and only as a last resort between tokens; the pieces are then
    packed greedily back together while the packed text stays within ``max_tokens``. A
-   chunk that starts between two sentences of one line (a paragraph too long for one
-   chunk) repeats the previous chunk's last sentence (the last word, inside a sentence
-   over ``max_tokens``) when it is short (at most a third of ``max_tokens``): a
-   passage that runs across the cut is whole in one chunk
-   (:func:`ingest.chunkers.parts.pack`'s ``carry``). On squad-dev 3 of 294 golden
-   snippets ran across such a cut, so no chunk held them.
+   chunk that starts inside a line (a paragraph too long for one chunk) repeats the
+   previous chunk's last sentence, whole, when it is short (at most a third of
+   ``max_tokens``): a passage that runs across the cut is whole in one chunk
+   (:func:`ingest.chunkers.parts.carried`). On squad-dev 3 of 294 golden snippets ran
+   across such a cut, so no chunk held them.
 2. **Merging small chunks.** A chunk under ``min_tokens`` is merged with its
    neighbour when both have the *same heading path* and the result stays within
    ``max_tokens`` (consecutive plain-text paragraphs, say). Chunks are never merged
@@ -54,7 +53,9 @@ from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 #: 2: a PDF page is cut at the headings it shows (ingest.loaders.pdf_headings), and a
 #: page's small sections under one heading merge; Markdown, text and audio chunk as in 1.
 #: 3: a chunk that starts between two sentences of a line repeats the one before the cut
-VERSION = "3"
+#: (its last piece, which a colon or semicolon could leave a fragment).
+#: 4: the sentence repeated is the whole sentence before the cut.
+VERSION = "4"
 
 
 @dataclass

@@ -247,6 +247,19 @@ def test_no_sentence_is_carried_over_a_paragraph_break_or_when_long() -> None:
     assert [c.token_count for c in chunks] == [20, 20, 20]
 
 
+def test_the_sentence_carried_is_whole_when_a_colon_cut_it() -> None:
+    # the splitter cuts a long line at colons too; the repeat goes back to the sentence
+    first = "A1 w w w w w w w w. A2 w w w w w w w w."  # 20 regex tokens
+    named = 'The city is named (English: "Capital City").'  # cut after the colon
+    after = "B1 w w w w w w w w w w w w w w w."
+    line = f"{first} {named} {after}"
+    doc = LoadedDocument("c.txt", "txt", [Section(line, (), Span(1, 1), 0, len(line))])
+    chunks = make_chunker("structure", configured(45, 0), REGEX).chunk(doc)
+    check_invariants(doc, chunks, 45, line)
+    assert len(chunks) == 2 and chunks[1].text == f"{named} {after}"
+    assert not any(c.text.startswith('"Capital') for c in chunks)
+
+
 def test_a_small_last_piece_merges_without_repeating_the_carried_sentence() -> None:
     sentences = [f"S{k} " + " ".join(f"w{i}" for i in range(8)) + "." for k in range(5)]
     para = " ".join(sentences)  # 50 tokens: [S0..S3], then S3 carried with S4
