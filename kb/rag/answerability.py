@@ -83,8 +83,11 @@ import numpy as np
 
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
+    HYPHENATED,
     content_stems,
     found,
+    hyphenated_stem,
+    is_stopword,
     key_tokens,
     number_value,
     quantities,
@@ -247,14 +250,22 @@ def idf(n_t: int, n: int) -> float:
 def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[str, float]]:
     """stem -> (a surface word, idf weight); weight 1 for every term without ``doc_freq``."""
     out: dict[str, tuple[str, float]] = {}
+    joined = [(h.start(), h.end()) for h in HYPHENATED.finditer(question)]
     for m in token_matches(question):
         word = m.group()
-        if word.lower() in QUESTION_FRAME or _glued_letter(question, m):
+        whole = next(((a, b) for a, b in joined if a <= m.start() < b), None)
+        if whole is not None:  # "un-elected": one term (lexical.hyphenated_stem)
+            word = question[whole[0] : whole[1]]
+            if m.start() != whole[0] or all(is_stopword(w) for w in word.split("-")):
+                continue
+            s = hyphenated_stem(word)
+        elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
             continue
-        stems = content_stems(word)
-        if not stems:
-            continue
-        s = next(iter(stems))
+        else:
+            stems = content_stems(word)
+            if not stems:
+                continue
+            s = next(iter(stems))
         if s in out:
             continue
         w = 1.0

@@ -7,7 +7,8 @@ with a short word made whole again as Porter's step 1b does: ``saving``/``saving
 ``saved`` -> ``save``, ``running`` -> ``run``), so ``proofs``/``proofing``/``proofed``
 meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGULAR`:
 ``said`` -> ``say``, ``bought`` -> ``buy``) and common abbreviations for their word
-(:data:`ABBREVIATED`: ``Dr`` -> ``doctor``, ``Oct`` -> ``october``). A possessive
+(:data:`ABBREVIATED`: ``Dr`` -> ``doctor``, ``Oct`` -> ``october``), and cardinal number
+words their value (:data:`NUMBER_WORDS`: ``four`` -> ``4``). A possessive
 ``'s`` is dropped first (``Warsaw's`` -> ``warsaw``), and the
 contractions of stop words (``it's``, ``couldn't``, ``they're``) are stop words.
 Numbers are normalised (``1,000`` -> ``1000``; ``3.50`` stays ``3.50``).
@@ -42,6 +43,22 @@ _STOPWORDS_TEXT = """
     yours yourself yourselves one ones many much may might must shall upon within without
     according answer passage context"""
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+
+#: cardinal number words -> their value, which :func:`stem` gives them, so that a note and
+#: a question that trade a word for digits meet ("Where are the 2 spare keys?" over "The
+#: two spare keys are in the drawer"; "the remaining four" for "the 4 packages"). Not
+#: *one* (a pronoun, "the one in the drawer", and a stop word) nor the scales *hundred*,
+#: *thousand*, *million* ("five thousand" is neither 5 nor 1000; "hundreds of people"
+#: names no number).
+_ONES = (
+    "zero two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+NUMBER_WORDS: dict[str, str] = {
+    word: str(value) for word, value in zip(_ONES.split(), [0, *range(2, 20)], strict=True)
+} | {word: str(value) for word, value in zip(_TENS.split(), range(20, 100, 10), strict=True)}
 
 
 def _base(word: str) -> str:
@@ -212,6 +229,8 @@ def stem(word: str) -> str:
     if w not in ABBREVIATED and w.endswith("s") and w[:-1] in ABBREVIATED:
         w = ABBREVIATED[w[:-1]] + "s"  # "certs" -> "certificates"
     w = ABBREVIATED.get(w, w)
+    if w in NUMBER_WORDS:
+        return NUMBER_WORDS[w]
     if w in IRREGULAR:
         return stem(IRREGULAR[w])
     if not w.isalpha() or len(w) <= 3:
@@ -245,7 +264,7 @@ def token_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 #: a word written with hyphens: "e-mail", "Wi-Fi", "check-in"
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 def content_stems(text: str, *, joined: bool = False) -> set[str]:
@@ -261,8 +280,16 @@ def content_stems(text: str, *, joined: bool = False) -> set[str]:
         elif not is_stopword(t):
             out.add(stem(t))
     if joined and "-" in text:
-        out.update(stem(m.group().replace("-", "")) for m in _HYPHENATED.finditer(text))
+        out.update(stem(m.group().replace("-", "")) for m in HYPHENATED.finditer(text))
     return out
+
+
+def hyphenated_stem(word: str) -> str:
+    """The stem of a word written with hyphens as one term: its parts' stems joined by
+    ``-`` ("un-elected" -> ``un-elect``, "Wi-Fi" -> ``wi-fi``); :func:`found` finds it
+    written as one word or as its parts. A question's "un-elected" is one word the
+    passage may write "unelected": as two terms, *un* would be missing."""
+    return "-".join(stem(p) for p in word.split("-") if p)
 
 
 def key_tokens(text: str, *, names: bool = True) -> set[str]:
@@ -347,9 +374,17 @@ def near(a: str, b: str) -> bool:
 
 def found(word: str, stems: AbstractSet[str]) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
-    too short for :func:`near`) its doer: :func:`agentive`."""
+    too short for :func:`near`) its doer: :func:`agentive`. A word of parts
+    (:func:`hyphenated_stem`: ``un-elect``) is found written as one word (``unelect``,
+    which a passage's ``un-elected`` also gives: :func:`content_stems`' ``joined``) or
+    as its parts, each found, stop words aside ("check-in" in "check in at 3pm")."""
     if word in stems:
         return True
+    if "-" in word:
+        if found(word.replace("-", ""), stems):
+            return True
+        parts = [w for w in word.split("-") if w and w not in STOPWORDS]
+        return bool(parts) and all(found(w, stems) for w in parts)
     if len(word) >= 5:
         return any(near(word, s) for s in stems)
     return any(agentive(word, s) for s in stems)

@@ -538,6 +538,39 @@ def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
     for word, derived in forms.items():
         assert {stem(w) for w in [word, *derived]} == {word}, word
     assert stem("string") == "string" and stem("speed") == "speed"
+
+
+def test_a_number_word_is_its_value() -> None:
+    """ "Where are the 2 spare keys?" over "The two spare keys are in the drawer": a note
+    and a question trade digits and words, so number words stem to their value. *one*
+    (a pronoun) and the scales (*thousand*) do not; *seven* no longer meets *seventy*
+    as a derivation."""
+    keys = [PassageSentences.of(1, hit(1, "The two spare keys are in the kitchen drawer."))]
+    got = check("Where are the 2 spare keys?", keys, None, 0.5)
+    assert got.coverage == 1 and got.missing == []
+    assert check("Where are the three spare keys?", keys, None, 0.5).missing == ["three"]
+    assert content_stems("Four of the twenty-five bolts") == {"4", "20", "5", "bolt"}
+    assert stem("Twelve") == "12" and stem("thousand") == "thousand"
+    assert content_stems("the one in the drawer") == {"drawer"}
+    assert not found(stem("seven"), {stem("seventy")})
+
+
+def test_a_word_with_hyphens_is_one_question_term() -> None:
+    """ "Who are the un-elected subordinates?" over "the unelected subordinates": as two
+    terms *un* was missing. The word is found written as one word or as its parts, stop
+    words aside ("check-in" in "Check in from 3pm"); parts that are all stop words are
+    no term."""
+    one = [PassageSentences.of(1, hit(1, "Commissioners are the unelected subordinates."))]
+    got = check("Who are the un-elected subordinates?", one, None, 0.5)
+    assert got.coverage == 1 and got.missing == []
+    parts = [PassageSentences.of(1, hit(1, "Check in from 3pm at the front desk."))]
+    assert check("When is the check-in at the desk?", parts, None, 0.5).missing == []
+    elected = [PassageSentences.of(1, hit(1, "Commissioners are the elected subordinates."))]
+    assert check("Who are the un-elected subordinates?", elected, None, 0.5).missing == [
+        "un-elected"
+    ]
+    assert set(question_terms("Is it up-to date?", None)) == {"date"}
+    assert found("wi-fi", content_stems("The WiFi password is on the router."))
     assert found("save", content_stems("| Savings | 300 € |"))
     # a long stem meets its whole word by prefix (near), without Porter's -ate rule
     assert found(stem("create"), content_stems("creating it"))
