@@ -158,15 +158,21 @@ def carried(
     """The pieces at the end of group ``prev`` that the group starting with ``piece``
     repeats: those of ``prev``'s last sentence (pieces split at a colon or a semicolon
     go back to the sentence's start, so a chunk never opens with the fragment
-    '"The Capital City of Warsaw").'), when it does not start ``prev`` (else the new
-    group would hold all of it), it is at most ``limit // 3`` tokens (the text a cut
-    repeats stays small), it fits within ``limit`` with ``piece``, and no line break
-    comes between them (a hard-wrapped PDF line is a fragment of a sentence, a list
-    item or a table row stands alone). ``[]`` otherwise: a sentence over ``limit // 3``
-    (or one cut at its words) is not repeated."""
+    '"The Capital City of Warsaw").'; a line break starts a sentence too, so a line
+    without a stop, such as a label, is not taken for its beginning), when it does not
+    start ``prev`` (else the new group would hold all of it), it is at most
+    ``limit // 3`` tokens (the text a cut repeats stays small), it fits within
+    ``limit`` with ``piece``, and no line break comes between them (a hard-wrapped PDF
+    line is a fragment of a sentence, a list item or a table row stands alone). ``[]``
+    otherwise: a sentence over ``limit // 3`` (or one cut at its words) is not
+    repeated."""
     text = counts.text
     k = len(prev) - 1
-    while k > 0 and not _SENTENCE_END.search(text, max(0, prev[k - 1][1] - 4), prev[k - 1][1]):
+    while (
+        k > 0
+        and "\n" not in text[prev[k - 1][1] : prev[k][0]]
+        and not _SENTENCE_END.search(text, max(0, prev[k - 1][1] - 4), prev[k - 1][1])
+    ):
         k -= 1
     start = prev[k][0]
     if (

@@ -76,6 +76,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -276,6 +277,20 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
     return out
 
 
+def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]:
+    """``stems`` with each word of parts (:func:`kb.rag.lexical.hyphenated_stem`) in
+    place of those of its parts that ``known`` lacks, stop words aside: the swap check
+    reads a question token by token, so "Who won the Sino-Japanese war?" over "the
+    Sino-Russian war" lacks *japanese*, which it finds swapped for *Russian*."""
+    out: set[str] = set()
+    for s in stems:
+        if "-" not in s:
+            out.add(s)
+            continue
+        out.update(w for w in s.split("-") if w and not is_stopword(w) and not found(w, known))
+    return frozenset(out)
+
+
 def _glued_letter(text: str, m: re.Match[str]) -> bool:
     """The token ``m`` is one letter written against a number: the *p* of "p99", the
     *K* of "4K", the *v* of "v2". Such a letter is no word a note would repeat ("the
@@ -406,8 +421,8 @@ def check(
     if ranked:
         best, j = ranked[0]
         got = set(found_terms(terms, best, j))
-        lacking = asked_terms(terms) - got
         known = best.stems[j] | best.heading_stems | best.units(j)
+        lacking = word_parts(asked_terms(terms) - got, known)
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
         result.contradictions += reversed_moves(question, best.sentence(j))
     if require_keys and (result.absent_keys or result.contradictions):

@@ -56,9 +56,27 @@ _ONES = (
     "fifteen sixteen seventeen eighteen nineteen"
 )
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_ONE_TO_NINE = "one two three four five six seven eight nine"
+#: a tens word and a ones word, written with a hyphen or a space: "twenty-one" is 21
+#: (not 20 and a stop word), "seventy five" 75
+_COMPOUND_NUMBER = re.compile(
+    rf"\b({'|'.join(_TENS.split())})[- ]({'|'.join(_ONE_TO_NINE.split())})\b", re.IGNORECASE
+)
 NUMBER_WORDS: dict[str, str] = {
     word: str(value) for word, value in zip(_ONES.split(), [0, *range(2, 20)], strict=True)
 } | {word: str(value) for word, value in zip(_TENS.split(), range(20, 100, 10), strict=True)}
+
+
+def compound_numbers(text: str) -> str:
+    """``text`` with each tens-and-ones number written in words as its digits
+    ("twenty-one members" -> "21 members"), so that it is one number, not two."""
+    if "ty" not in text.lower():
+        return text
+    return _COMPOUND_NUMBER.sub(lambda m: _compound_value(m.group(1), m.group(2)), text)
+
+
+def _compound_value(tens: str, ones: str) -> str:
+    return str(int(NUMBER_WORDS[tens.lower()]) + _ONE_TO_NINE.split().index(ones.lower()) + 1)
 
 
 def _base(word: str) -> str:
@@ -274,7 +292,7 @@ def content_stems(text: str, *, joined: bool = False) -> set[str]:
     together ("e-mail" gives ``email`` beside ``mail``, "Wi-Fi" ``wifi``), so a question
     that writes it as one word finds it."""
     out: set[str] = set()
-    for t in tokens(text):
+    for t in tokens(compound_numbers(text)):
         if t[0].isdigit():
             out.add(_number(t))
         elif not is_stopword(t):
@@ -289,6 +307,9 @@ def hyphenated_stem(word: str) -> str:
     ``-`` ("un-elected" -> ``un-elect``, "Wi-Fi" -> ``wi-fi``); :func:`found` finds it
     written as one word or as its parts. A question's "un-elected" is one word the
     passage may write "unelected": as two terms, *un* would be missing."""
+    compound = compound_numbers(word)
+    if compound != word and "-" not in compound:
+        return compound  # "twenty-one" -> 21
     return "-".join(stem(p) for p in word.split("-") if p)
 
 
@@ -375,13 +396,15 @@ def near(a: str, b: str) -> bool:
 def found(word: str, stems: AbstractSet[str]) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
     too short for :func:`near`) its doer: :func:`agentive`. A word of parts
-    (:func:`hyphenated_stem`: ``un-elect``) is found written as one word (``unelect``,
-    which a passage's ``un-elected`` also gives: :func:`content_stems`' ``joined``) or
-    as its parts, each found, stop words aside ("check-in" in "check in at 3pm")."""
+    (:func:`hyphenated_stem`: ``un-elect``) is found written as one word, exactly
+    (``unelect``, which a passage's ``un-elected`` also gives: :func:`content_stems`'
+    ``joined``; no typo is forgiven, as ``anglofrench`` would meet ``anglo`` by its
+    prefix), or as its parts, each found, stop words aside ("check-in" in "check in
+    at 3pm")."""
     if word in stems:
         return True
     if "-" in word:
-        if found(word.replace("-", ""), stems):
+        if word.replace("-", "") in stems:  # not near(): "anglofrench" is no "anglo"
             return True
         parts = [w for w in word.split("-") if w and w not in STOPWORDS]
         return bool(parts) and all(found(w, stems) for w in parts)

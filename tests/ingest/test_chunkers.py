@@ -260,6 +260,20 @@ def test_the_sentence_carried_is_whole_when_a_colon_cut_it() -> None:
     assert not any(c.text.startswith('"Capital') for c in chunks)
 
 
+def test_the_walk_back_to_a_sentence_start_stops_at_a_line_break() -> None:
+    # a line without a stop (a label) before a long line: the long line's first
+    # sentence starts at the line break, and is the one repeated over the cut
+    label = "Label line here " + " ".join(["w"] * 20)  # S0 fits after it, S1 does not
+    body = " ".join(f"S{k} w w w w w w w w." for k in range(6))
+    text = f"{label}\n{body}"
+    doc = LoadedDocument("l.txt", "txt", [Section(text, (), Span(1, 2), 0, len(text))])
+    chunks = make_chunker("structure", configured(40, 0), REGEX).chunk(doc)
+    check_invariants(doc, chunks, 40, text)
+    firsts = [c.text.split()[0] for c in chunks]
+    assert firsts[:2] == ["Label", "S0"], firsts  # S0 repeated: S0 S1 whole in one chunk
+    assert "S1" not in chunks[0].text
+
+
 def test_a_small_last_piece_merges_without_repeating_the_carried_sentence() -> None:
     sentences = [f"S{k} " + " ".join(f"w{i}" for i in range(8)) + "." for k in range(5)]
     para = " ".join(sentences)  # 50 tokens: [S0..S3], then S3 carried with S4

@@ -549,8 +549,19 @@ def test_a_number_word_is_its_value() -> None:
     got = check("Where are the 2 spare keys?", keys, None, 0.5)
     assert got.coverage == 1 and got.missing == []
     assert check("Where are the three spare keys?", keys, None, 0.5).missing == ["three"]
-    assert content_stems("Four of the twenty-five bolts") == {"4", "20", "5", "bolt"}
+    assert content_stems("Four of the twenty-five bolts") == {"4", "25", "bolt"}
     assert stem("Twelve") == "12" and stem("thousand") == "thousand"
+    # a tens-and-ones number is one number: "twenty-one" is no "20"
+    assert content_stems("Twenty-one members; seventy five soldiers") == {
+        "21",
+        "member",
+        "75",
+        "soldier",
+    }
+    voted = [PassageSentences.of(1, hit(1, "Twenty-one members voted."))]
+    twenty = check("How many of the 20 members voted?", voted, None, 0.5, require_keys=True)
+    assert twenty.absent_keys == ["20"] and not twenty.answerable
+    assert check("Did twenty-one members vote?", voted, None, 0.5).missing == []
     assert content_stems("the one in the drawer") == {"drawer"}
     assert not found(stem("seven"), {stem("seventy")})
 
@@ -571,6 +582,15 @@ def test_a_word_with_hyphens_is_one_question_term() -> None:
     ]
     assert set(question_terms("Is it up-to date?", None)) == {"date"}
     assert found("wi-fi", content_stems("The WiFi password is on the router."))
+    # written as one word it must be exact: "anglofrench" is no "anglo" by its prefix
+    dutch = [
+        PassageSentences.of(1, hit(1, "The Anglo-Dutch treaty was signed by Castlereagh.")),
+        PassageSentences.of(2, hit(2, "French troops left.")),
+    ]
+    treaty = check("Who signed the Anglo-French treaty?", dutch, None, 0.0, require_keys=True)
+    assert treaty.missing == ["Anglo-French"] and not treaty.answerable
+    # the swap check reads the part the sentence lacks
+    assert [(c.question, c.passage) for c in treaty.contradictions] == [("French", "Dutch")]
     assert found("save", content_stems("| Savings | 300 € |"))
     # a long stem meets its whole word by prefix (near), without Porter's -ate rule
     assert found(stem("create"), content_stems("creating it"))
