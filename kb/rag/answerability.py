@@ -134,6 +134,8 @@ QUESTION_FRAME = frozenset(
         "list",
         "give",
         "show",
+        # "how many *times*" asks for a count a note writes "twice", "every Monday"
+        "times",
         # the time of asking ("Who is the car insurer *now*?"): the note says who it is
         "now",
         "currently",

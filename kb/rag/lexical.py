@@ -583,6 +583,8 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
             r"\bhttps?://|\bwww\.\w",
             ["url", "link", "website", "site", "page", "address", "web"],
         ),
+        # inline code in Markdown: what a runbook tells you to type
+        (("`",), r"`[^`\n]+`", ["command", "code"]),
     )
 )
 
@@ -662,7 +664,8 @@ def unit_words(text: str) -> set[str]:
     (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
-    ``0800 051 5260`` -> phone, number, call;
+    ``0800 051 5260`` -> phone, number, call; inline code, `` `pgctl promote` `` ->
+    command, code;
     ``2026-12-01``, ``3 March`` -> date, day; ``HX-44821`` -> number, code, id), and
     of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
     2026`` -> end, expire, ...; ``since 2019`` -> start, begin).

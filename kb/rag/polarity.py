@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kb.rag.lexical import END_WORDS, START_WORDS, bounds, found, stem, tokens
+from kb.rag.lexical import END_WORDS, START_WORDS, bounds, found, stem, token_matches, tokens
 
 T = TypeVar("T")
 
@@ -308,9 +308,11 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     bounded = bounds(ranked[0])  # "until June 2026" says *end*, "since 2019" *start*
     best |= set(bounded)
     seen: set[str] = set()
-    for t in tokens(question):
+    framed = {m.start(1) for m in _INTERVAL.finditer(question)}
+    for m in token_matches(question):
+        t = m.group()
         s = stem(t)
-        if t.lower() in NOT_ANTONYM_FORMS:
+        if t.lower() in NOT_ANTONYM_FORMS or m.start() in framed:
             continue
         if s in seen or s not in ANTONYMS or s in best or _said_otherwise(s, best):
             continue
@@ -319,6 +321,14 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
         if said:
             out.append(Contradiction(t, bounded.get(said[0], said[0])))
     return out
+
+
+#: "how long *before*", "how soon *after*", "how many minutes *before*": the word asks
+#: for an interval, and a note says "paged *after* fifteen minutes" for "How long
+#: *before* the secondary is paged?"
+_INTERVAL = re.compile(
+    r"\bhow\s+(?:long|soon|much\s+time|many\s+[^\W\d_]+|far)\s+(before|after)\b", re.IGNORECASE
+)
 
 
 def _said_otherwise(s: str, best: set[str]) -> bool:

@@ -25,7 +25,9 @@ and its neighbours, as the evidence check counts them
 (:func:`kb.rag.answerability.found_terms`: headings and file name included, typos and
 units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
 cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
-date or time, an amount of money, a number or quantity word); the best
+date or time, an amount of money, a number or quantity word), and as much again when
+the question is negated and the sentence negates too ("When should I *not* promote the
+replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`); the best
 ``candidates`` sentences (ties: passage order) are offered, each text once (with
 the command that follows it, :func:`command_after`): a sentence that two passages
 hold (two notes that say the same, or the sentence a chunk repeats from the one
@@ -57,6 +59,7 @@ import numpy as np
 from kb.rag.answer_type import expected_type, holds
 from kb.rag.answerability import DocFreq, found_terms, question_terms, weighted_share
 from kb.rag.grammar import _case_insensitive, _literal
+from kb.rag.polarity import asks_negated, negates, yes_no
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
@@ -98,6 +101,7 @@ def rank_candidates(
     question's vector when the caller has it already."""
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
+    negated = not yes_no(question) and asks_negated(question) is not None
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
@@ -115,6 +119,8 @@ def rank_candidates(
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
             if kind is not None and holds(kind, text, question):
+                rel += TYPE_BONUS
+            if negated and negates(text):
                 rel += TYPE_BONUS
             cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))

@@ -170,7 +170,10 @@ def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     (:func:`_add_item_leads`): in "Deck oven: Rational iCombi Pro" / "Installed 2023,
     warranty until March 2026" the second line is about the deck oven, and "When does
     the oven warranty end?" is answered by it. The key rules the lines up to the next
-    ``key:`` line, a blank line or a line that is not a sentence of its own."""
+    ``key:`` line, a blank line or a line that is not a sentence of its own; the later
+    sentences of the key's own line are about it too ("Dentist: Dr Ahmed, every six
+    months. Next check-up due March 2027." answers "When is the next dentist
+    check-up?")."""
     key: set[str] | None = None
     prev_end = 0
     for j, (a, b) in enumerate(spans):
@@ -179,7 +182,7 @@ def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[se
         line = "\n" not in piece and (a == 0 or text[:a].rstrip(" \t").endswith("\n"))
         if line and FIELD_LINE.match(piece):
             key = content_stems(piece[: piece.index(":")], joined=True)
-        elif key is not None and line and gap.count("\n") == 1:
+        elif key is not None and ((line and gap.count("\n") == 1) or (gap and "\n" not in gap)):
             stems[j] |= key
         else:
             key = None

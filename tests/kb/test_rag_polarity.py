@@ -79,6 +79,24 @@ def test_an_antonym_in_the_best_sentence_contradicts_the_question_word() -> None
     assert check("How old is the southern pier?", both, None, 0.0).contradictions == []
 
 
+def test_how_long_before_asks_for_an_interval_not_the_antonym() -> None:
+    """ "How long *before* the secondary is paged?" over "paged *after* fifteen minutes"
+    asks for the wait; "before" there is no antonym of the sentence's "after"."""
+    ps = passages(
+        "The primary gets paged through PagerDuty; the secondary is paged after fifteen "
+        "minutes without an acknowledgement."
+    )
+    for q in (
+        "How long before the secondary is paged?",
+        "How many minutes before the secondary gets paged?",
+        "How soon after that is the secondary paged?",
+    ):
+        assert check(q, ps, None, 0.0).contradictions == [], q
+    # the plain antonym still is one
+    got = check("Who is paged before the secondary?", ps, None, 0.0).contradictions
+    assert got == [Contradiction("before", "after")]
+
+
 def test_a_bound_in_time_is_the_end_or_start_it_says() -> None:
     # "until June 2026" says when the cover ends, not when it starts
     rac = ["Breakdown cover is with the RAC until June 2026."]

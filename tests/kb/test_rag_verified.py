@@ -838,6 +838,48 @@ def test_a_record_key_reaches_the_lines_under_it() -> None:
     assert "oven" not in got.missing and "warranty" not in got.missing
 
 
+def test_a_key_line_rules_its_own_later_sentences() -> None:
+    """ "Dentist: Dr Ahmed, every six months. Last check-up 3 September, next due March
+    2027." on one line: the second sentence is about the dentist too."""
+    ps = [
+        PassageSentences.of(
+            1,
+            hit(
+                1,
+                "Dentist: Dr Ahmed, check-up every six months. Last check-up 3 September "
+                "2026, next due March 2027.\nBlood pressure on 1 Nov: 128/82.",
+            ),
+        )
+    ]
+    assert "dentist" in ps[0].stems[1] and "dentist" not in ps[0].stems[2]
+    got = check("When is the next dentist check-up due?", ps, None, 0.0)
+    assert got.coverage == 1 and got.missing == []
+
+
+def test_inline_code_says_command_and_how_many_times_frames_a_count() -> None:
+    runbook = hit(1, "If the node is down, promote the replica with `pgctl promote db-02`.")
+    got = check("What command promotes the replica?", [PassageSentences.of(1, runbook)], None, 0)
+    assert got.missing == [] and got.coverage == 1
+    assert {"command", "code"} <= unit_words("run `make dev` first")
+    assert "command" not in unit_words("promote the replica with pgctl")
+    physio = hit(1, "Physio for the left knee: twice a week for eight weeks.")
+    got = check("How many times a week is physio?", [PassageSentences.of(1, physio)], None, 0)
+    assert got.missing == []
+
+
+def test_a_negated_question_quotes_the_sentence_that_negates_first() -> None:
+    failover = hit(
+        1,
+        "If the primary node is down for two minutes, promote the replica with "
+        "`pgctl promote db-02`. Never promote during a backup window (01:00-02:30 UTC).",
+    )
+    ps = [PassageSentences.of(1, failover)]
+    first = rank_candidates("When should I not promote the replica?", ps, None, 2)[0]
+    assert first.text.startswith("Never promote")
+    plain = rank_candidates("When should I promote the replica?", ps, None, 2)[0]
+    assert plain.text.startswith("If the primary")
+
+
 def test_a_number_is_read_with_the_kind_of_quantity_its_unit_says() -> None:
     from kb.rag.lexical import quantities
 
