@@ -487,6 +487,16 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["size", "dimension", "dimensions", "big", "large"]),
     ),
+    # a time of day: "09:40", "at 7pm", "9.30 a.m." ("What time do we land?"); not a
+    # ratio or a page reference past 23:59 ("10:79")
+    (
+        re.compile(
+            r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])"
+            r"|(?<![\w.])(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[ap]\.m\.|[ap]m\b)",
+            re.IGNORECASE,
+        ),
+        frozenset(["time", "clock", "hour"]),
+    ),
     # values whose shape says what they are: an IP address, a date (ISO, or a day with
     # its month's name); e-mail and web addresses are in _TEXT_SHAPES
     (
@@ -665,8 +675,8 @@ def unit_words(text: str) -> set[str]:
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
     ``0800 051 5260`` -> phone, number, call; inline code, `` `pgctl promote` `` ->
-    command, code;
-    ``2026-12-01``, ``3 March`` -> date, day; ``HX-44821`` -> number, code, id), and
+    command, code; ``2026-12-01``, ``3 March`` -> date, day; ``09:40``, ``7pm`` ->
+    time, clock, hour; ``HX-44821`` -> number, code, id), and
     of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
     2026`` -> end, expire, ...; ``since 2019`` -> start, begin).
     A question's "What temperature ..." is then found in a sentence that says "at about

@@ -1181,6 +1181,11 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     assert unit_words("375 g water at 30 °C") >= {"temperature", "gram", "weight"}
     assert unit_words("It costs £90.") >= {"cost", "price"}
     assert unit_words("in 1999, chapter 4") == set()  # a bare number says nothing
+    # a time of day says time: "What time do we land?" over "land ... at 09:40"
+    for clock in ("land at 09:40.", "at 7pm", "9.30 a.m.", "10:00 UTC"):
+        assert {"time", "clock", "hour"} <= unit_words(clock), clock
+    for other in ("won 3:2", "pp.:2–10:79", "at 24:00", "am I late"):
+        assert "clock" not in unit_words(other), other
 
 
 def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
