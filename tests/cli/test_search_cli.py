@@ -88,6 +88,26 @@ def test_human_output(demo_kb: Path, shared_embedder: None) -> None:
     assert "2 hits · hybrid" in out
 
 
+def test_a_hit_near_nothing_the_query_says_is_marked_weak(
+    demo_kb: Path, shared_embedder: None
+) -> None:
+    """One chunk holds "autolyse"; the vector leg brings the rest, far in meaning. They
+    are shown (no threshold removes a hybrid hit) but marked, the match is not."""
+    out = search_json(demo_kb, "autolyse", "-k", "6")
+    assert len(out["hits"]) > 1 and "keyword" in out["hits"][0]["scores"]
+    r = runner.invoke(app, ["search", "autolyse", "-k", "6", "--kb", str(demo_kb)])
+    assert r.exit_code == 0, r.output
+    blocks = r.stdout.split("\n\n")
+    marks = ["weak: no word of the query" in " ".join(b.split()) for b in blocks if "score " in b]
+    weak = [
+        "keyword" not in h["scores"]
+        and h["scores"]["vector"] < 0.25
+        and h["scores"].get("sentence", 0.0) < 0.45
+        for h in out["hits"]
+    ]
+    assert marks == weak and marks[0] is False and any(marks)
+
+
 def test_no_hits_is_not_an_error(demo_kb: Path, shared_embedder: None) -> None:
     r = runner.invoke(app, ["search", "Flurbogast", "--kb", str(demo_kb), "--mode", "keyword"])
     assert r.exit_code == 0 and "No hits for 'Flurbogast'" in r.stdout
