@@ -125,6 +125,7 @@ def render(
     from rich.text import Text
 
     from kb.cli.common import make_console
+    from kb.search.evidence import weak_hit
     from kb.search.excerpt import excerpt, spans
     from kb.search.typos import corrected_query
 
@@ -157,7 +158,7 @@ def render(
         legs = _legs(hit.ranks, hit.scores)
         if legs:
             detail.append(" · " + legs, style="dim")
-        if _weak(hit.scores, opts.min_score):
+        if weak_hit(hit.scores, opts.min_score):
             detail.append(
                 f" · weak: no word of the query, cosine under {opts.min_score:g}", style="yellow"
             )
@@ -173,20 +174,6 @@ def render(
     if below:
         console.print(Text(below, style="dim"))
     console.print(Text(f"{n} hit{'s' if n != 1 else ''} · {result.mode} · {ms:.0f} ms", "dim"))
-
-
-def _weak(scores: dict[str, float], min_score: float) -> bool:
-    """A hit that only the vector leg found, with a cosine under ``min_score`` and no
-    sentence at ``min_score`` + the sentence margin: near nothing the query says. Shown
-    (no threshold removes a hybrid hit) but marked, so "kb search pgctl" in a KB of five
-    notes does not present the four notes without *pgctl* as matches."""
-    from kb.search.evidence import SENTENCE_MARGIN
-
-    cos = scores.get("vector")
-    if "keyword" in scores or cos is None or min_score <= -1 or cos >= min_score:
-        return False
-    sentence = scores.get("sentence")
-    return sentence is None or sentence < min_score + SENTENCE_MARGIN
 
 
 def _legs(ranks: dict[str, int], scores: dict[str, float]) -> str:

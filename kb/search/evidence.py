@@ -94,3 +94,17 @@ def has_evidence(result: Any, min_score: float) -> bool:
     return bool(result.hits) and passes(
         getattr(result, "best_cosine", None), min_score, best_sentence
     )
+
+
+def weak_hit(scores: dict[str, float], min_score: float) -> bool:
+    """A hit that only the vector leg brought, with a cosine under ``min_score`` and no
+    sentence (``scores["sentence"]``) at ``min_score`` + :data:`SENTENCE_MARGIN`: near
+    nothing the query says. ``kb search`` and the web search page show it (no threshold
+    removes a hybrid hit) marked as weak, so a search for a word one note of five holds
+    does not present the other four as matches. ``False`` with ``min_score`` -1 (off),
+    for a keyword match and for a hit without a cosine (keyword mode)."""
+    cos = scores.get("vector")
+    if "keyword" in scores or cos is None or min_score <= -1 or cos >= min_score:
+        return False
+    sentence = scores.get("sentence")
+    return sentence is None or sentence < min_score + SENTENCE_MARGIN

@@ -116,8 +116,15 @@ def page_routes(rt: Runtime) -> list[Route]:
         from kb.search.typos import corrected_query
 
         searched = corrected_query(q, result.corrections)  # a typo's correction is marked
+        from kb.search.evidence import weak_hit
+
         hits = [
-            {"hit": h, "excerpt": excerpt_html(h.text, searched), "rank": i}
+            {
+                "hit": h,
+                "excerpt": excerpt_html(h.text, searched),
+                "rank": i,
+                "weak": weak_hit(h.scores, opts.min_score),
+            }
             for i, h in enumerate(result.hits, 1)
         ]
         return page("search.html", nav="search", q=q, result=result, hits=hits, opts=opts, **f)

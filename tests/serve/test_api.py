@@ -37,6 +37,19 @@ def test_search_returns_hits_with_viewer_links_and_filters(client: Any) -> None:
     # the excerpts mark the word searched, not the typo
     page = client.get("/search", params={"q": "refrigerater", "mode": "keyword"}).text
     assert "searched “refrigerator”" in page and "<mark>refrigerator</mark>" in page
+    # a hit near nothing the query says is marked weak on the page, as in kb search
+    # (this runtime's min_score is -1, off: the default 0.25 is asked for)
+    asked = {"q": "kumquat", "k": 5, "min_score": 0.25}
+    hybrid = client.get("/api/search", params=asked).json()["hits"]
+    weak = [
+        "keyword" not in h["scores"]
+        and h["scores"]["vector"] < 0.25
+        and h["scores"].get("sentence", 0.0) < 0.45
+        for h in hybrid
+    ]
+    page = client.get("/search", params=asked).text
+    assert page.count('class="weak"') == sum(weak) and not weak[0] and any(weak)
+    assert 'class="weak"' not in client.get("/search", params={"q": "kumquat", "k": 5}).text
 
 
 def test_bad_parameters_are_400_with_one_line(client: Any) -> None:
