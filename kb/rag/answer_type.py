@@ -40,9 +40,10 @@ A sentence holds
   *fall*, more often verbs, nor *spring*);
 - a ``"money"`` when it has an amount: a currency sign or code before or after a number
   ("£90", "145 €", "EUR 950", "145 euros");
-- a ``"quantity"`` when it has a number (a digit that starts a word, after a currency
-  sign at most: "£1,325", "70Ah", "12th"; not the digits inside a code or a reference,
-  "DPS-7714-2209", "B05S", "web-01"), a number word or a word of frequency or duration
+- a ``"quantity"`` when it has a number (a digit or a fraction sign that starts a word,
+  after a currency sign at most: "£1,325", "70Ah", "12th", "½ cup"; not the digits
+  inside a code or a reference, "DPS-7714-2209", "B05S", "web-01"), a number word or a
+  word of frequency or duration
   (:data:`QUANTITY_WORDS`: "three", "a dozen", "overnight", "annually");
 - a ``"name"`` when it has a capitalised word that is not its first word (after a
   list marker or a table bar), not a time word ("April", "Monday"), not a stop word
@@ -127,7 +128,10 @@ QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
 _WORD = re.compile(r"[^\W\d_]+")
 #: a number: a digit that starts a word (after a currency sign or a minus at most), not
 #: one inside a code ("B05S", "DPS-7714-2209"): "-15 °C" is a quantity
-_NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?\d")
+_NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?(?:\d|[½⅓⅔¼¾⅛⅜⅝⅞])")
+#: a numbered list item's number ("1. Mix the butter ..."): a place in a list, no
+#: quantity the sentence says
+_ITEM_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s")
 #: a word of two letters or more (an apostrophe or hyphen inside); a name when its
 #: first letter is a capital (any script's: "Ólafur"); one letter is a unit, "21 °C"
 _CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -158,7 +162,7 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     if kind == "time":
         if _TIME_SHAPE.search(sentence):
             return True
-    elif _NUMBER.search(sentence):
+    elif _NUMBER.search(_ITEM_NUMBER.sub("", sentence, count=1)):
         return True
     words = TIME_WORDS if kind == "time" else QUANTITY_WORDS
     return any(w.lower() in words for w in _WORD.findall(sentence))

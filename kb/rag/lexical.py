@@ -487,6 +487,14 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["size", "dimension", "dimensions", "big", "large"]),
     ),
+    # an oven's temperature as recipes write it: "180C", "350F" (two or three digits and
+    # a capital: "3 c sugar" is cups), "gas mark 4"
+    (
+        re.compile(
+            r"(?<![^\W_])\d{2,3}[CF](?![^\W\d_])|\b(?i:gas\s+mark)\s+\d",
+        ),
+        frozenset(["temperature", "degree", "hot", "warm", "oven"]),
+    ),
     # a time of day: "09:40", "at 7pm", "9.30 a.m." ("What time do we land?"); not a
     # ratio or a page reference past 23:59 ("10:79")
     (

@@ -55,6 +55,10 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert holds("quantity", "Use three very ripe bananas.") and holds("quantity", "about 40")
     assert holds("quantity", "Let it rest for a few hours.")
     assert not holds("quantity", "Use ripe bananas.")
+    # a fraction sign is a number; a numbered list item's number is not
+    assert holds("quantity", "½ cup light brown sugar") and holds("quantity", "- ¾ tsp salt")
+    assert not holds("quantity", "1. Mix the butter into the mashed bananas, then the sugar.")
+    assert holds("quantity", "3. Bake for 55 mins.")
     # the digits of a code or a reference are no quantity
     assert holds("quantity", "The tenant pays a deposit of £1,325.") and holds("quantity", "70Ah")
     assert holds("quantity", "It fell to -15 °C overnight") and holds("quantity", "at -430 m")

@@ -1181,6 +1181,11 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     assert unit_words("375 g water at 30 °C") >= {"temperature", "gram", "weight"}
     assert unit_words("It costs £90.") >= {"cost", "price"}
     assert unit_words("in 1999, chapter 4") == set()  # a bare number says nothing
+    # an oven's temperature as recipes write it, not cups ("3 c sugar") or a flat ("5C")
+    for oven in ("Oven at 180C (160C fan)", "350F", "Gas Mark 4"):
+        assert {"temperature", "oven"} <= unit_words(oven), oven
+    for other in ("3 c sugar", "Flat 5C", "B52F"):
+        assert "temperature" not in unit_words(other), other
     # a time of day says time: "What time do we land?" over "land ... at 09:40"
     for clock in ("land at 09:40.", "at 7pm", "9.30 a.m.", "10:00 UTC"):
         assert {"time", "clock", "hour"} <= unit_words(clock), clock
