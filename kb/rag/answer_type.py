@@ -128,7 +128,7 @@ QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
 _WORD = re.compile(r"[^\W\d_]+")
 #: a number: a digit that starts a word (after a currency sign or a minus at most), not
 #: one inside a code ("B05S", "DPS-7714-2209"): "-15 °C" is a quantity
-_NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?(?:\d|[½⅓⅔¼¾⅛⅜⅝⅞])")
+_NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?(?:\d|[\u00bc-\u00be\u2150-\u215e])")
 #: a numbered list item's number ("1. Mix the butter ..."): a place in a list, no
 #: quantity the sentence says
 _ITEM_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s")

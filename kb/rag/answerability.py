@@ -134,8 +134,6 @@ QUESTION_FRAME = frozenset(
         "list",
         "give",
         "show",
-        # "how many *times*" asks for a count a note writes "twice", "every Monday"
-        "times",
         # the time of asking ("Who is the car insurer *now*?"): the note says who it is
         "now",
         "currently",
@@ -264,6 +262,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
             s = hyphenated_stem(word)
         elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
             continue
+        elif word.lower() == "times" and _HOW_MANY.search(question, 0, m.start()):
+            continue  # "how many times" asks for a count a note writes "twice"
         else:
             stems = content_stems(word)
             if not stems:
@@ -291,6 +291,10 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
             continue
         out.update(w for w in s.split("-") if w and not is_stopword(w) and not found(w, known))
     return frozenset(out)
+
+
+#: "how many" right before a word (searched in the text before it)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 
 
 def _glued_letter(text: str, m: re.Match[str]) -> bool:

@@ -487,23 +487,27 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["size", "dimension", "dimensions", "big", "large"]),
     ),
-    # an oven's temperature as recipes write it: "180C", "350F" (two or three digits and
-    # a capital: "3 c sugar" is cups), "gas mark 4"
+    # an oven's temperature as recipes write it: "gas mark 4", and "180C", "350F" (two
+    # or three digits and a capital: "3 c sugar" is cups) in a sentence about cooking
+    # ("Seat 14C", "flat 12F" and "size 34C" are no temperature)
     (
         re.compile(
-            r"(?<![^\W_])\d{2,3}[CF](?![^\W\d_])|\b(?i:gas\s+mark)\s+\d",
+            r"(?is)\bgas\s+mark\s+\d|^(?=.*\b(?:oven|bak\w*|roast\w*|preheat\w*|fan|heat\w*"
+            r"|cook\w*|grill\w*|fry\w*)\b).*?(?<![^\W_])\d{2,3}(?-i:[CF])(?![^\W\d_])"
         ),
         frozenset(["temperature", "degree", "hot", "warm", "oven"]),
     ),
-    # a time of day: "09:40", "at 7pm", "9.30 a.m." ("What time do we land?"); not a
-    # ratio or a page reference past 23:59 ("10:79")
+    # a time of day: "09:40", "09:40:00", "at 7:15", "7pm", "9.30 a.m." ("What time do
+    # we land?"); a one-digit hour only after at/by/from/until ("Dilute 1:10", "John
+    # 3:16" are no time), nothing past 23:59 ("10:79")
     (
         re.compile(
-            r"(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])"
+            r"(?<![\d:.])(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:])"
+            r"|\b(?:at|by|from|until|till|before|after|around)\s+\d:[0-5]\d(?![\d:])"
             r"|(?<![\w.])(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[ap]\.m\.|[ap]m\b)",
             re.IGNORECASE,
         ),
-        frozenset(["time", "clock", "hour"]),
+        frozenset(["time", "clock"]),
     ),
     # values whose shape says what they are: an IP address, a date (ISO, or a day with
     # its month's name); e-mail and web addresses are in _TEXT_SHAPES
@@ -684,7 +688,7 @@ def unit_words(text: str) -> set[str]:
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
     ``0800 051 5260`` -> phone, number, call; inline code, `` `pgctl promote` `` ->
     command, code; ``2026-12-01``, ``3 March`` -> date, day; ``09:40``, ``7pm`` ->
-    time, clock, hour; ``HX-44821`` -> number, code, id), and
+    time, clock; ``HX-44821`` -> number, code, id), and
     of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
     2026`` -> end, expire, ...; ``since 2019`` -> start, begin).
     A question's "What temperature ..." is then found in a sentence that says "at about

@@ -325,9 +325,11 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
 
 #: "how long *before*", "how soon *after*", "how many minutes *before*": the word asks
 #: for an interval, and a note says "paged *after* fifteen minutes" for "How long
-#: *before* the secondary is paged?"
+#: *before* the secondary is paged?" (not "How many goals *after* half-time?")
 _INTERVAL = re.compile(
-    r"\bhow\s+(?:long|soon|much\s+time|many\s+[^\W\d_]+|far)\s+(before|after)\b", re.IGNORECASE
+    r"\bhow\s+(?:long|soon|much\s+time|far|many\s+(?:seconds|minutes|mins|hours|days|weeks"
+    r"|months|years|miles|km|kilometres|kilometers|stops))\s+(before|after)\b",
+    re.IGNORECASE,
 )
 
 

@@ -175,17 +175,27 @@ def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     months. Next check-up due March 2027." answers "When is the next dentist
     check-up?")."""
     key: set[str] | None = None
+    on_key_line = False  # the sentence before was the key's line or on it
     prev_end = 0
     for j, (a, b) in enumerate(spans):
         gap, piece = text[prev_end:a], text[a:b]
         prev_end = b
         line = "\n" not in piece and (a == 0 or text[:a].rstrip(" \t").endswith("\n"))
         if line and FIELD_LINE.match(piece):
-            key = content_stems(piece[: piece.index(":")], joined=True)
-        elif key is not None and ((line and gap.count("\n") == 1) or (gap and "\n" not in gap)):
-            stems[j] |= key
+            key, on_key_line = content_stems(piece[: piece.index(":")], joined=True), True
+        elif key is not None and on_key_line and gap and "\n" not in gap:
+            stems[j] |= key  # a later sentence of the key's own line
+        elif key is not None and line and gap.count("\n") == 1 and _ends_line(text, b):
+            stems[j] |= key  # a line of its own under the key's
+            on_key_line = False
         else:
-            key = None
+            key, on_key_line = None, False
+
+
+def _ends_line(text: str, end: int) -> bool:
+    """Nothing but white space follows ``end`` on its line."""
+    nl = text.find("\n", end)
+    return not text[end : len(text) if nl < 0 else nl].strip()
 
 
 def _continues(gap: str) -> bool:

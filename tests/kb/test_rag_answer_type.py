@@ -57,6 +57,7 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert not holds("quantity", "Use ripe bananas.")
     # a fraction sign is a number; a numbered list item's number is not
     assert holds("quantity", "½ cup light brown sugar") and holds("quantity", "- ¾ tsp salt")
+    assert holds("quantity", "⅙ cup")
     assert not holds("quantity", "1. Mix the butter into the mashed bananas, then the sugar.")
     assert holds("quantity", "3. Bake for 55 mins.")
     # the digits of a code or a reference are no quantity

@@ -92,9 +92,11 @@ def test_how_long_before_asks_for_an_interval_not_the_antonym() -> None:
         "How soon after that is the secondary paged?",
     ):
         assert check(q, ps, None, 0.0).contradictions == [], q
-    # the plain antonym still is one
+    # the plain antonym still is one, and so after "how many" of a thing not time
     got = check("Who is paged before the secondary?", ps, None, 0.0).contradictions
     assert got == [Contradiction("before", "after")]
+    many = check("How many people are paged before the secondary?", ps, None, 0.0)
+    assert many.contradictions == [Contradiction("before", "after")]
 
 
 def test_a_bound_in_time_is_the_end_or_start_it_says() -> None:

@@ -854,6 +854,14 @@ def test_a_key_line_rules_its_own_later_sentences() -> None:
     assert "dentist" in ps[0].stems[1] and "dentist" not in ps[0].stems[2]
     got = check("When is the next dentist check-up due?", ps, None, 0.0)
     assert got.coverage == 1 and got.missing == []
+    # the key's own line only: a line of two sentences under it ends the block
+    text = (
+        "Dentist: Dr Ahmed, Elm Street, check-up every six months. Next due March 2027.\n"
+        "The clinic moved in May of this year. Parking is free for patients there.\n"
+        "Car check-up due March 2027 at the garage."
+    )
+    ps = [PassageSentences.of(1, hit(1, text))]
+    assert ["dentist" in st for st in ps[0].stems] == [True, True, False, False, False]
 
 
 def test_inline_code_says_command_and_how_many_times_frames_a_count() -> None:
@@ -865,6 +873,7 @@ def test_inline_code_says_command_and_how_many_times_frames_a_count() -> None:
     physio = hit(1, "Physio for the left knee: twice a week for eight weeks.")
     got = check("How many times a week is physio?", [PassageSentences.of(1, physio)], None, 0)
     assert got.missing == []
+    assert "time" in question_terms("What did The Times say about it?", None)
 
 
 def test_a_negated_question_quotes_the_sentence_that_negates_first() -> None:
@@ -1182,15 +1191,16 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     assert unit_words("It costs £90.") >= {"cost", "price"}
     assert unit_words("in 1999, chapter 4") == set()  # a bare number says nothing
     # an oven's temperature as recipes write it, not cups ("3 c sugar") or a flat ("5C")
-    for oven in ("Oven at 180C (160C fan)", "350F", "Gas Mark 4"):
+    for oven in ("Oven at 180C (160C fan)", "Preheat to 350F.", "Gas Mark 4"):
         assert {"temperature", "oven"} <= unit_words(oven), oven
-    for other in ("3 c sugar", "Flat 5C", "B52F"):
+    for other in ("3 c sugar", "Flat 5C", "B52F", "Seat 14C", "Our flat is 12F"):
         assert "temperature" not in unit_words(other), other
     # a time of day says time: "What time do we land?" over "land ... at 09:40"
-    for clock in ("land at 09:40.", "at 7pm", "9.30 a.m.", "10:00 UTC"):
-        assert {"time", "clock", "hour"} <= unit_words(clock), clock
-    for other in ("won 3:2", "pp.:2–10:79", "at 24:00", "am I late"):
+    for clock in ("land at 09:40.", "at 7pm", "9.30 a.m.", "10:00 UTC", "at 7:15", "09:40:00"):
+        assert {"time", "clock"} <= unit_words(clock), clock
+    for other in ("won 3:2", "pp.:2–10:79", "at 24:00", "am I late", "Dilute 1:10", "John 3:16"):
         assert "clock" not in unit_words(other), other
+    assert "hour" not in unit_words("The flight departs at 09:40.")  # no duration
 
 
 def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
