@@ -18,10 +18,12 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
   which has no letters or digits to stand alone).
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
-previous sentence (``"(b)"`` is not a sentence); a Markdown heading line stays a piece
-of its own, and a short table line joins the table line before it only (a rule line its
-header, a short row ``| x | 1 |`` the row above), never a paragraph, so a short header
-``| Item | Cost |`` after a paragraph starts its own piece. A numbered line is one item:
+previous sentence (``"(b)"`` is not a sentence), but a bulleted list item stands alone
+(``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy); a Markdown
+heading line stays a piece of its own, and a short table line joins the table line
+before it only (a rule line its header, a short row ``| x | 1 |`` the row above), never
+a paragraph, so a short header ``| Item | Cost |`` after a paragraph starts its own
+piece. A numbered line is one item:
 the dot of its number (``"6."`` at the start of a line) is not a boundary, and a short
 numbered title (``"5. Credits."``) joins the sentence after it on the same line, the
 text it titles, not the one before (a contract's or a paper's PDF page: ``"5. Credits.
@@ -63,6 +65,8 @@ _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 _ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 _SPACE = re.compile(r"\s*")
+#: a bulleted list item's marker
+_BULLET = re.compile(r"[-*+•][ \t]")
 
 
 def is_abbreviation(text: str, dot: int) -> bool:
@@ -237,6 +241,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 carry = s  # its text follows on the same line
                 continue
         before = text[spans[-1][0]] if spans else ""
+        if _BULLET.match(text, s):
+            short = False  # a list item stands alone however short: "- 1 egg, beaten"
         if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
             continue

@@ -106,6 +106,17 @@ def test_passage_sentences_are_real_slices_and_respect_abbreviations() -> None:
         assert len(split_sentences(text)) == 2, text
 
 
+def test_a_short_bulleted_item_is_a_sentence_of_its_own() -> None:
+    """An ingredient list: "- 1 egg, beaten" (10 letters and digits) joined the item
+    before it, so "How much sugar?" quoted "½ cup light brown sugar - 1 egg, beaten".
+    A short piece that is no item still joins ("(b)")."""
+    text = "- 75 g melted butter\n- ½ cup light brown sugar\n- 1 egg, beaten\n- milk"
+    got = [text[a:b] for a, b in split_sentences(text)]
+    assert got == ["- 75 g melted butter", "- ½ cup light brown sugar", "- 1 egg, beaten", "- milk"]
+    prose = "See the appendix for the full list of terms (b)."
+    assert len(split_sentences(prose)) == 1
+
+
 def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
     # a contract's PDF page: the item's number is not a sentence end, and the short
     # title "5. Credits." belongs to the sentence it titles, not the one before
