@@ -81,10 +81,11 @@ def throughput(corpus: Path, runtime: str, quantize: str = "none") -> None:
         t0 = time.perf_counter()
         embedder.embed_batch(texts)
         runtime_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        sentence_s = 0.0
         if settings.embedding.sentence_vectors:
+            t0 = time.perf_counter()
             embedder.embed_batch(sentences)
-        sentence_s = time.perf_counter() - t0
+            sentence_s = time.perf_counter() - t0
         bare = SentenceTransformerEmbedder(settings.embedding)._model  # float, the reference
         bare.encode(["warm up"])
         t0 = time.perf_counter()

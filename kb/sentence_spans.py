@@ -63,10 +63,10 @@ _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
-_ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
+ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 _SPACE = re.compile(r"\s*")
 #: a bulleted list item's marker
-_BULLET = re.compile(r"[-*+•][ \t]")
+BULLET = re.compile(r"[-*+•][ \t]")
 
 
 def is_abbreviation(text: str, dot: int) -> bool:
@@ -208,7 +208,7 @@ def _list_breaks(text: str, block: list[tuple[int, str]]) -> list[int]:
 
 def _raw_boundaries(text: str) -> list[int]:
     cuts: set[int] = set(line_breaks(text)) if "\n" in text else set()
-    numbers = {m.end() - 1 for m in _ITEM_NUMBER.finditer(text)}
+    numbers = {m.end() - 1 for m in ITEM_NUMBER.finditer(text)}
     for m in _END.finditer(text):
         if m.start() not in numbers and not is_abbreviation(text, m.start()):
             cuts.add(m.end())
@@ -235,13 +235,13 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if carry is not None:
             s, carry = carry, None
         short = sum(c.isalnum() for c in text[s:e]) < MIN_SENTENCE_CHARS
-        if short and i + 1 < len(cuts) and _ITEM_NUMBER.match(text, s):
+        if short and i + 1 < len(cuts) and ITEM_NUMBER.match(text, s):
             gap = _SPACE.match(text, e)  # the white space up to the next piece
             if gap is None or "\n" not in gap.group():
                 carry = s  # its text follows on the same line
                 continue
         before = text[spans[-1][0]] if spans else ""
-        if _BULLET.match(text, s):
+        if BULLET.match(text, s):
             short = False  # a list item stands alone however short: "- 1 egg, beaten"
         if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only

@@ -59,6 +59,7 @@ import re
 from typing import Literal
 
 from kb.rag.lexical import STOPWORDS
+from kb.sentence_spans import ITEM_NUMBER
 
 AnswerType = Literal["time", "money", "quantity", "name"]
 
@@ -129,9 +130,6 @@ _WORD = re.compile(r"[^\W\d_]+")
 #: a number: a digit that starts a word (after a currency sign or a minus at most), not
 #: one inside a code ("B05S", "DPS-7714-2209"): "-15 °C" is a quantity
 _NUMBER = re.compile(r"(?<!\w)(?<!\w-)[$£€¥₹]?(?:\d|[\u00bc-\u00be\u2150-\u215e])")
-#: a numbered list item's number ("1. Mix the butter ..."): a place in a list, no
-#: quantity the sentence says
-_ITEM_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s")
 #: a word of two letters or more (an apostrophe or hyphen inside); a name when its
 #: first letter is a capital (any script's: "Ólafur"); one letter is a unit, "21 °C"
 _CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -162,10 +160,17 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     if kind == "time":
         if _TIME_SHAPE.search(sentence):
             return True
-    elif _NUMBER.search(_ITEM_NUMBER.sub("", sentence, count=1)):
+    elif _NUMBER.search(sentence, _item_number_end(sentence)):
         return True
     words = TIME_WORDS if kind == "time" else QUANTITY_WORDS
     return any(w.lower() in words for w in _WORD.findall(sentence))
+
+
+def _item_number_end(sentence: str) -> int:
+    """Where ``sentence`` starts past a numbered list item's number ("1. Mix the butter
+    ..."): a place in a list, no quantity the sentence says; 0 without one."""
+    m = ITEM_NUMBER.match(sentence)
+    return m.end() if m else 0
 
 
 def has_name(sentence: str, question: str = "") -> bool:

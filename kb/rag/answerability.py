@@ -87,8 +87,8 @@ from kb.rag.lexical import (
     HYPHENATED,
     content_stems,
     found,
+    hyphen_parts,
     hyphenated_stem,
-    is_stopword,
     key_tokens,
     number_value,
     quantities,
@@ -257,7 +257,7 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
         whole = next(((a, b) for a, b in joined if a <= m.start() < b), None)
         if whole is not None:  # "un-elected": one term (lexical.hyphenated_stem)
             word = question[whole[0] : whole[1]]
-            if m.start() != whole[0] or all(is_stopword(w) for w in word.split("-")):
+            if m.start() != whole[0] or not hyphen_parts(word):
                 continue
             s = hyphenated_stem(word)
         elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
@@ -289,7 +289,7 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
         if "-" not in s:
             out.add(s)
             continue
-        out.update(w for w in s.split("-") if w and not is_stopword(w) and not found(w, known))
+        out.update(w for w in hyphen_parts(s) if not found(w, known))
     return frozenset(out)
 
 

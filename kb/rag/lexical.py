@@ -302,6 +302,12 @@ def content_stems(text: str, *, joined: bool = False) -> set[str]:
     return out
 
 
+def hyphen_parts(word: str) -> list[str]:
+    """The parts of a word written with hyphens (or of its :func:`hyphenated_stem`)
+    that are no stop words: ``check``, not ``in``, of "check-in"."""
+    return [p for p in word.split("-") if p and not is_stopword(p)]
+
+
 def hyphenated_stem(word: str) -> str:
     """The stem of a word written with hyphens as one term: its parts' stems joined by
     ``-`` ("un-elected" -> ``un-elect``, "Wi-Fi" -> ``wi-fi``); :func:`found` finds it
@@ -406,7 +412,7 @@ def found(word: str, stems: AbstractSet[str]) -> bool:
     if "-" in word:
         if word.replace("-", "") in stems:  # not near(): "anglofrench" is no "anglo"
             return True
-        parts = [w for w in word.split("-") if w and w not in STOPWORDS]
+        parts = hyphen_parts(word)
         return bool(parts) and all(found(w, stems) for w in parts)
     if len(word) >= 5:
         return any(near(word, s) for s in stems)

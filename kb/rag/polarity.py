@@ -247,6 +247,12 @@ _AUXILIARIES = frozenset(
 )
 
 
+def negation_asked(question: str) -> str | None:
+    """:func:`asks_negated`, but ``None`` for a yes/no question, whose negation is
+    rhetorical ("Didn't the committee approve the budget?")."""
+    return None if yes_no(question) else asks_negated(question)
+
+
 def yes_no(question: str) -> bool:
     """``question`` starts with an auxiliary verb: a yes/no question, whose negation
     is rhetorical ("Didn't the committee approve the budget?" is answered by "The
@@ -299,7 +305,7 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     if not ranked:
         return []
     out: list[Contradiction] = []
-    neg = None if yes_no(question) else asks_negated(question)
+    neg = negation_asked(question)
     if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
         out.append(Contradiction(neg))
     if alternative(question):

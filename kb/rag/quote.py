@@ -59,7 +59,7 @@ import numpy as np
 from kb.rag.answer_type import expected_type, holds
 from kb.rag.answerability import DocFreq, found_terms, question_terms, weighted_share
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.polarity import asks_negated, negates, yes_no
+from kb.rag.polarity import negates, negation_asked
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
@@ -101,7 +101,7 @@ def rank_candidates(
     question's vector when the caller has it already."""
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
-    negated = not yes_no(question) and asks_negated(question) is not None
+    negated = negation_asked(question) is not None
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []

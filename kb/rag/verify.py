@@ -31,7 +31,6 @@ purely lexical verifier); the record says which was used.
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +40,14 @@ import numpy as np
 
 from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import FIELD_LINE, row_columns, sentence_inputs, table_rows
+from kb.sentence_spans import (
+    BULLET,
+    FIELD_LINE,
+    ITEM_NUMBER,
+    row_columns,
+    sentence_inputs,
+    table_rows,
+)
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -138,10 +144,6 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
             stems[j] |= content_stems(" ".join(heads), joined=True)
 
 
-#: a list item's marker at the start of a sentence: a bullet or an item number
-_ITEM_START = re.compile(r"[-*+•][ \t]|\d{1,3}[.)][ \t]")
-
-
 def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
     """Give each later sentence of a list item the content stems of the item's first
     sentence, its lead, as a table row gets its header's (:func:`_add_table_headers`):
@@ -155,7 +157,7 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
     for j, (a, b) in enumerate(spans):
         gap, piece = text[prev_end:a], text[a:b]
         prev_end = b
-        if _ITEM_START.match(piece):
+        if BULLET.match(piece) or ITEM_NUMBER.match(piece):
             lead = set(stems[j])
         elif lead is None or piece.startswith(("#", "|", ">")) or not _continues(gap):
             lead = None

@@ -103,8 +103,6 @@ def weak_hit(scores: dict[str, float], min_score: float) -> bool:
     removes a hybrid hit) marked as weak, so a search for a word one note of five holds
     does not present the other four as matches. ``False`` with ``min_score`` -1 (off),
     for a keyword match and for a hit without a cosine (keyword mode)."""
-    cos = scores.get("vector")
-    if "keyword" in scores or cos is None or min_score <= -1 or cos >= min_score:
+    if "keyword" in scores or "vector" not in scores:
         return False
-    sentence = scores.get("sentence")
-    return sentence is None or sentence < min_score + SENTENCE_MARGIN
+    return not passes(scores["vector"], min_score, scores.get("sentence"))

@@ -113,11 +113,10 @@ def page_routes(rt: Runtime) -> list[Route]:
             return page("search.html", nav="search", q=q, result=None, **f)
         opts = rt.options(params(request))
         result = rt.search(q, opts)
+        from kb.search.evidence import weak_hit
         from kb.search.typos import corrected_query
 
         searched = corrected_query(q, result.corrections)  # a typo's correction is marked
-        from kb.search.evidence import weak_hit
-
         hits = [
             {
                 "hit": h,
