@@ -82,6 +82,7 @@ from typing import Any
 
 import numpy as np
 
+from kb.rag.acronyms import aliases, question_acronyms, spelled_in
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
@@ -314,7 +315,9 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     names as stems that
     forgive a typo or a derivation (:func:`kb.rag.lexical.found`: "Goverment",
     "Buddhist" for "Buddhism"). A value's shape counts as its word: "What is the
-    printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`)."""
+    printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`). An
+    acronym is there when a passage spells it out ("BP": "blood pressure",
+    :mod:`kb.rag.acronyms`)."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
@@ -322,10 +325,13 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
             seen |= st | p.units(j)
     values = {number_value(s) for s in seen if s[:1].isdigit()}
     keys = [k for k in key_tokens(question) if " " not in k]
+    acronyms = question_acronyms(question)
     absent = sorted(
         k
         for k in keys
-        if not found(k, seen) and not (k[:1].isdigit() and number_value(k) in values)
+        if not found(k, seen)
+        and not (k[:1].isdigit() and number_value(k) in values)
+        and not (k in acronyms and any(spelled_in(acronyms[k], p.hit.text) for p in passages))
     )
     return absent + other_quantities(question, passages, set(absent))
 
@@ -477,10 +483,12 @@ def asked_terms(terms: dict[str, tuple[str, float]]) -> frozenset[str]:
 
 
 def written_out(p: PassageSentences, j: int, got: frozenset[str]) -> frozenset[str]:
-    """The terms of ``got`` (those sentence ``j`` of ``p`` holds) that the sentence or
-    its chunk's headings write out, not only say by a date or a value."""
+    """The terms of ``got`` (those sentence ``j`` of ``p`` holds, :func:`found_terms`)
+    that the sentence or its chunk's headings write out, not only say by a date or a
+    value: those in its words or headings, and those it holds otherwise than by what its
+    values say (an acronym spelled out, :mod:`kb.rag.acronyms`)."""
     written = p.stems[j] | p.heading_stems
-    return frozenset(s for s in got if found(s, written))
+    return frozenset(s for s in got if found(s, written) or not found(s, p.units(j)))
 
 
 def standing(asked: frozenset[str], got: frozenset[str], written: frozenset[str]) -> frozenset[str]:
@@ -582,11 +590,13 @@ def found_terms(
 ) -> list[str]:
     """The stems of ``terms`` found in sentence ``j`` of ``p`` (or its window: the
     sentence and its neighbours), with the chunk's headings and file name, and the
-    quantities its numbers with units name ("30 °C" says "temperature")."""
+    quantities its numbers with units name ("30 °C" says "temperature"), and the terms
+    it says by an acronym or spells one out (:func:`kb.rag.acronyms.aliases`: "BP" over
+    "blood pressure")."""
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
     for k in range(lo, hi):
-        here = here | p.units(k)
+        here = here | p.units(k) | aliases(terms, p.sentence(k))
     return [s for s in terms if found(s, here)]
 
 

@@ -1,0 +1,109 @@
+"""Acronyms: "BP" in a question is "blood pressure" in a note, and the other way round.
+
+Personal notes and questions abbreviate freely ("my BP", "the GP", "NHS app", "PTO
+days"), and the evidence check (:mod:`kb.rag.answerability`) compares words, so "What
+was my BP on 1 Nov?" over "Blood pressure on 1 Nov: 128/82." lacked *BP* and was
+refused. Here a question term and a sentence are matched through initials, in both
+directions:
+
+- a question term written as an *acronym* (:func:`is_acronym`: 2 to 6 capital letters,
+  with an optional plural ``s``: "BP", "NHS", "GPs") is held by a sentence that spells
+  it (:func:`spells`);
+- the question's terms that spell an acronym of the sentence are held by it ("What
+  did the general practitioner say?" over "GP said ...").
+
+A run *spells* an acronym when the initials of its words, in order, are the acronym's
+letters (case aside), its first and last words are not stop words, and a stop word
+inside may be skipped when its initial is not the next letter ("United States of
+America": USA; "Department of Defense": DD or DOD). Every word of the run is a word
+of letters; a run is at most 6 words. Edge cases: an acronym of one letter ("I", "A")
+is none; a run of one word spells nothing (a word is not its own initial); an
+acronym that the sentence also writes as such is held anyway (the stems match).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from kb.rag.lexical import is_stopword, stem, token_matches
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}s?")
+_ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
+
+
+def is_acronym(word: str) -> bool:
+    """2 to 6 capital letters, with an optional plural ``s`` ("BP", "GPs")."""
+    return _ACRONYM.fullmatch(word) is not None
+
+
+def letters(acronym: str) -> str:
+    """The acronym's letters, lower-cased, without a plural ``s`` ("GPs" -> "gp")."""
+    base = acronym[:-1] if acronym.endswith("s") and not acronym.isupper() else acronym
+    return base.lower()
+
+
+def spells(acronym: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """The runs ``[i, j)`` of ``words`` that spell ``acronym`` (module docs)."""
+    target = letters(acronym)
+    out: list[tuple[int, int]] = []
+    if len(target) < 2:
+        return out
+    for i, first in enumerate(words):
+        if not first.isalpha() or first[0].lower() != target[0] or is_stopword(first):
+            continue
+        end = _spelled_from(target, words, i)
+        if end is not None:
+            out.append((i, end))
+    return out
+
+
+def _spelled_from(target: str, words: Sequence[str], i: int) -> int | None:
+    """The end of the run from ``words[i]`` that spells ``target``, or ``None``."""
+    k, j = 1, i + 1  # letters matched; next word
+    while k < len(target) and j < len(words) and j - i < 6:
+        w = words[j]
+        if not w.isalpha():
+            return None
+        if w[0].lower() == target[k]:
+            k += 1
+        elif not is_stopword(w):
+            return None
+        j += 1
+    if k < len(target) or is_stopword(words[j - 1]):
+        return None
+    return j
+
+
+def spelled_in(acronym: str, text: str) -> bool:
+    """``text`` spells ``acronym`` somewhere (:func:`spells`)."""
+    return bool(spells(acronym, [m.group() for m in token_matches(text)]))
+
+
+def question_acronyms(question: str) -> dict[str, str]:
+    """The acronyms a question writes (:func:`is_acronym`), by stem: ``bp -> BP``."""
+    return {stem(w): w for w in (m.group() for m in token_matches(question)) if is_acronym(w)}
+
+
+def aliases(terms: Mapping[str, tuple[str, float]], sentence: str) -> set[str]:
+    """The stems of ``terms`` (the evidence check's question terms: stem -> (surface
+    word, weight), in question order) that ``sentence`` holds through an acronym
+    (module docs)."""
+    asked = any(is_acronym(word) for word, _ in terms.values())
+    if not asked and _ANY_ACRONYM.search(sentence) is None:
+        return set()  # the common case, without tokenising
+    words = [m.group() for m in token_matches(sentence)]
+    out: set[str] = set()
+    plain: list[tuple[str, str]] = []
+    for s, (word, _) in terms.items():
+        if is_acronym(word):
+            if spells(word, words):
+                out.add(s)
+        else:
+            plain.append((s, word))
+    if len(plain) >= 2:
+        surfaces = [w for _, w in plain]
+        for w in dict.fromkeys(w for w in words if is_acronym(w)):
+            for i, j in spells(w, surfaces):
+                out.update(s for s, _ in plain[i:j])
+    return out

@@ -1,0 +1,53 @@
+"""Acronyms in the evidence check: "BP" is "blood pressure", and the other way round."""
+
+from __future__ import annotations
+
+from kb.rag.acronyms import aliases, is_acronym, letters, question_acronyms, spells
+from kb.rag.answerability import check, question_terms
+from kb.rag.lexical import stem
+from kb.rag.verify import PassageSentences
+from tests.kb.test_rag_verified import hit
+
+
+def test_an_acronym_is_two_to_six_capitals_with_an_optional_plural() -> None:
+    assert is_acronym("BP") and is_acronym("NHS") and is_acronym("GPs")
+    assert not is_acronym("A") and not is_acronym("Gp") and not is_acronym("ABCDEFG")
+    assert letters("GPs") == "gp" and letters("NHS") == "nhs"
+
+
+def test_a_run_spells_an_acronym_by_its_initials_and_may_skip_inner_stop_words() -> None:
+    words = ["the", "United", "States", "of", "America", "and", "more"]
+    assert spells("USA", words) == [(1, 5)]
+    assert spells("bp", ["Blood", "pressure"]) == [(0, 2)]  # case aside
+    # a stop word whose initial is the next letter is taken: "Department of Defense"
+    assert spells("DOD", ["Department", "of", "Defense"]) == [(0, 3)]
+    # a run must end on a non-stop word and not skip a content word
+    assert spells("BP", ["blood", "test", "pressure"]) == []
+    assert spells("US", ["under", "the"]) == []
+    # one word is not its own acronym, nor is a one-letter acronym anything
+    assert spells("NHS", ["NHS"]) == [] and spells("A", ["Apple"]) == []
+
+
+def test_aliases_go_both_ways_and_need_a_whole_run() -> None:
+    asked = question_terms("What was my BP on 1 Nov?", None)
+    assert "bp" in aliases(asked, "Blood pressure on 1 Nov: 128/82.")
+    assert "bp" not in aliases(asked, "Blood tests on 1 Nov.")
+    spelled = question_terms("What was my blood pressure in November?", None)
+    got = aliases(spelled, "BP 128/82 on 1 Nov.")
+    assert {stem("blood"), stem("pressure")} <= got
+    # a sentence without capitals costs nothing and gives nothing
+    assert aliases(spelled, "blood was taken") == set()
+    assert question_acronyms("Did the NHS app and my GP agree?") == {"nhs": "NHS", "gp": "GP"}
+
+
+def test_the_evidence_check_reads_an_acronym_as_its_words() -> None:
+    note = [PassageSentences.of(1, hit(1, "Blood pressure on 1 Nov: 128/82. Weight 71 kg."))]
+    got = check("What was my BP on 1 Nov?", note, None, 0.4, require_keys=True)
+    assert got.absent_keys == [] and got.coverage == 1.0 and got.answerable
+    # without the spelled-out words the acronym is still missing, and the check refuses
+    other = [PassageSentences.of(1, hit(1, "Blood tests on 1 Nov: all normal."))]
+    miss = check("What was my BP on 1 Nov?", other, None, 0.4, require_keys=True)
+    assert miss.absent_keys == ["bp"] and not miss.answerable
+    short = [PassageSentences.of(1, hit(1, "BP on 1 Nov: 128/82."))]
+    back = check("What was my blood pressure on 1 Nov?", short, None, 0.4, require_keys=True)
+    assert back.coverage == 1.0 and back.answerable
