@@ -31,6 +31,7 @@ purely lexical verifier); the record says which was used.
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.lexical import content_stems, key_tokens, recall, unit_words
+from kb.rag.lexical import content_stems, is_stopword, key_tokens, recall, token_matches, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
 from kb.sentence_spans import (
     BULLET,
@@ -113,6 +114,7 @@ class PassageSentences:
         _add_table_headers(hit.text, spans, stems)
         _add_item_leads(hit.text, spans, stems)
         _add_record_keys(hit.text, spans, stems)
+        _add_antecedents(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
@@ -198,6 +200,51 @@ def _ends_line(text: str, end: int) -> bool:
     """Nothing but white space follows ``end`` on its line."""
     nl = text.find("\n", end)
     return not text[end : len(text) if nl < 0 else nl].strip()
+
+
+#: a pronoun that refers back to what the sentence before is about
+_BACK_REFERENCE = re.compile(r"(?:It|Its|They|Their)\b")
+#: the most content words of a sentence's lead (:func:`lead_words`)
+LEAD_WORDS = 4
+
+
+def lead_words(sentence: str) -> list[str]:
+    """The words a sentence starts with, what it is usually about: leading stop words
+    skipped, then content words up to the first stop word or number, at most
+    :data:`LEAD_WORDS` ("The fiddle-leaf fig needs water once a week": *fiddle*,
+    *leaf*, *fig*, *needs*)."""
+    out: list[str] = []
+    for m in token_matches(sentence):
+        w = m.group()
+        if w[0].isdigit() or is_stopword(w):
+            if out:
+                break
+            continue
+        out.append(w)
+        if len(out) >= LEAD_WORDS:
+            break
+    return out
+
+
+def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
+    """Give a sentence that refers back (*it*, *its*, *they*, *them*, *their*) the
+    content stems of the lead of the sentence before it in the same paragraph
+    (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
+    three leaves in October." the second sentence is about the fig, and "Why did the
+    fig drop leaves?" is answered by it. A blank line between the two, or a list item
+    or table row on either side, breaks the reference."""
+    for j in range(1, len(spans)):
+        a, b = spans[j]
+        pa, pb = spans[j - 1]
+        piece, before = text[a:b], text[pa:pb]
+        if "\n\n" in text[pb:a].replace(" ", "") or not _BACK_REFERENCE.match(piece):
+            continue
+        if any(
+            BULLET.match(x) or ITEM_NUMBER.match(x) or x.startswith(("|", "#"))
+            for x in (piece, before)
+        ):
+            continue
+        stems[j] |= content_stems(" ".join(lead_words(before)))
 
 
 def _continues(gap: str) -> bool:

@@ -1,0 +1,50 @@
+"""A sentence that starts with *It* or *They* holds the lead of the one before."""
+
+from __future__ import annotations
+
+from kb.rag.answerability import check
+from kb.rag.lexical import stem
+from kb.rag.verify import PassageSentences, lead_words
+from tests.kb.test_rag_verified import hit
+
+FIG = (
+    "The fiddle-leaf fig needs water once a week, about 500 ml.\n"
+    "It dropped three leaves in October after I moved it next to the radiator."
+)
+
+
+def test_the_lead_is_the_first_content_words_up_to_a_stop_word() -> None:
+    assert lead_words("The fiddle-leaf fig needs water once a week.") == [
+        "fiddle",
+        "leaf",
+        "fig",
+        "needs",
+    ]
+    assert lead_words("The payment provider migration could slip.") == [
+        "payment",
+        "provider",
+        "migration",
+    ]
+    assert lead_words("In 1854 there was a rebellion.") == ["rebellion"]  # "it" = it
+    assert lead_words("It is 42.") == []
+    assert lead_words("") == []
+
+
+def test_a_pronoun_sentence_holds_the_lead_of_the_sentence_before() -> None:
+    p = PassageSentences.of(1, hit(1, FIG))
+    assert stem("fig") in p.stems[1] and stem("radiator") in p.stems[1]
+    assert stem("radiator") not in p.stems[0]  # nothing flows backwards
+    got = check("Why did the fig drop leaves?", [p], None, 0.4)
+    assert got.coverage == 1.0 and got.missing == []
+
+
+def test_a_blank_line_a_list_item_or_no_pronoun_breaks_the_reference() -> None:
+    apart = PassageSentences.of(1, hit(1, FIG.replace("\n", "\n\n")))
+    assert stem("fig") not in apart.stems[1]
+    listed = PassageSentences.of(1, hit(1, "- The fig needs water.\n- It dropped leaves."))
+    assert stem("fig") not in listed.stems[1]
+    plain = PassageSentences.of(1, hit(1, "The fig needs water. The palm dropped leaves."))
+    assert stem("fig") not in plain.stems[1]
+    # only a sentence that starts with the pronoun: an "it" inside may mean anything
+    inside = PassageSentences.of(1, hit(1, "The fig needs water. I moved it to the hall."))
+    assert stem("fig") not in inside.stems[1]
