@@ -145,6 +145,9 @@ class Gathered:
     #: the sentence margin (set by :func:`tune`, on the hits of the chosen fusion
     #: settings, which both thresholds are judged with)
     says_every_term: bool = False
+    #: a hit's own section heading names what the question asks about
+    #: (:func:`kb.rag.answerability.names_section`): ``kb ask`` then needs no cosine
+    names_section: bool = False
 
     def sentence_scores(self, ids: list[int]) -> dict[int, float] | None:
         """``s`` of ``ids`` (computed once per chunk), or ``None`` to skip the rerank."""
@@ -324,7 +327,13 @@ def evidence_passes(g: Gathered, threshold: float) -> bool:
     gathered query: its best chunk cosine, or its best sentence cosine among the
     candidates whose sentences were scored (the sentence rerank's)."""
     best_sentence = max(g.sentence.values()) if g.sentence else None
-    return ask_passes(g.cands.best_cosine, threshold, best_sentence, lambda: g.says_every_term)
+    return ask_passes(
+        g.cands.best_cosine,
+        threshold,
+        best_sentence,
+        lambda: g.says_every_term,
+        lambda: g.names_section,
+    )
 
 
 def refusal_outcome(
@@ -465,9 +474,9 @@ def tune(
 
 
 def mark_lexical_passes(store: Store, gathered: list[Gathered], opts: SearchOptions) -> None:
-    """Set :attr:`Gathered.says_every_term` from each query's top ``opts.k`` hits
-    under ``opts``, as ``kb ask`` retrieves them."""
-    from kb.rag.answerability import says_every_term
+    """Set :attr:`Gathered.says_every_term` and :attr:`Gathered.names_section` from
+    each query's top ``opts.k`` hits under ``opts``, as ``kb ask`` retrieves them."""
+    from kb.rag.answerability import says_every_term, section_named
     from kb.rag.docfreq import doc_freq_of
 
     doc_freq = doc_freq_of(store)
@@ -476,6 +485,7 @@ def mark_lexical_passes(store: Store, gathered: list[Gathered], opts: SearchOpti
         found = store.hits_for(ids)
         hits = [found[i] for i in ids if i in found]
         g.says_every_term = says_every_term(g.query.question, hits, doc_freq)
+        g.names_section = section_named(g.query.question, hits, doc_freq)
 
 
 def _r4(x: float | None) -> float | None:

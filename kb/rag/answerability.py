@@ -55,7 +55,9 @@ They are combined by a logistic model fitted by ``bench/verify.py`` on squad-dev
 When one sentence (with its chunk's headings) holds every content word of a question
 of two or more (:func:`holds_every_term`), ``p`` is at least :data:`EVERY_TERM_FLOOR`
 (0.5): a short question over a long sentence that says several things has a low cosine
-however plainly the sentence answers it. The question is *answerable* when
+however plainly the sentence answers it; so it is when a passage's own section heading
+names what the question asks about (:func:`names_section`: "What are the Q3 risks?"
+over the sentences under "Q3 planning > Risks"). The question is *answerable* when
 ``p >= min_answerable`` (``[answer] min_answerable``; ``kb eval run
 --min-answerable`` measures another value on a golden set). Without
 vectors (no embedder) the coverage-only model :data:`LEXICAL_MODEL` is used. With
@@ -97,7 +99,7 @@ from kb.rag.lexical import (
 )
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.substitution import swaps
-from kb.rag.verify import EmbedFn, PassageSentences, embed_passages
+from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
 from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -228,6 +230,9 @@ class Answerability:
     #: one sentence holds every content word of the question (:func:`holds_every_term`),
     #: so ``score`` is at least :data:`EVERY_TERM_FLOOR`
     every_term: bool = False
+    #: a passage's own section heading names what the question asks about
+    #: (:func:`names_section`), so ``score`` is at least :data:`EVERY_TERM_FLOOR`
+    section: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -241,6 +246,7 @@ class Answerability:
             "absent_keys": list(self.absent_keys),
             "contradictions": [c.to_dict() for c in self.contradictions],
             "every_term": self.every_term,
+            "section": self.section,
         }
 
 
@@ -422,11 +428,13 @@ def check(
         model = DEFAULT_MODEL if cos is not None else LEXICAL_MODEL
     p = model.score(cov, cos, chunk)
     every = holds_every_term(terms, passages, matches)
-    if every:
+    section = any(names_section(terms, ps.hit, ps.heading_stems) for ps in passages)
+    if every or section:
         p = max(p, EVERY_TERM_FLOOR)
     result = Answerability(
         p, p >= min_answerable, min_answerable, cov, cos, chunk, missing, every_term=every
     )
+    result.section = section
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
     result.contradictions = contradictions(question, [p.sentence(j) for p, j in ranked])
@@ -633,6 +641,36 @@ def chunk_cosine(passages: Sequence[PassageSentences]) -> float | None:
     """Largest vector-search cosine of a passage (``hit.scores["vector"]``), if any."""
     got = [p.hit.scores["vector"] for p in passages if "vector" in p.hit.scores]
     return max(got) if got else None
+
+
+def names_section(
+    terms: dict[str, tuple[str, float]], hit: Hit, heading: AbstractSet[str] | None = None
+) -> bool:
+    """``hit``'s own section heading names what the question asks about: the question
+    has content terms (light verbs aside), the last heading of the hit's path holds one
+    of them at least, and the path with the file's name (``heading``:
+    :func:`kb.rag.verify.heading_stems_of`, computed when not given) holds them all.
+    "What are the Q3 risks?" over the sentences under "Q3 planning > Risks", which
+    name no risk and have a cosine of 0.24 to it: the section is the answer, as a
+    reader would take it. A document's title alone counts when it is its only heading
+    ("What are my plants?" over a note headed "Plants"); squad-dev's sections ("Part
+    4") name nothing a question asks."""
+    path = hit.locator.heading_path
+    asked = asked_terms(terms)
+    if not path or not asked:
+        return False
+    last = content_stems(path[-1], joined=True)
+    if not any(found(s, last) for s in asked):
+        return False
+    held = heading if heading is not None else heading_stems_of(hit)
+    return all(found(s, held) for s in asked)
+
+
+def section_named(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:
+    """:func:`names_section` for one of ``hits``: the lexical pass of ``kb ask``'s
+    retrieval rule that needs no cosine (:func:`kb.search.evidence.ask_passes`)."""
+    terms = question_terms(question, doc_freq)
+    return bool(terms) and any(names_section(terms, h) for h in hits)
 
 
 def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:

@@ -55,7 +55,14 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
-from kb.rag.answerability import Answerability, Assessed, DocFreq, assess, says_every_term
+from kb.rag.answerability import (
+    Answerability,
+    Assessed,
+    DocFreq,
+    assess,
+    says_every_term,
+    section_named,
+)
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
@@ -182,7 +189,10 @@ class AskPipeline:
         retrieval_s = time.perf_counter() - t0
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
         if not hits or not _has_evidence(
-            result, opts.min_score, lambda: says_every_term(q, hits, self.doc_freq)
+            result,
+            opts.min_score,
+            lambda: says_every_term(q, hits, self.doc_freq),
+            lambda: section_named(q, hits, self.doc_freq),
         ):
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
         # always measured (no model), recorded, and enforced when min_answerable > 0; the
@@ -504,14 +514,19 @@ class _VerifierThread:
             self.stream.put(VerdictEvent(v))
 
 
-def _has_evidence(result: Any, min_score: float, says_every_term: Callable[[], bool]) -> bool:
+def _has_evidence(
+    result: Any,
+    min_score: float,
+    says_every_term: Callable[[], bool],
+    names_section: Callable[[], bool],
+) -> bool:
     """Retrieval's refusal rule for ``kb ask`` (:func:`kb.search.evidence.ask_passes`).
     Results without ``best_cosine`` (fakes, keyword mode) pass."""
     from kb.search.evidence import ask_passes
 
     best_cosine = getattr(result, "best_cosine", None)
     best_sentence = getattr(result, "best_sentence", None)
-    return ask_passes(best_cosine, min_score, best_sentence, says_every_term)
+    return ask_passes(best_cosine, min_score, best_sentence, says_every_term, names_section)
 
 
 def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:

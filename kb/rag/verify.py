@@ -118,11 +118,7 @@ class PassageSentences:
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
-        name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        heading = content_stems(
-            " ".join(hit.locator.heading_path) + " " + _words(name), joined=True
-        )
-        return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading)
+        return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading_stems_of(hit))
 
     def sentence(self, j: int) -> str:
         s, e = self.spans[j]
@@ -132,6 +128,13 @@ class PassageSentences:
         """What is embedded for each sentence (:func:`kb.sentence_spans.sentence_inputs`:
         a table row is read with its header), in span order."""
         return sentence_inputs(self.hit.text, self.spans)
+
+
+def heading_stems_of(hit: Hit) -> set[str]:
+    """The content stems of ``hit``'s heading path and of its file's name
+    (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): what its sentences are about."""
+    name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return content_stems(" ".join(hit.locator.heading_path) + " " + _words(name), joined=True)
 
 
 def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:

@@ -39,6 +39,9 @@ sentence of its hits holds every content word of the question
 (:func:`kb.rag.answerability.says_every_term`): a short question ("How many transport
 bolts are there?") has a low cosine to everything, also to the sentence that says it
 word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as it says.
+And it answers, whatever the cosines, when a hit's own section heading names what the
+question asks about (:func:`kb.rag.answerability.names_section`): the sentences under a
+note's "## Risks" name no risk, and "What are the risks?" has a cosine of 0.2 to them.
 """
 
 from __future__ import annotations
@@ -70,14 +73,19 @@ def ask_passes(
     min_score: float,
     best_sentence: float | None,
     says_every_term: Callable[[], bool],
+    names_section: Callable[[], bool] | None = None,
 ) -> bool:
     """``kb ask``'s rule: :func:`passes`, or :func:`passes` with no margin when
     ``says_every_term()`` (one sentence of the hits holds every content word of the
-    question; asked only then, see the module docs). ``kb ask``, the note of ``kb
-    search`` and ``kb eval tune`` all judge with it."""
+    question; asked only then, see the module docs), or ``names_section()`` (a hit's
+    own section heading names what the question asks about, whatever the cosines:
+    :func:`kb.rag.answerability.names_section`). ``kb ask``, the note of ``kb search``
+    and ``kb eval tune`` all judge with it."""
     if passes(best_cosine, min_score, best_sentence):
         return True
-    return passes(best_cosine, min_score, best_sentence, margin=0.0) and says_every_term()
+    if passes(best_cosine, min_score, best_sentence, margin=0.0) and says_every_term():
+        return True
+    return names_section is not None and names_section()
 
 
 def has_evidence(result: Any, min_score: float) -> bool:

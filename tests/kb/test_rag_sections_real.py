@@ -1,0 +1,111 @@
+"""A question that names a section ("What are the Q3 risks?") is answered from it.
+
+Unit tests of :func:`kb.rag.answerability.names_section`, and an integration test on
+the real parts (the ingest pipeline, SQLite, LanceDB, the bundled all-MiniLM-L6-v2):
+the sentences under "## Risks" name no risk, so every cosine rule refused "What are the
+risks?" before the section heading counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ingest.pipeline import ingest_paths
+from kb.cli.search_cmd import _ask_would_answer
+from kb.config import load_settings
+from kb.rag import AskPipeline
+from kb.rag.answerability import check, names_section, question_terms, section_named
+from kb.rag.verify import PassageSentences
+from kb.search import Retriever, SearchOptions
+from kb.store import Store
+from kb.types import Hit, Locator, Span
+from tests.kb.test_rag_pipeline import ScriptedGenerator
+
+PLANNING = (
+    "# Q3 planning\n\nDate: 14 July 2026. Present: Priya, Marco, Sofia.\n\n"
+    "## Decisions\n\n- The mobile app redesign ships in September.\n"
+    "- We drop the legacy CSV export.\n\n"
+    "## Risks\n\nThe payment provider migration could slip, because the vendor's "
+    "sandbox is still down.\n"
+)
+PLANTS = "# Plants\n\nThe snake plant only needs water every three weeks.\n"
+
+
+def _hit(text: str, *path: str, file: str = "work/q3-planning.md") -> Hit:
+    return Hit(chunk_id=1, text=text, locator=Locator(file, "md", path, Span()), score=1.0)
+
+
+RISKS = _hit("The payment provider migration could slip.", "Q3 planning", "Risks")
+
+
+def test_the_last_heading_must_name_a_term_and_the_path_must_hold_them_all() -> None:
+    def named(q: str, hit: Hit) -> bool:
+        return names_section(question_terms(q, None), hit)
+
+    assert named("What are the Q3 risks?", RISKS)  # q3 from the title, risks from the section
+    assert named("What are the risks?", RISKS)
+    assert not named("What are the Q4 risks?", RISKS)  # q4 is nowhere
+    assert not named("What is Q3 planning about?", RISKS)  # the section names neither
+    assert not named("What are the risks?", _hit("text", file="risks.md"))  # no heading
+    # the file's name counts for the path, not for the section
+    assert named("What are the planning risks?", _hit("t", "Risks", file="planning.md"))
+    assert not named("What are the?", RISKS)  # no content term
+    # squad-dev's sections name nothing a question asks
+    assert not named("Who ruled Warsaw?", _hit("t", "Warsaw", "Part 4", file="Warsaw.md"))
+
+
+def test_a_named_section_lifts_p_answerable_to_the_floor() -> None:
+    p = PassageSentences.of(1, RISKS)
+    got = check("What are the risks?", [p], None, 0.4)
+    assert got.section and got.answerable and got.score >= 0.5
+    assert got.to_dict()["section"] is True
+    other = check("What are the costs?", [p], None, 0.4)
+    assert not other.section and not other.answerable
+    assert section_named("What are the risks?", [RISKS], None)
+    assert not section_named("What are the costs?", [RISKS], None)
+    assert not section_named("What are the risks?", [], None)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
+    root = tmp_path_factory.mktemp("sections")
+    notes = root / "notes"
+    (notes / "work").mkdir(parents=True)
+    (notes / "work" / "q3-planning.md").write_text(PLANNING, encoding="utf-8")
+    (notes / "plants.md").write_text(PLANTS, encoding="utf-8")
+    settings = load_settings(root / "kb", user_file=root / "none.toml")
+    store = Store.open(settings.home)
+    ingest_paths(store, settings, [notes], embedder=real_embedder)
+    try:
+        yield store, Retriever(store, lambda: real_embedder), settings
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_kb_ask_answers_from_the_section_a_question_names(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    res = r.search("What are the risks?", opts)
+    assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
+    assert _ask_would_answer(res, opts, store)
+    rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask("What are the risks?", opts)
+    out = rec.result()
+    assert not out.refused, out.refusal_reason
+    assert "payment provider migration" in out.text
+    assert out.citations[0].locator["heading"].endswith("Risks")
+
+
+@pytest.mark.slow
+def test_a_question_no_section_names_is_still_refused(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    res = r.search("What are the holiday plans?", opts)
+    assert not section_named(res.query, res.hits, None)
+    rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(
+        "What are the holiday plans?", opts
+    )
+    assert rec.result().refused
