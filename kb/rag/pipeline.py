@@ -66,7 +66,14 @@ from kb.rag.answerability import (
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
-from kb.rag.quote import LabelExpander, candidates_block, quote_grammar, rank_candidates
+from kb.rag.quote import (
+    SECTION_QUOTES,
+    LabelExpander,
+    candidates_block,
+    quote_grammar,
+    rank_candidates,
+    section_candidates,
+)
 from kb.rag.record import (
     AnswerRecord,
     CitationEvent,
@@ -304,6 +311,11 @@ class AskPipeline:
         )
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
+        most = a.quote_max_sentences
+        if assessed.answerability.section:  # the section is the answer: its sentences
+            inside = section_candidates(q, verifier.passages, cands, self.doc_freq)
+            if inside:
+                cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
 
         def messages(cs: Sequence[Any]) -> list[dict[str, str]]:
             user = p.quote_template.format(candidates=candidates_block(cs), question=q)
@@ -323,7 +335,7 @@ class AskPipeline:
         built = BuiltPrompt(
             msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
         )
-        gbnf = quote_grammar(kept, p.refusal_phrase, a.quote_max_sentences)
+        gbnf = quote_grammar(kept, p.refusal_phrase, most)
         return built, gbnf, verifier
 
     # -- worker thread --------------------------------------------------------------------

@@ -57,7 +57,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kb.rag.answer_type import expected_type, holds
-from kb.rag.answerability import DocFreq, found_terms, question_terms, weighted_share
+from kb.rag.answerability import (
+    DocFreq,
+    found_terms,
+    names_section,
+    question_terms,
+    weighted_share,
+)
 from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.polarity import negates, negation_asked
 from kb.rag.verify import EmbedFn, PassageSentences
@@ -131,6 +137,27 @@ def rank_candidates(
             seen.add((c.text, c.follow))
             unique.append(c)
     return unique[:limit]
+
+
+#: the most sentences one answer quotes from a section the question names
+#: (:func:`section_candidates`)
+SECTION_QUOTES = 5
+
+
+def section_candidates(
+    question: str,
+    passages: Sequence[PassageSentences],
+    cands: Sequence[Candidate],
+    doc_freq: DocFreq | None = None,
+) -> list[Candidate]:
+    """The candidates from the passages whose own section heading names what the
+    question asks about (:func:`kb.rag.answerability.names_section`), in passage order:
+    "What were the decisions?" over a note's "## Decisions" is answered by the
+    section's items, not by the one a one-sentence answer would pick. Empty when no
+    passage's section is named."""
+    terms = question_terms(question, doc_freq)
+    named = {p.n for p in passages if names_section(terms, p.hit, p.heading_stems)}
+    return sorted((c for c in cands if c.n in named), key=lambda c: (c.n, c.j))
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

@@ -18,6 +18,7 @@ from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
 from kb.rag.answerability import check, names_section, question_terms, section_named
+from kb.rag.quote import Candidate, section_candidates
 from kb.rag.verify import PassageSentences
 from kb.search import Retriever, SearchOptions
 from kb.store import Store
@@ -69,6 +70,19 @@ def test_a_named_section_lifts_p_answerable_to_the_floor() -> None:
     assert not section_named("What are the risks?", [], None)
 
 
+def test_section_candidates_are_the_named_sections_sentences_in_passage_order() -> None:
+    risks = PassageSentences.of(1, RISKS)
+    other = PassageSentences.of(2, _hit("Budget is fine.", "Q3 planning", "Costs"))
+    cands = [
+        Candidate(2, 0, "Budget is fine.", 0.9),
+        Candidate(1, 1, "b", 0.8),
+        Candidate(1, 0, "a", 0.7),
+    ]
+    got = section_candidates("What are the risks?", [risks, other], cands)
+    assert [(c.n, c.j) for c in got] == [(1, 0), (1, 1)]
+    assert section_candidates("What are the costs?", [risks], cands) == []
+
+
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("sections")
@@ -97,6 +111,19 @@ def test_kb_ask_answers_from_the_section_a_question_names(kb: Any) -> None:
     assert not out.refused, out.refusal_reason
     assert "payment provider migration" in out.text
     assert out.citations[0].locator["heading"].endswith("Risks")
+
+
+@pytest.mark.slow
+def test_a_named_section_is_quoted_item_by_item(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    assert settings.answer.quote_max_sentences == 1  # a plain question quotes one sentence
+    gen = ScriptedGenerator(["1 2"])
+    out = AskPipeline(r, gen, settings).ask("What were the decisions?", opts).result()
+    assert not out.refused, out.refusal_reason
+    assert out.text.startswith("The mobile app redesign ships in September.")
+    assert "We drop the legacy CSV export." in out.text  # the second item, in note order
+    assert 'answer ::= label (" " label){0,1}' in str(gen.calls[-1]["grammar"])  # 2 items
 
 
 @pytest.mark.slow
