@@ -485,7 +485,7 @@ def mark_lexical_passes(store: Store, gathered: list[Gathered], opts: SearchOpti
         found = store.hits_for(ids)
         hits = [found[i] for i in ids if i in found]
         g.says_every_term = says_every_term(g.query.question, hits, doc_freq)
-        g.names_section = section_named(g.query.question, hits, doc_freq)
+        g.names_section = section_named(g.query.question, hits)
 
 
 def _r4(x: float | None) -> float | None:

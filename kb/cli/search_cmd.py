@@ -61,8 +61,10 @@ def search(
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB
-    holds anything worth answering from: the best cosine of any chunk must reach it.
-    kb search says when no chunk does. In vector mode hits below it are dropped.
+    holds anything worth answering from: the best cosine of any chunk must reach it
+    (or one sentence's, by 0.2 more; or a hit's section heading must name what the
+    question asks, "## Risks" for "What are the risks?"). kb search says when kb ask
+    would refuse. In vector mode hits below it are dropped.
     kb eval tune fits these settings to your own golden set.
 
     \b
@@ -112,7 +114,7 @@ def _ask_would_answer(result: SearchResult, opts: SearchOptions, store: Any) -> 
         opts.min_score,
         result.best_sentence,
         lambda: says_every_term(result.query, result.hits, doc_freq_of(store)),
-        lambda: section_named(result.query, result.hits, doc_freq_of(store)),
+        lambda: section_named(result.query, result.hits),
     )
 
 

@@ -32,9 +32,18 @@ _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
 
 
+#: capitals that are rarely initials of words a note writes out: times of day and
+#: common short forms ("10 AM" is no "annual meeting")
+NOT_ACRONYMS = frozenset(["AM", "PM", "OK", "ID", "TV", "PS", "NB", "VS"])
+
+
 def is_acronym(word: str) -> bool:
-    """2 to 6 capital letters, with an optional plural ``s`` ("BP", "GPs")."""
-    return _ACRONYM.fullmatch(word) is not None
+    """2 to 6 capital letters, with an optional plural ``s`` ("BP", "GPs"), that are
+    not a stop word written in capitals ("IT", "US", "ON": shouted text is no acronym,
+    and which one is meant cannot be told) nor one of :data:`NOT_ACRONYMS`."""
+    if _ACRONYM.fullmatch(word) is None or word in NOT_ACRONYMS:
+        return False
+    return not is_stopword(letters(word))
 
 
 def letters(acronym: str) -> str:
@@ -77,7 +86,21 @@ def _spelled_from(target: str, words: Sequence[str], i: int) -> int | None:
 
 def spelled_in(acronym: str, text: str) -> bool:
     """``text`` spells ``acronym`` somewhere (:func:`spells`)."""
-    return bool(spells(acronym, [m.group() for m in token_matches(text)]))
+    return bool(spells(acronym, words_of(text)))
+
+
+def spelled_out(question: str, texts: Sequence[str]) -> set[str]:
+    """The stems of the question's words that spell an acronym one of ``texts`` writes
+    ("European Union" when a passage says "EU")."""
+    found = {w for t in texts if has_acronym(t) for w in words_of(t) if is_acronym(w)}
+    if not found:
+        return set()
+    qwords = words_of(question)
+    out: set[str] = set()
+    for acronym in found:
+        for i, j in spells(acronym, qwords):
+            out.update(stem(w) for w in qwords[i:j] if not is_stopword(w))
+    return out
 
 
 def question_acronyms(question: str) -> dict[str, str]:
@@ -85,14 +108,24 @@ def question_acronyms(question: str) -> dict[str, str]:
     return {stem(w): w for w in (m.group() for m in token_matches(question)) if is_acronym(w)}
 
 
-def aliases(terms: Mapping[str, tuple[str, float]], sentence: str) -> set[str]:
+def words_of(text: str) -> list[str]:
+    """The word and number tokens of ``text``, as :func:`spells` and :func:`aliases`
+    read it (:func:`kb.rag.lexical.token_matches`)."""
+    return [m.group() for m in token_matches(text)]
+
+
+def has_acronym(text: str) -> bool:
+    """``text`` writes something shaped like an acronym (a cheap first test)."""
+    return _ANY_ACRONYM.search(text) is not None
+
+
+def aliases(terms: Mapping[str, tuple[str, float]], words: Sequence[str]) -> set[str]:
     """The stems of ``terms`` (the evidence check's question terms: stem -> (surface
-    word, weight), in question order) that ``sentence`` holds through an acronym
-    (module docs)."""
+    word, weight), in question order) that a sentence (its ``words``, :func:`words_of`)
+    holds through an acronym (module docs)."""
     asked = any(is_acronym(word) for word, _ in terms.values())
-    if not asked and _ANY_ACRONYM.search(sentence) is None:
-        return set()  # the common case, without tokenising
-    words = [m.group() for m in token_matches(sentence)]
+    if not asked and not any(is_acronym(w) for w in words):
+        return set()
     out: set[str] = set()
     plain: list[tuple[str, str]] = []
     for s, (word, _) in terms.items():

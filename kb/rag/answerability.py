@@ -84,7 +84,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.acronyms import aliases, question_acronyms, spelled_in
+from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
@@ -323,7 +323,8 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     "Buddhist" for "Buddhism"). A value's shape counts as its word: "What is the
     printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`). An
     acronym is there when a passage spells it out ("BP": "blood pressure",
-    :mod:`kb.rag.acronyms`)."""
+    :mod:`kb.rag.acronyms`), and names that spell an acronym a passage writes ("European
+    Union": "EU")."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
@@ -331,6 +332,7 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
             seen |= st | p.units(j)
     values = {number_value(s) for s in seen if s[:1].isdigit()}
     keys = [k for k in key_tokens(question) if " " not in k]
+    seen |= spelled_out(question, [p.hit.text for p in passages])
     acronyms = question_acronyms(question)
     absent = sorted(
         k
@@ -492,11 +494,10 @@ def asked_terms(terms: dict[str, tuple[str, float]]) -> frozenset[str]:
 
 def written_out(p: PassageSentences, j: int, got: frozenset[str]) -> frozenset[str]:
     """The terms of ``got`` (those sentence ``j`` of ``p`` holds, :func:`found_terms`)
-    that the sentence or its chunk's headings write out, not only say by a date or a
-    value: those in its words or headings, and those it holds otherwise than by what its
-    values say (an acronym spelled out, :mod:`kb.rag.acronyms`)."""
+    that the sentence or its chunk's headings write out, not only say by a date, a
+    value or an acronym's initials."""
     written = p.stems[j] | p.heading_stems
-    return frozenset(s for s in got if found(s, written) or not found(s, p.units(j)))
+    return frozenset(s for s in got if found(s, written))
 
 
 def standing(asked: frozenset[str], got: frozenset[str], written: frozenset[str]) -> frozenset[str]:
@@ -580,21 +581,31 @@ def holds_every_term(
     of them at least, written out: "What is the car's registration?" over "The Skoda
     Octavia (reg. LK19 XZP) ..." under the heading "Car". One word held ("Who is our
     accountant?" over a table under "Suppliers and accountant") says too little, as do
-    headings alone (they hold the same words for every sentence of the chunk) and what
-    a sentence's values say alone ("When did the dispute end?" over "The school bus
-    runs until June" holds *end* only by its date)."""
+    headings alone (they hold the same words for every sentence of the chunk), words
+    held only by an acronym's initials (:mod:`kb.rag.acronyms`: "Bob paid" is no *BP*
+    for sure) and what a sentence's values say alone ("When did the dispute end?" over
+    "The school bus runs until June" holds *end* only by its date)."""
     asked = asked_terms(terms)
     if len(asked) < 2:
         return False
     for p, held in zip(passages, matches, strict=True):
         for j, got in enumerate(held):
-            if asked <= got and any(found(s, p.stems[j]) for s in asked):
+            if (
+                asked <= got
+                and any(found(s, p.stems[j]) for s in asked)
+                and asked <= set(found_terms(terms, p, j, acronyms=False))
+            ):
                 return True
     return False
 
 
 def found_terms(
-    terms: dict[str, tuple[str, float]], p: PassageSentences, j: int, *, window: bool = False
+    terms: dict[str, tuple[str, float]],
+    p: PassageSentences,
+    j: int,
+    *,
+    window: bool = False,
+    acronyms: bool = True,
 ) -> list[str]:
     """The stems of ``terms`` found in sentence ``j`` of ``p`` (or its window: the
     sentence and its neighbours), with the chunk's headings and file name, and the
@@ -604,8 +615,16 @@ def found_terms(
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
     for k in range(lo, hi):
-        here = here | p.units(k) | aliases(terms, p.sentence(k))
+        here = here | p.units(k)
+        words = p.words(k) if acronyms else None
+        if words is not None or (acronyms and _asks_acronym(terms)):
+            here = here | aliases(terms, words if words is not None else p.all_words(k))
     return [s for s in terms if found(s, here)]
+
+
+def _asks_acronym(terms: dict[str, tuple[str, float]]) -> bool:
+    """A question term is written as an acronym (:func:`kb.rag.acronyms.is_acronym`)."""
+    return any(is_acronym(word) for word, _ in terms.values())
 
 
 def is_light(terms: dict[str, tuple[str, float]], stem: str) -> bool:
@@ -648,7 +667,8 @@ def names_section(
 ) -> bool:
     """``hit``'s own section heading names what the question asks about: the question
     has content terms (light verbs aside), the last heading of the hit's path holds one
-    of them at least, and the path with the file's name (``heading``:
+    of them at least, a word (not a number: squad-dev's "Part 3" names nothing for
+    "What is 3?"), and the path with the file's name (``heading``:
     :func:`kb.rag.verify.heading_stems_of`, computed when not given) holds them all.
     "What are the Q3 risks?" over the sentences under "Q3 planning > Risks", which
     name no risk and have a cosine of 0.24 to it: the section is the answer, as a
@@ -660,16 +680,16 @@ def names_section(
     if not path or not asked:
         return False
     last = content_stems(path[-1], joined=True)
-    if not any(found(s, last) for s in asked):
-        return False
+    if not any(found(s, last) for s in asked if not s[:1].isdigit()):
+        return False  # "Part 3" names no section for "What is 3?"
     held = heading if heading is not None else heading_stems_of(hit)
     return all(found(s, held) for s in asked)
 
 
-def section_named(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:
+def section_named(question: str, hits: Sequence[Hit]) -> bool:
     """:func:`names_section` for one of ``hits``: the lexical pass of ``kb ask``'s
     retrieval rule that needs no cosine (:func:`kb.search.evidence.ask_passes`)."""
-    terms = question_terms(question, doc_freq)
+    terms = question_terms(question, None)  # the weights play no part
     return bool(terms) and any(names_section(terms, h) for h in hits)
 
 

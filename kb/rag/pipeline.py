@@ -199,7 +199,7 @@ class AskPipeline:
             result,
             opts.min_score,
             lambda: says_every_term(q, hits, self.doc_freq),
-            lambda: section_named(q, hits, self.doc_freq),
+            lambda: section_named(q, hits),
         ):
             return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
         # always measured (no model), recorded, and enforced when min_answerable > 0; the

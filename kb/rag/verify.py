@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from kb.rag.acronyms import has_acronym, words_of
 from kb.rag.lexical import content_stems, is_stopword, key_tokens, recall, token_matches, unit_words
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
 from kb.sentence_spans import (
@@ -99,6 +100,24 @@ class PassageSentences:
     heading_stems: set[str] = field(default_factory=set)
     #: :func:`kb.rag.lexical.unit_words` of each sentence, made on first use (:meth:`units`)
     _units: list[set[str]] | None = field(default=None, repr=False, compare=False)
+    #: each sentence's tokens when it writes an acronym, else ``None`` (:meth:`words`)
+    _words: list[list[str] | None] | None = field(default=None, repr=False, compare=False)
+
+    def words(self, j: int) -> list[str] | None:
+        """Sentence ``j``'s tokens (:func:`kb.rag.acronyms.words_of`) when it writes
+        something shaped like an acronym, else ``None``; computed once for all sentences
+        of the passage (the acronym check reads them for every question term)."""
+        if self._words is None:
+            self._words = [
+                words_of(t) if has_acronym(t) else None
+                for t in (self.sentence(k) for k in range(len(self.spans)))
+            ]
+        return self._words[j]
+
+    def all_words(self, j: int) -> list[str]:
+        """Sentence ``j``'s tokens, whether or not it writes an acronym."""
+        got = self.words(j)
+        return got if got is not None else words_of(self.sentence(j))
 
     def units(self, j: int) -> set[str]:
         """What sentence ``j``'s quantities and values say ("30 °C": temperature),
@@ -205,17 +224,20 @@ def _ends_line(text: str, end: int) -> bool:
     return not text[end : len(text) if nl < 0 else nl].strip()
 
 
-#: a pronoun that refers back to what the sentence before is about
+#: a sentence that starts by referring back to what the sentence before is about
 _BACK_REFERENCE = re.compile(r"(?:It|Its|They|Their)\b")
+#: a blank line (spaces or tabs on it): a paragraph break
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 #: the most content words of a sentence's lead (:func:`lead_words`)
 LEAD_WORDS = 4
 
 
 def lead_words(sentence: str) -> list[str]:
     """The words a sentence starts with, what it is usually about: leading stop words
-    skipped, then content words up to the first stop word or number, at most
-    :data:`LEAD_WORDS` ("The fiddle-leaf fig needs water once a week": *fiddle*,
-    *leaf*, *fig*, *needs*)."""
+    and numbers skipped, then content words up to the next stop word or token written
+    with digits, at most :data:`LEAD_WORDS` ("The fiddle-leaf fig needs water once a
+    week": *fiddle*, *leaf*, *fig*, *needs*). A number word is a content word here
+    (read later as its value: *three* is 3)."""
     out: list[str] = []
     for m in token_matches(sentence):
         w = m.group()
@@ -230,24 +252,35 @@ def lead_words(sentence: str) -> list[str]:
 
 
 def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
-    """Give a sentence that refers back (*it*, *its*, *they*, *them*, *their*) the
+    """Give a sentence that starts by referring back (*It*, *Its*, *They*, *Their*) the
     content stems of the lead of the sentence before it in the same paragraph
     (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
     three leaves in October." the second sentence is about the fig, and "Why did the
-    fig drop leaves?" is answered by it. A blank line between the two, or a list item
-    or table row on either side, breaks the reference."""
-    for j in range(1, len(spans)):
+    fig drop leaves?" is answered by it. A run of such sentences all get the lead of
+    the one that started it ("... It dropped three leaves. It also yellowed."). A
+    pronoun inside a sentence is left alone (read that way too, one more squad-dev
+    unanswerable question was answered), and a blank line between the two, or a list
+    item or table row on either side, breaks the reference. The lead is the sentence's
+    first words, not its parsed subject: "Dr Patel prescribed amoxicillin. It caused a
+    rash." gives the second sentence *Patel* too."""
+    lead: set[str] = set()
+    for j in range(len(spans)):
         a, b = spans[j]
-        pa, pb = spans[j - 1]
-        piece, before = text[a:b], text[pa:pb]
-        if "\n\n" in text[pb:a].replace(" ", "") or not _BACK_REFERENCE.match(piece):
-            continue
-        if any(
-            BULLET.match(x) or ITEM_NUMBER.match(x) or x.startswith(("|", "#"))
-            for x in (piece, before)
-        ):
-            continue
-        stems[j] |= content_stems(" ".join(lead_words(before)))
+        piece = text[a:b]
+        listed = piece.startswith(("|", "#")) or bool(
+            BULLET.match(piece) or ITEM_NUMBER.match(piece)
+        )
+        follows = (
+            j > 0
+            and bool(lead)
+            and not listed
+            and _BLANK_LINE.search(text, spans[j - 1][1], a) is None
+            and _BACK_REFERENCE.match(piece) is not None
+        )
+        if follows:
+            stems[j] |= lead  # and the lead carries on to the next sentence
+        else:
+            lead = set() if listed else content_stems(" ".join(lead_words(piece)))
 
 
 def _continues(gap: str) -> bool:

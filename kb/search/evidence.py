@@ -38,10 +38,11 @@ which ``kb ask``'s evidence check (:mod:`kb.rag.answerability`) then refuses.
 sentence of its hits holds every content word of the question
 (:func:`kb.rag.answerability.says_every_term`): a short question ("How many transport
 bolts are there?") has a low cosine to everything, also to the sentence that says it
-word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as it says.
-And it answers, whatever the cosines, when a hit's own section heading names what the
-question asks about (:func:`kb.rag.answerability.names_section`): the sentences under a
-note's "## Risks" name no risk, and "What are the risks?" has a cosine of 0.2 to them.
+word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as it says
+for that waiver. And it answers, whatever the cosines and ``min_score``, when a hit's
+own section heading names what the question asks about
+(:func:`kb.rag.answerability.names_section`): the sentences under a note's "## Risks"
+name no risk, and "What are the risks?" has a cosine of 0.2 to them.
 """
 
 from __future__ import annotations

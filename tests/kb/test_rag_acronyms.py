@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from kb.rag.acronyms import aliases, is_acronym, letters, question_acronyms, spells
+from kb.rag.acronyms import (
+    aliases,
+    is_acronym,
+    letters,
+    question_acronyms,
+    spelled_out,
+    spells,
+    words_of,
+)
 from kb.rag.answerability import check, question_terms
 from kb.rag.lexical import stem
 from kb.rag.verify import PassageSentences
@@ -12,6 +20,9 @@ from tests.kb.test_rag_verified import hit
 def test_an_acronym_is_two_to_six_capitals_with_an_optional_plural() -> None:
     assert is_acronym("BP") and is_acronym("NHS") and is_acronym("GPs")
     assert not is_acronym("A") and not is_acronym("Gp") and not is_acronym("ABCDEFG")
+    # a stop word in capitals is shouting, and times of day are no initials
+    assert not is_acronym("IT") and not is_acronym("ON") and not is_acronym("AM")
+    assert is_acronym("US")  # "us" is no stop word: US is the United States
     assert letters("GPs") == "gp" and letters("NHS") == "nhs"
 
 
@@ -30,13 +41,12 @@ def test_a_run_spells_an_acronym_by_its_initials_and_may_skip_inner_stop_words()
 
 def test_aliases_go_both_ways_and_need_a_whole_run() -> None:
     asked = question_terms("What was my BP on 1 Nov?", None)
-    assert "bp" in aliases(asked, "Blood pressure on 1 Nov: 128/82.")
-    assert "bp" not in aliases(asked, "Blood tests on 1 Nov.")
+    assert "bp" in aliases(asked, words_of("Blood pressure on 1 Nov: 128/82."))
+    assert "bp" not in aliases(asked, words_of("Blood tests on 1 Nov."))
     spelled = question_terms("What was my blood pressure in November?", None)
-    got = aliases(spelled, "BP 128/82 on 1 Nov.")
+    got = aliases(spelled, words_of("BP 128/82 on 1 Nov."))
     assert {stem("blood"), stem("pressure")} <= got
-    # a sentence without capitals costs nothing and gives nothing
-    assert aliases(spelled, "blood was taken") == set()
+    assert aliases(spelled, words_of("blood was taken")) == set()
     assert question_acronyms("Did the NHS app and my GP agree?") == {"nhs": "NHS", "gp": "GP"}
 
 
@@ -51,3 +61,27 @@ def test_the_evidence_check_reads_an_acronym_as_its_words() -> None:
     short = [PassageSentences.of(1, hit(1, "BP on 1 Nov: 128/82."))]
     back = check("What was my blood pressure on 1 Nov?", short, None, 0.4, require_keys=True)
     assert back.coverage == 1.0 and back.answerable
+
+
+def test_initials_alone_do_not_make_every_word_held() -> None:
+    """A run with the right initials may be chance ("Bob paid" for *BP*): it counts for
+    the word share, but not for the every-word floor of p(answerable)."""
+    rent = [PassageSentences.of(1, hit(1, "Bob paid the rent in March."))]
+    got = check("What was my BP in March?", rent, None, 0.4, require_keys=True)
+    assert not got.every_term
+    note = [PassageSentences.of(1, hit(1, "Blood pressure on 1 Nov: 128/82."))]
+    assert not check("What was my BP on 1 Nov?", note, None, 0.4).every_term
+    # a time of day spells nothing
+    dentist = [PassageSentences.of(1, hit(1, "Dentist at 10 AM."))]
+    assert check("When is the annual meeting?", dentist, None, 0.4).coverage == 0.0
+
+
+def test_names_that_spell_a_passage_acronym_are_not_absent_keys() -> None:
+    eu = [PassageSentences.of(1, hit(1, "The EU decided to ban it in 2019."))]
+    got = check("What did the European Union decide?", eu, None, 0.0, require_keys=True)
+    assert got.absent_keys == [] and got.coverage == 1.0
+    assert spelled_out("Did the European Union act?", ["The EU acted."]) == {
+        stem("European"),
+        stem("Union"),
+    }
+    assert spelled_out("Did the European Union act?", ["Nothing here."]) == set()

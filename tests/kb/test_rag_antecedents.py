@@ -48,3 +48,10 @@ def test_a_blank_line_a_list_item_or_no_pronoun_breaks_the_reference() -> None:
     # only a sentence that starts with the pronoun: an "it" inside may mean anything
     inside = PassageSentences.of(1, hit(1, "The fig needs water. I moved it to the hall."))
     assert stem("fig") not in inside.stems[1]
+
+
+def test_a_run_of_pronoun_sentences_keeps_the_first_lead_and_a_tab_line_breaks_it() -> None:
+    chain = PassageSentences.of(1, hit(1, FIG + " It also yellowed."))
+    assert stem("fig") in chain.stems[2]
+    tabbed = PassageSentences.of(1, hit(1, FIG.replace("\n", "\n\t\n")))
+    assert stem("fig") not in tabbed.stems[1]

@@ -54,6 +54,7 @@ def test_the_last_heading_must_name_a_term_and_the_path_must_hold_them_all() -> 
     # the file's name counts for the path, not for the section
     assert named("What are the planning risks?", _hit("t", "Risks", file="planning.md"))
     assert not named("What are the?", RISKS)  # no content term
+    assert not named("What is 3?", _hit("t", "Warsaw", "Part 3", file="Warsaw.md"))
     # squad-dev's sections name nothing a question asks
     assert not named("Who ruled Warsaw?", _hit("t", "Warsaw", "Part 4", file="Warsaw.md"))
 
@@ -65,9 +66,9 @@ def test_a_named_section_lifts_p_answerable_to_the_floor() -> None:
     assert got.to_dict()["section"] is True
     other = check("What are the costs?", [p], None, 0.4)
     assert not other.section and not other.answerable
-    assert section_named("What are the risks?", [RISKS], None)
-    assert not section_named("What are the costs?", [RISKS], None)
-    assert not section_named("What are the risks?", [], None)
+    assert section_named("What are the risks?", [RISKS])
+    assert not section_named("What are the costs?", [RISKS])
+    assert not section_named("What are the risks?", [])
 
 
 def test_section_candidates_are_the_named_sections_sentences_in_passage_order() -> None:
@@ -131,7 +132,7 @@ def test_a_question_no_section_names_is_still_refused(kb: Any) -> None:
     store, r, settings = kb
     opts = SearchOptions.from_settings(settings.search)
     res = r.search("What are the holiday plans?", opts)
-    assert not section_named(res.query, res.hits, None)
+    assert not section_named(res.query, res.hits)
     rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(
         "What are the holiday plans?", opts
     )
