@@ -68,7 +68,9 @@ contradict ("What did the TEU *not* do?" over sentences that say what it does;
 whose one missing word is a name or number the best sentence has another in place of
 ("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`), nor
 one that asks about a move the other way round ("When do we move *to* Stripe?" over
-"from Stripe to Adyen": :mod:`kb.rag.direction`). Edge
+"from Stripe to Adyen": :mod:`kb.rag.direction`), nor one that asks for a rate per
+another period than its best sentence states ("a month" over "500 projects a year":
+:mod:`kb.rag.periods`). Edge
 cases: a question without content stems (all stop words) has
 coverage 1 (there is nothing to check); no passages -> not answerable.
 """
@@ -97,6 +99,7 @@ from kb.rag.lexical import (
     quantities,
     token_matches,
 )
+from kb.rag.periods import other_periods
 from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
@@ -447,6 +450,7 @@ def check(
         lacking = word_parts(asked_terms(terms) - got, known)
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
         result.contradictions += reversed_moves(question, best.sentence(j))
+        result.contradictions += other_periods(question, best.sentence(j))
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result
