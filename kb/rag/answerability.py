@@ -70,7 +70,8 @@ whose one missing word is a name or number the best sentence has another in plac
 one that asks about a move the other way round ("When do we move *to* Stripe?" over
 "from Stripe to Adyen": :mod:`kb.rag.direction`), nor one that asks for a rate per
 another period than its best sentence states ("a month" over "500 projects a year":
-:mod:`kb.rag.periods`). Edge
+:mod:`kb.rag.periods`), nor one whose word that sentence negates ("change" over "do not
+change": :func:`kb.rag.polarity.denied`). Edge
 cases: a question without content stems (all stop words) has
 coverage 1 (there is nothing to check); no passages -> not answerable.
 """
@@ -100,7 +101,7 @@ from kb.rag.lexical import (
     token_matches,
 )
 from kb.rag.periods import other_periods
-from kb.rag.polarity import Contradiction, contradictions, cosines_of, rank_sentences
+from kb.rag.polarity import Contradiction, contradictions, cosines_of, denied, rank_sentences
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
 from kb.types import Hit
@@ -451,6 +452,7 @@ def check(
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
         result.contradictions += reversed_moves(question, best.sentence(j))
         result.contradictions += other_periods(question, best.sentence(j))
+        result.contradictions += denied(question, best.sentence(j))
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result

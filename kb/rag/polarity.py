@@ -51,7 +51,16 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kb.rag.lexical import END_WORDS, START_WORDS, bounds, found, stem, token_matches, tokens
+from kb.rag.lexical import (
+    END_WORDS,
+    START_WORDS,
+    bounds,
+    found,
+    is_stopword,
+    stem,
+    token_matches,
+    tokens,
+)
 
 T = TypeVar("T")
 
@@ -254,11 +263,23 @@ def negation_asked(question: str) -> str | None:
 
 
 def yes_no(question: str) -> bool:
-    """``question`` starts with an auxiliary verb: a yes/no question, whose negation
-    is rhetorical ("Didn't the committee approve the budget?" is answered by "The
-    committee approved the budget")."""
-    toks = tokens(question)
-    return bool(toks) and toks[0].lower().replace("’", "'") in _AUXILIARIES
+    """``question`` starts with an auxiliary verb, or does after a leading phrase set
+    off by a comma ("In 1972, did Norway join?"): a yes/no question, whose negation is
+    rhetorical ("Didn't the committee approve the budget?" is answered by "The committee
+    approved the budget")."""
+    head, comma, rest = question.partition(",")
+    starts = [question]
+    if comma and len(tokens(head)) <= _LEADING_PHRASE:
+        starts.append(rest)
+    for text in starts:
+        toks = tokens(text)
+        if toks and toks[0].lower().replace("’", "'") in _AUXILIARIES:
+            return True
+    return False
+
+
+#: the most words of a leading phrase before a yes/no question's auxiliary
+_LEADING_PHRASE = 6
 
 
 def alternative(question: str) -> bool:
@@ -327,6 +348,47 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
         if said:
             out.append(Contradiction(t, bounded.get(said[0], said[0])))
     return out
+
+
+#: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",
+#: "*no longer* apply"; one adverb may stand between ("not always agree")
+_DENIED = re.compile(
+    r"\b(?:not|never|n't|no\s+longer)\s+(?:(?:always|really|yet|even|actually|fully)\s+)?"
+    r"(?P<word>[^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+def denied(question: str, sentence: str) -> list[Contradiction]:
+    """A question word that its best ``sentence`` negates, asked without a negation:
+    "The laws of physics *change* from being at rest when travelling in a what?" over
+    "while travelling at a constant velocity, the laws of physics do *not change* from
+    being at rest". SQuAD 2.0 deletes a negation as well as inserting one (Rajpurkar,
+    Jia and Liang 2018, table 2). The negated word must be a content word of the
+    question (as stems; not a stop word: "not be", "not only" say nothing), and the
+    question must not be negated (the negation rule reads that case) nor yes/no ("Does
+    the law change?", answered *no*) or an alternative; a sentence that also says the
+    word without a negation ("did not approve the server but approved the budget")
+    contradicts nothing. Returns one contradiction: the question's word, and the
+    sentence's negated phrase."""
+    if yes_no(question) or alternative(question) or negation_asked(question) is not None:
+        return []
+    asked = {stem(t): t for t in tokens(question) if not is_stopword(t)}
+    negated = {m.start("word"): m for m in _DENIED.finditer(sentence)}
+    if not negated:
+        return []
+    plain = {stem(t.group()) for t in token_matches(sentence) if t.start() not in negated}
+    for m in negated.values():
+        w = m.group("word")
+        if is_stopword(w) or w.lower() in ("only", "just", "least", "to"):
+            continue
+        s = stem(w)
+        if found(s, plain):  # "did not approve X but approved Y" says both
+            continue
+        match = next((a for a in asked if found(s, {a})), None)
+        if match is not None:
+            return [Contradiction(asked[match], m.group(0))]
+    return []
 
 
 #: "how long *before*", "how soon *after*", "how many minutes *before*": the word asks

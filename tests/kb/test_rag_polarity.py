@@ -9,8 +9,10 @@ from kb.rag.polarity import (
     Contradiction,
     asks_negated,
     contradictions,
+    denied,
     negates,
     rank_sentences,
+    yes_no,
 )
 from kb.rag.verify import PassageSentences
 from kb.search.options import SearchOptions
@@ -189,3 +191,25 @@ def test_a_yes_no_question_negates_rhetorically() -> None:
     assert check("What did the committee not approve?", ps, None, 0.0).contradictions == [
         Contradiction("not")
     ]
+
+
+def test_a_question_word_its_best_sentence_negates_is_denied() -> None:
+    q = "The laws of physics change from being at rest when travelling in a what?"
+    s = "At a constant velocity, the laws of physics do not change from being at rest."
+    assert denied(q, s) == [Contradiction("change", "not change")]
+    assert denied("What no longer applies?", "Old rules no longer apply.") == []  # negated
+    assert denied("Does the law change?", s) == []  # yes/no: answered "no"
+    assert denied("In 1972, did Norway join the EU?", "Norway did not join.") == []
+    # a sentence that also says the word plainly, or negates a stop word, denies nothing
+    both = "The committee did not approve the server but approved the budget."
+    assert denied("What did the committee approve?", both) == []
+    assert denied("What is costly?", "It is not only costly.") == []
+    assert denied("What did the committee approve?", "The budget was approved.") == []
+
+
+def test_a_yes_no_question_may_start_with_a_phrase_and_a_comma() -> None:
+    assert yes_no("In 1972, did Norway end up joining the European Union?")
+    assert yes_no("Didn't the committee approve the budget?")
+    assert not yes_no("What, aside from firebox, is another name for it?")
+    assert not yes_no("Who, in 1972, did it?")
+    assert not yes_no("After the long and very tiring meeting in March, did we agree?")
