@@ -382,6 +382,8 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
         w = m.group("word")
         if is_stopword(w) or w.lower() in ("only", "just", "least", "to"):
             continue
+        if _imperative(sentence[: m.start()]):
+            continue  # "Never water it more than once a month": a rule, not a denial
         s = stem(w)
         if found(s, plain):  # "did not approve X but approved Y" says both
             continue
@@ -389,6 +391,17 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
         if match is not None:
             return [Contradiction(asked[match], m.group(0))]
     return []
+
+
+#: what may precede an imperative's negation ("Please do not ...", "- Never ...")
+_IMPERATIVE_LEAD = frozenset(["do", "please", "and", "but", "so", "then"])
+
+
+def _imperative(before: str) -> bool:
+    """The negation that follows ``before`` (the sentence up to it) starts an
+    imperative: nothing but :data:`_IMPERATIVE_LEAD` words (or a list marker) precede
+    it ("Never water it ...", "Do not feed the dog after 8pm")."""
+    return all(t.lower() in _IMPERATIVE_LEAD for t in tokens(before))
 
 
 #: "how long *before*", "how soon *after*", "how many minutes *before*": the word asks

@@ -205,6 +205,10 @@ def test_a_question_word_its_best_sentence_negates_is_denied() -> None:
     assert denied("What did the committee approve?", both) == []
     assert denied("What is costly?", "It is not only costly.") == []
     assert denied("What did the committee approve?", "The budget was approved.") == []
+    # an imperative is a rule, not a denial
+    rule = "Never water it in winter more than once a month."
+    assert denied("When should I water the snake plant in winter?", rule) == []
+    assert denied("When can I feed the dog?", "- Please do not feed the dog after 8pm.") == []
 
 
 def test_a_yes_no_question_may_start_with_a_phrase_and_a_comma() -> None:
