@@ -69,6 +69,11 @@ _SPACE = re.compile(r"\s*")
 BULLET = re.compile(r"[-*+•][ \t]")
 
 
+def starts_item(text: str) -> bool:
+    """``text`` starts with a list item's marker: a bullet or an item number."""
+    return bool(BULLET.match(text) or ITEM_NUMBER.match(text))
+
+
 def is_abbreviation(text: str, dot: int) -> bool:
     """True when the ``.`` at ``dot`` ends an abbreviation or an initial."""
     if text[dot] != ".":

@@ -130,7 +130,7 @@ def render(
     from rich.text import Text
 
     from kb.cli.common import make_console
-    from kb.search.evidence import weak_hit
+    from kb.search.evidence import weak_hit, weak_note
     from kb.search.excerpt import excerpt, spans
     from kb.search.typos import corrected_query
 
@@ -164,9 +164,7 @@ def render(
         if legs:
             detail.append(" · " + legs, style="dim")
         if weak_hit(hit.scores, opts.min_score):
-            detail.append(
-                f" · weak: no word of the query, cosine under {opts.min_score:g}", style="yellow"
-            )
+            detail.append(" · " + weak_note(opts.min_score), style="yellow")
         console.print(Text("    ") + detail)
         console.print()
     n = len(result.hits)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from kb.rag.lexical import is_stopword, stem, token_matches
+from kb.rag.lexical import is_stopword, stem, tokens
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
@@ -86,16 +86,16 @@ def _spelled_from(target: str, words: Sequence[str], i: int) -> int | None:
 
 def spelled_in(acronym: str, text: str) -> bool:
     """``text`` spells ``acronym`` somewhere (:func:`spells`)."""
-    return bool(spells(acronym, words_of(text)))
+    return bool(spells(acronym, tokens(text)))
 
 
 def spelled_out(question: str, texts: Sequence[str]) -> set[str]:
     """The stems of the question's words that spell an acronym one of ``texts`` writes
     ("European Union" when a passage says "EU")."""
-    found = {w for t in texts if has_acronym(t) for w in words_of(t) if is_acronym(w)}
+    found = {w for t in texts if has_acronym(t) for w in tokens(t) if is_acronym(w)}
     if not found:
         return set()
-    qwords = words_of(question)
+    qwords = tokens(question)
     out: set[str] = set()
     for acronym in found:
         for i, j in spells(acronym, qwords):
@@ -105,13 +105,7 @@ def spelled_out(question: str, texts: Sequence[str]) -> set[str]:
 
 def question_acronyms(question: str) -> dict[str, str]:
     """The acronyms a question writes (:func:`is_acronym`), by stem: ``bp -> BP``."""
-    return {stem(w): w for w in (m.group() for m in token_matches(question)) if is_acronym(w)}
-
-
-def words_of(text: str) -> list[str]:
-    """The word and number tokens of ``text``, as :func:`spells` and :func:`aliases`
-    read it (:func:`kb.rag.lexical.token_matches`)."""
-    return [m.group() for m in token_matches(text)]
+    return {stem(w): w for w in tokens(question) if is_acronym(w)}
 
 
 def has_acronym(text: str) -> bool:
@@ -121,11 +115,8 @@ def has_acronym(text: str) -> bool:
 
 def aliases(terms: Mapping[str, tuple[str, float]], words: Sequence[str]) -> set[str]:
     """The stems of ``terms`` (the evidence check's question terms: stem -> (surface
-    word, weight), in question order) that a sentence (its ``words``, :func:`words_of`)
-    holds through an acronym (module docs)."""
-    asked = any(is_acronym(word) for word, _ in terms.values())
-    if not asked and not any(is_acronym(w) for w in words):
-        return set()
+    word, weight), in question order) that a sentence (its ``words``,
+    :func:`kb.rag.lexical.tokens`) holds through an acronym (module docs)."""
     out: set[str] = set()
     plain: list[tuple[str, str]] = []
     for s, (word, _) in terms.items():

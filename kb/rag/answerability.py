@@ -438,9 +438,16 @@ def check(
     if every or section:
         p = max(p, EVERY_TERM_FLOOR)
     result = Answerability(
-        p, p >= min_answerable, min_answerable, cov, cos, chunk, missing, every_term=every
+        p,
+        p >= min_answerable,
+        min_answerable,
+        cov,
+        cos,
+        chunk,
+        missing,
+        every_term=every,
+        section=section,
     )
-    result.section = section
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
     result.contradictions = contradictions(question, [p.sentence(j) for p, j in ranked])
@@ -620,11 +627,11 @@ def found_terms(
     "blood pressure")."""
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
+    asks = acronyms and _asks_acronym(terms)
     for k in range(lo, hi):
         here = here | p.units(k)
-        words = p.words(k) if acronyms else None
-        if words is not None or (acronyms and _asks_acronym(terms)):
-            here = here | aliases(terms, words if words is not None else p.all_words(k))
+        if asks or (acronyms and p.acronymic(k)):
+            here = here | aliases(terms, p.words(k))
     return [s for s in terms if found(s, here)]
 
 

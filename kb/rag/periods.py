@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from kb.rag.lexical import NUMBER_WORDS
 from kb.rag.polarity import Contradiction, alternative, yes_no
 
 #: a period word (singular) -> its period
@@ -63,12 +64,12 @@ _RATE = re.compile(
 )
 
 
-#: a quantity: digits, a number word, or a count adverb ("twice")
+#: the quantity words :data:`kb.rag.lexical.NUMBER_WORDS` leaves out, and count words
+_COUNT_WORDS: tuple[str, ...] = ("one", "hundred", "thousand", "million", "billion", "dozen")
+_COUNT_WORDS += ("once", "twice", "thrice", "times", "several", "many", "much", "few")
+#: a quantity: digits, a number word or a count word ("twice", "several")
 _QUANTITY = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-    r"thirty|forty|fifty|hundred|thousand|million|billion|once|twice|thrice|times|"
-    r"several|many|much|few|dozen)\b",
-    re.IGNORECASE,
+    r"\d|\b(?:" + "|".join([*NUMBER_WORDS, *_COUNT_WORDS]) + r")\b", re.IGNORECASE
 )
 #: how many words before "a <period>" its quantity may stand
 _QUANTITY_WINDOW = 6

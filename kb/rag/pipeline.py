@@ -313,7 +313,7 @@ class AskPipeline:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
         most = a.quote_max_sentences
         if assessed.answerability.section:  # the section is the answer: its sentences
-            inside = section_candidates(q, verifier.passages, cands, self.doc_freq)
+            inside = section_candidates(q, verifier.passages, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
 

@@ -371,7 +371,7 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
     word without a negation ("did not approve the server but approved the budget")
     contradicts nothing. Returns one contradiction: the question's word, and the
     sentence's negated phrase."""
-    if yes_no(question) or alternative(question) or negation_asked(question) is not None:
+    if yes_no(question) or alternative(question) or asks_negated(question) is not None:
         return []
     asked = {stem(t): t for t in tokens(question) if not is_stopword(t)}
     negated = {m.start("word"): m for m in _DENIED.finditer(sentence)}

@@ -148,14 +148,13 @@ def section_candidates(
     question: str,
     passages: Sequence[PassageSentences],
     cands: Sequence[Candidate],
-    doc_freq: DocFreq | None = None,
 ) -> list[Candidate]:
     """The candidates from the passages whose own section heading names what the
     question asks about (:func:`kb.rag.answerability.names_section`), in passage order:
     "What were the decisions?" over a note's "## Decisions" is answered by the
     section's items, not by the one a one-sentence answer would pick. Empty when no
     passage's section is named."""
-    terms = question_terms(question, doc_freq)
+    terms = question_terms(question, None)  # the weights play no part
     named = {p.n for p in passages if names_section(terms, p.hit, p.heading_stems)}
     return sorted((c for c in cands if c.n in named), key=lambda c: (c.n, c.j))
 

@@ -39,17 +39,18 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.acronyms import has_acronym, words_of
-from kb.rag.lexical import content_stems, is_stopword, key_tokens, recall, token_matches, unit_words
-from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import (
-    BULLET,
-    FIELD_LINE,
-    ITEM_NUMBER,
-    row_columns,
-    sentence_inputs,
-    table_rows,
+from kb.rag.acronyms import has_acronym
+from kb.rag.lexical import (
+    content_stems,
+    is_stopword,
+    key_tokens,
+    recall,
+    token_matches,
+    tokens,
+    unit_words,
 )
+from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
+from kb.sentence_spans import FIELD_LINE, row_columns, sentence_inputs, starts_item, table_rows
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -100,24 +101,24 @@ class PassageSentences:
     heading_stems: set[str] = field(default_factory=set)
     #: :func:`kb.rag.lexical.unit_words` of each sentence, made on first use (:meth:`units`)
     _units: list[set[str]] | None = field(default=None, repr=False, compare=False)
-    #: each sentence's tokens when it writes an acronym, else ``None`` (:meth:`words`)
-    _words: list[list[str] | None] | None = field(default=None, repr=False, compare=False)
+    #: each sentence's tokens, made on first use (:meth:`words`)
+    _words: dict[int, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    #: whether each sentence writes something shaped like an acronym (:meth:`acronymic`)
+    _acronymic: list[bool] | None = field(default=None, repr=False, compare=False)
 
-    def words(self, j: int) -> list[str] | None:
-        """Sentence ``j``'s tokens (:func:`kb.rag.acronyms.words_of`) when it writes
-        something shaped like an acronym, else ``None``; computed once for all sentences
-        of the passage (the acronym check reads them for every question term)."""
-        if self._words is None:
-            self._words = [
-                words_of(t) if has_acronym(t) else None
-                for t in (self.sentence(k) for k in range(len(self.spans)))
-            ]
+    def words(self, j: int) -> list[str]:
+        """Sentence ``j``'s tokens (:func:`kb.rag.lexical.tokens`), computed once (the
+        acronym check reads them for every question)."""
+        if j not in self._words:
+            self._words[j] = tokens(self.sentence(j))
         return self._words[j]
 
-    def all_words(self, j: int) -> list[str]:
-        """Sentence ``j``'s tokens, whether or not it writes an acronym."""
-        got = self.words(j)
-        return got if got is not None else words_of(self.sentence(j))
+    def acronymic(self, j: int) -> bool:
+        """Sentence ``j`` writes something shaped like an acronym
+        (:func:`kb.rag.acronyms.has_acronym`), computed once for all sentences."""
+        if self._acronymic is None:
+            self._acronymic = [has_acronym(self.sentence(k)) for k in range(len(self.spans))]
+        return self._acronymic[j]
 
     def units(self, j: int) -> set[str]:
         """What sentence ``j``'s quantities and values say ("30 °C": temperature),
@@ -181,7 +182,7 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
     for j, (a, b) in enumerate(spans):
         gap, piece = text[prev_end:a], text[a:b]
         prev_end = b
-        if BULLET.match(piece) or ITEM_NUMBER.match(piece):
+        if starts_item(piece):
             lead = set(stems[j])
         elif lead is None or piece.startswith(("#", "|", ">")) or not _continues(gap):
             lead = None
@@ -267,9 +268,7 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     for j in range(len(spans)):
         a, b = spans[j]
         piece = text[a:b]
-        listed = piece.startswith(("|", "#")) or bool(
-            BULLET.match(piece) or ITEM_NUMBER.match(piece)
-        )
+        listed = piece.startswith(("|", "#")) or starts_item(piece)
         follows = (
             j > 0
             and bool(lead)

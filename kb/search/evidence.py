@@ -115,3 +115,8 @@ def weak_hit(scores: dict[str, float], min_score: float) -> bool:
     if "keyword" in scores or "vector" not in scores:
         return False
     return not passes(scores["vector"], min_score, scores.get("sentence"))
+
+
+def weak_note(min_score: float) -> str:
+    """How ``kb search`` and the web search page mark a :func:`weak_hit`."""
+    return f"weak: no word of the query, cosine under {min_score:g}"

@@ -113,7 +113,7 @@ def page_routes(rt: Runtime) -> list[Route]:
             return page("search.html", nav="search", q=q, result=None, **f)
         opts = rt.options(params(request))
         result = rt.search(q, opts)
-        from kb.search.evidence import weak_hit
+        from kb.search.evidence import weak_hit, weak_note
         from kb.search.typos import corrected_query
 
         searched = corrected_query(q, result.corrections)  # a typo's correction is marked
@@ -122,7 +122,7 @@ def page_routes(rt: Runtime) -> list[Route]:
                 "hit": h,
                 "excerpt": excerpt_html(h.text, searched),
                 "rank": i,
-                "weak": weak_hit(h.scores, opts.min_score),
+                "weak": weak_note(opts.min_score) if weak_hit(h.scores, opts.min_score) else "",
             }
             for i, h in enumerate(result.hits, 1)
         ]

@@ -9,10 +9,9 @@ from kb.rag.acronyms import (
     question_acronyms,
     spelled_out,
     spells,
-    words_of,
 )
 from kb.rag.answerability import check, question_terms
-from kb.rag.lexical import stem
+from kb.rag.lexical import stem, tokens
 from kb.rag.verify import PassageSentences
 from tests.kb.test_rag_verified import hit
 
@@ -41,12 +40,12 @@ def test_a_run_spells_an_acronym_by_its_initials_and_may_skip_inner_stop_words()
 
 def test_aliases_go_both_ways_and_need_a_whole_run() -> None:
     asked = question_terms("What was my BP on 1 Nov?", None)
-    assert "bp" in aliases(asked, words_of("Blood pressure on 1 Nov: 128/82."))
-    assert "bp" not in aliases(asked, words_of("Blood tests on 1 Nov."))
+    assert "bp" in aliases(asked, tokens("Blood pressure on 1 Nov: 128/82."))
+    assert "bp" not in aliases(asked, tokens("Blood tests on 1 Nov."))
     spelled = question_terms("What was my blood pressure in November?", None)
-    got = aliases(spelled, words_of("BP 128/82 on 1 Nov."))
+    got = aliases(spelled, tokens("BP 128/82 on 1 Nov."))
     assert {stem("blood"), stem("pressure")} <= got
-    assert aliases(spelled, words_of("blood was taken")) == set()
+    assert aliases(spelled, tokens("blood was taken")) == set()
     assert question_acronyms("Did the NHS app and my GP agree?") == {"nhs": "NHS", "gp": "GP"}
 
 
