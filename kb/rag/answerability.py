@@ -101,7 +101,14 @@ from kb.rag.lexical import (
     token_matches,
 )
 from kb.rag.periods import other_periods
-from kb.rag.polarity import Contradiction, contradictions, cosines_of, denied, rank_sentences
+from kb.rag.polarity import (
+    Contradiction,
+    affirmed,
+    contradictions,
+    cosines_of,
+    denied,
+    rank_sentences,
+)
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
 from kb.types import Hit
@@ -146,6 +153,11 @@ QUESTION_FRAME = frozenset(
         "currently",
         "presently",
         "nowadays",
+        # and against what was expected by then ("Which tasks are not done *yet*?", "Is
+        # the roof *still* leaking?", "Have I *already* paid?")
+        "yet",
+        "still",
+        "already",
     ]
 )
 
@@ -450,7 +462,8 @@ def check(
     )
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
-    result.contradictions = contradictions(question, [p.sentence(j) for p, j in ranked])
+    best_sentences = [p.sentence(j) for p, j in ranked]
+    result.contradictions = contradictions(question, best_sentences)
     if ranked:
         best, j = ranked[0]
         got = set(found_terms(terms, best, j))
@@ -460,6 +473,8 @@ def check(
         result.contradictions += reversed_moves(question, best.sentence(j))
         result.contradictions += other_periods(question, best.sentence(j))
         result.contradictions += denied(question, best.sentence(j))
+        if not result.contradictions:
+            result.contradictions += affirmed(question, best_sentences)
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result

@@ -19,7 +19,9 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   missing*, *un-*/*non-* words, and an unticked task box ``[ ]``), because a text says
   "relatively unaffected" where a question says "not badly hit", and a to-do list
   says "[ ] call the bank" for a task not done: a false cue there only lets a question
-  through, as before. Not for a yes/no question ("Didn't the committee approve the
+  through, as before. An unticked box in any matching sentence counts, not just the
+  best two: "Which tasks did I not finish?" ranks "[x] finished the tax report" first.
+  Not for a yes/no question ("Didn't the committee approve the
   budget?"), whose negation is rhetorical.
 - **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
   while its antonym is in it ("lowest" asked, "highest" written). Not for an
@@ -291,7 +293,7 @@ def alternative(question: str) -> bool:
 def negates(sentence: str) -> bool:
     """``sentence`` holds a negation cue (module docstring: the broad passage set), or
     an unticked task box (``- [ ] call the bank``: not done yet)."""
-    if _OPEN_TASK.search(sentence):
+    if open_task(sentence):
         return True
     for t in tokens(sentence):
         w = t.lower()
@@ -327,7 +329,9 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
         return []
     out: list[Contradiction] = []
     neg = negation_asked(question)
-    if neg is not None and not any(negates(s) for s in ranked[:NEGATION_SENTENCES]):
+    if neg is not None and not (
+        any(negates(s) for s in ranked[:NEGATION_SENTENCES]) or any(map(open_task, ranked))
+    ):
         out.append(Contradiction(neg))
     if alternative(question):
         return out  # "Which is older, A or B?" is answered by "B is younger than A"
@@ -391,6 +395,81 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
         if match is not None:
             return [Contradiction(asked[match], m.group(0))]
     return []
+
+
+#: a word a question negates: "did *not claim*", "is *not dependent*", "has *no
+#: impact*", "*never expanded*"; one adverb may stand between ("not generally allow")
+_ASKED_NEGATED = re.compile(
+    r"\b(?:not|never|n't|no)\s+(?:(?:always|really|yet|even|actually|fully|generally|"
+    r"originally|usually|often)\s+)?(?P<word>[^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
+    """A word the question negates that its best ``sentence`` states without any
+    negation: "Which two importers did *not claim* ...?" over "two importers *claimed*
+    that their prosecution ... which prevented them selling ...", "What type of income
+    is the population *not dependent* on?" over "the population is *dependent* on
+    income in the form of a wage". The negation rule (:func:`contradictions`) lets these
+    through because the broad passage cues ("prevented", "only", *un-* words) stand
+    elsewhere in the sentence; here the best sentence (``ranked[0]``) says the very word
+    the question denies, without a strict negation (:data:`QUESTION_NEGATIONS`, *n't*)
+    or an unticked task box, and the next of the :data:`NEGATION_SENTENCES` best
+    sentences holds neither, nor a word that excludes (:data:`_EXCLUDING`: *excludes,
+    refused, lacks, except* ...): "What is not covered by the warranty?" over "The
+    warranty covers the engine. It excludes tyres." is answered by the second sentence,
+    "Which tasks did I not finish?" over "[x] finished the report" by a "[ ] call the
+    bank" anywhere below it. The weak passage cues (*only, few, against, un-* words) there do not
+    count: in squad-dev they stood in 2 of the 4 next sentences of negated unanswerable
+    questions and said nothing of the asked word. The mirror of :func:`denied`.
+    Not for a yes/no question or an alternative, nor a negated stop word
+    ("not as correct", "not one of"). Returns one
+    contradiction: the question's negated phrase, and the sentence's word."""
+    if not ranked or yes_no(question) or alternative(question):
+        return []
+    if (
+        _strictly_negates(ranked[0])
+        or any(_strictly_negates(s) or _excludes(s) for s in ranked[1:NEGATION_SENTENCES])
+        or any(map(open_task, ranked))
+    ):
+        return []
+    plain = {stem(t): t for t in tokens(ranked[0])}
+    for m in _ASKED_NEGATED.finditer(question):
+        w = m.group("word")
+        if is_stopword(w) or w.lower() in ("only", "just", "least", "to", "longer"):
+            continue
+        s = stem(w)
+        said = next((plain[p] for p in plain if found(s, {p})), None)
+        if said is not None:
+            return [Contradiction(m.group(0), said)]
+    return []
+
+
+#: passage words that exclude, beyond the prefixes of :data:`_PASSAGE_PREFIXES`
+_EXCLUDING = frozenset(
+    ["lack", "lacks", "lacked", "lacking", "absent", "absence", "except", "missing", "pending"]
+)
+
+
+def open_task(sentence: str) -> bool:
+    """``sentence`` holds an unticked Markdown task box (``- [ ] call the bank``)."""
+    return _OPEN_TASK.search(sentence) is not None
+
+
+def _excludes(sentence: str) -> bool:
+    """``sentence`` holds a word that excludes or refuses (:data:`_EXCLUDING`, or a
+    :data:`_PASSAGE_PREFIXES` beginning: *excludes, refused, prohibits*)."""
+    return any(
+        t.lower() in _EXCLUDING or t.lower().startswith(_PASSAGE_PREFIXES) for t in tokens(sentence)
+    )
+
+
+def _strictly_negates(sentence: str) -> bool:
+    """``sentence`` holds a question-side negation word or an unticked task box."""
+    if open_task(sentence):
+        return True
+    return any(t.lower() in QUESTION_NEGATIONS or _contracted(t) for t in tokens(sentence))
 
 
 #: what may precede an imperative's negation ("Please do not ...", "- Never ...")

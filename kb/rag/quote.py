@@ -27,7 +27,11 @@ units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how muc
 cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
 date or time, an amount of money, a number or quantity word), and as much again when
 the question is negated and the sentence negates too ("When should I *not* promote the
-replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`); the best
+replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`). A
+sentence that says the very word a negated question denies, with no negation
+(:func:`kb.rag.polarity.affirmed`: "The team agreed that ..." for "What did the team
+*not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?") is
+no candidate, unless every sentence is one. The best
 ``candidates`` sentences (ties: passage order) are offered, each text once (with
 the command that follows it, :func:`command_after`): a sentence that two passages
 hold (two notes that say the same, or the sentence a chunk repeats from the one
@@ -65,7 +69,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.polarity import negates, negation_asked
+from kb.rag.polarity import affirmed, negates, negation_asked
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
@@ -129,6 +133,9 @@ def rank_candidates(
             if negated and negates(text):
                 rel += TYPE_BONUS
             cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
+    if negated:  # "What did the team not agree on?" is not answered by "The team agreed ..."
+        kept = [c for c in cands if not affirmed(question, [c.text])]
+        cands = kept or cands
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
     seen: set[tuple[str, str]] = set()
     unique = []

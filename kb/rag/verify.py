@@ -45,6 +45,7 @@ from kb.rag.lexical import (
     is_stopword,
     key_tokens,
     recall,
+    stem,
     token_matches,
     tokens,
     unit_words,
@@ -135,6 +136,7 @@ class PassageSentences:
         _add_item_leads(hit.text, spans, stems)
         _add_record_keys(hit.text, spans, stems)
         _add_antecedents(hit.text, spans, stems)
+        _add_task_boxes(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
@@ -188,6 +190,29 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
             lead = None
         else:
             stems[j] |= lead
+
+
+#: a Markdown task box at the start of a list item, open (``- [ ]``) or ticked (``- [x]``)
+_TASK_BOX = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[(?P<tick>[ xX])\][ \t]", re.MULTILINE)
+#: what any task box says, and what an open one says besides
+_TASK_STEMS = frozenset(stem(w) for w in ("task", "todo", "item", "done", "finish", "complete"))
+_OPEN_TASK_STEMS = frozenset(stem(w) for w in ("open", "pending", "outstanding", "remain", "left"))
+
+
+def _add_task_boxes(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
+    """Give the sentences of a task-list item (``- [ ] call the bank``, ``- [x] booked
+    the train``) the words its box says: *task, done, finish, complete* (an open box:
+    also *open, pending, outstanding*). "Which tasks are done?" and "What is still
+    open on my to-do list?" are answered by the items, which say neither word. Whether
+    the task is done is for :mod:`kb.rag.polarity`: an open box is a negation there."""
+    boxes = [(m.start(), m.group("tick")) for m in _TASK_BOX.finditer(text)]
+    if not boxes:
+        return
+    for j, (a, _) in enumerate(spans):
+        line_start = text.rfind("\n", 0, a) + 1
+        tick = next((t for at, t in boxes if line_start <= at <= a), None)
+        if tick is not None:
+            stems[j] |= _TASK_STEMS | (_OPEN_TASK_STEMS if tick == " " else frozenset())
 
 
 def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:

@@ -7,6 +7,7 @@ from kb.rag import AskPipeline
 from kb.rag.answerability import check
 from kb.rag.polarity import (
     Contradiction,
+    affirmed,
     asks_negated,
     contradictions,
     denied,
@@ -14,6 +15,7 @@ from kb.rag.polarity import (
     rank_sentences,
     yes_no,
 )
+from kb.rag.quote import rank_candidates
 from kb.rag.verify import PassageSentences
 from kb.search.options import SearchOptions
 from tests.kb.test_rag_pipeline import FakeRetriever
@@ -211,9 +213,88 @@ def test_a_question_word_its_best_sentence_negates_is_denied() -> None:
     assert denied("When can I feed the dog?", "- Please do not feed the dog after 8pm.") == []
 
 
+def test_a_word_the_question_negates_and_its_best_sentence_states_is_affirmed() -> None:
+    q = "Which two importers did not claim that the law prevented them selling beer?"
+    s = "Two importers claimed that the law, which prevented them selling beer, was unlawful."
+    assert affirmed(q, [s]) == [Contradiction("not claim", "claimed")]
+    income = "The majority of the population is dependent on a wage or salary."
+    assert affirmed("What income is the population not dependent on?", [income]) == [
+        Contradiction("not dependent", "dependent")
+    ]
+    assert affirmed("What system has no impact on inequality?", ["Tax has an impact."]) == [
+        Contradiction("no impact", "impact")
+    ]
+    # the best sentence negates too, or says another word: nothing affirmed
+    no_forces = "In a closed system there are no internal forces that are unbalanced."
+    assert affirmed("In what system are there no unbalanced forces?", [no_forces]) == []
+    assert affirmed("What did the court not allow?", ["The court was not entitled to."]) == []
+    assert affirmed("What was not approved?", ["The budget was rejected."]) == []
+    # the next best sentence negates: it may hold the answer
+    warranty = ["The warranty covers the engine and gearbox.", "It excludes tyres."]
+    assert affirmed("What is not covered by the warranty?", warranty) == []
+    tasks = ["- [x] finished the tax report", "- [ ] call the bank"]
+    assert affirmed("Which tasks did I not finish?", tasks) == []
+    assert affirmed("Which tasks did I not finish?", tasks[:1]) == [
+        Contradiction("not finish", "finished")
+    ]
+    # yes/no, alternatives, negated stop words
+    assert affirmed("Didn't the importers claim it?", [s]) == []
+    assert affirmed("Did the importers claim or not claim it?", [s]) == []
+    assert affirmed("Who was not as correct as Einstein?", ["Newton was as correct."]) == []
+    assert affirmed("What is not known?", []) == []
+    # through the evidence check: refused with the phrase and the word in the reason
+    ps = passages("Two importers claimed that the French law was unlawful. Beer was sold.")
+    got = check(
+        "Which importers did not claim the French law was unlawful?",
+        ps,
+        None,
+        0.0,
+        require_keys=True,
+    )
+    assert not got.answerable and got.contradictions == [Contradiction("not claim", "claimed")]
+
+
 def test_a_yes_no_question_may_start_with_a_phrase_and_a_comma() -> None:
     assert yes_no("In 1972, did Norway end up joining the European Union?")
     assert yes_no("Didn't the committee approve the budget?")
     assert not yes_no("What, aside from firebox, is another name for it?")
     assert not yes_no("Who, in 1972, did it?")
     assert not yes_no("After the long and very tiring meeting in March, did we agree?")
+
+
+TODO = (
+    "- [x] finished the quarterly tax report\n"
+    "- [x] booked the train to Leeds\n"
+    "- [ ] call the bank about the mortgage offer\n"
+    "- [ ] renew the passport"
+)
+
+
+def test_a_task_list_says_which_tasks_are_done_and_which_are_open() -> None:
+    ps = passages(TODO)
+    assert {"task", "done", "finish"} <= ps[0].stems[0]
+    assert "open" not in ps[0].stems[0] and {"open", "done"} <= ps[0].stems[2]
+    assert "task" not in passages("The array a[x] is indexed by x.")[0].stems[0]
+    # an open box anywhere among the matching sentences answers a negated question,
+    # though "[x] finished ..." matches "finish" best
+    for q in ("Which tasks did I not finish?", "Which tasks are not done yet?"):
+        got = check(q, ps, None, 0.0, require_keys=True)
+        assert got.contradictions == [] and got.coverage == 1.0, q
+    assert check("Which tasks are done?", ps, None, 0.0).every_term
+
+
+def test_quote_mode_drops_sentences_that_affirm_what_a_negated_question_denies() -> None:
+    retro = passages(
+        "The team agreed that the release checklist worked well. "
+        "We did not agree on moving the stand-up to 10am; it stays at 9:30."
+    )
+    got = [c.text for c in rank_candidates("What did the team not agree on?", retro, None, 4)]
+    assert got == ["We did not agree on moving the stand-up to 10am; it stays at 9:30."]
+    todo = [
+        c.text for c in rank_candidates("Which tasks did I not finish?", passages(TODO), None, 4)
+    ]
+    assert "[x] finished the quarterly tax report" not in todo
+    assert "[ ] call the bank about the mortgage offer" in todo
+    # when every sentence affirms, they stay: the evidence check decides
+    only = passages("The team agreed on the checklist.")
+    assert len(rank_candidates("What did the team not agree on?", only, None, 4)) == 1
