@@ -407,43 +407,78 @@ _ASKED_NEGATED = re.compile(
 
 
 def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
-    """A word the question negates that its best ``sentence`` states without any
-    negation: "Which two importers did *not claim* ...?" over "two importers *claimed*
-    that their prosecution ... which prevented them selling ...", "What type of income
-    is the population *not dependent* on?" over "the population is *dependent* on
-    income in the form of a wage". The negation rule (:func:`contradictions`) lets these
-    through because the broad passage cues ("prevented", "only", *un-* words) stand
-    elsewhere in the sentence; here the best sentence (``ranked[0]``) says the very word
-    the question denies, without a strict negation (:data:`QUESTION_NEGATIONS`, *n't*)
-    or an unticked task box, and the next of the :data:`NEGATION_SENTENCES` best
-    sentences holds neither, nor a word that excludes (:data:`_EXCLUDING`: *excludes,
-    refused, lacks, except* ...): "What is not covered by the warranty?" over "The
-    warranty covers the engine. It excludes tyres." is answered by the second sentence,
-    "Which tasks did I not finish?" over "[x] finished the report" by a "[ ] call the
-    bank" anywhere below it. The weak passage cues (*only, few, against, un-* words) there do not
-    count: in squad-dev they stood in 2 of the 4 next sentences of negated unanswerable
-    questions and said nothing of the asked word. The mirror of :func:`denied`.
-    Not for a yes/no question or an alternative, nor a negated stop word
-    ("not as correct", "not one of"). Returns one
-    contradiction: the question's negated phrase, and the sentence's word."""
-    if not ranked or yes_no(question) or alternative(question):
+    """A word the question negates that its best sentence (``ranked[0]``) states
+    plainly (:func:`says_denied`): "Which two importers did *not claim* ...?" over "two
+    importers *claimed* that their prosecution ... which prevented them selling ...",
+    "What type of income is the population *not dependent* on?" over "the population is
+    *dependent* on income in the form of a wage". The negation rule
+    (:func:`contradictions`) lets these through because a broad passage cue
+    ("prevented", "only", *un-* words) stands somewhere in the best two sentences.
+
+    The answer may be the next best sentence (``ranked[1]``), so nothing is affirmed
+    when that one holds a strict negation or a word that excludes (:data:`_EXCLUDING`:
+    *excludes, refused, lacks, except* ...): "What is not covered by the warranty?" over
+    "The warranty covers the engine. It excludes tyres."; or a weak cue (*only, few,
+    un-* words) and the denied word too: "Which plant does not need water every week?"
+    over "The fig needs water once a week. The snake plant only needs water every three
+    weeks." A weak cue alone there does not count: in squad-dev it stood in 2 of the 4
+    next sentences of negated unanswerable questions and said nothing of the asked
+    word. An unticked task box among the matching sentences answers "Which tasks did I
+    not finish?" over "[x] finished the report". Not for a yes/no question or an
+    alternative. Returns one contradiction: the question's negated phrase, and the
+    sentence's word. The mirror of :func:`denied`."""
+    if not ranked or yes_no(question) or alternative(question) or any(map(open_task, ranked)):
         return []
-    if (
-        _strictly_negates(ranked[0])
-        or any(_strictly_negates(s) or _excludes(s) for s in ranked[1:NEGATION_SENTENCES])
-        or any(map(open_task, ranked))
-    ):
+    said = says_denied(question, ranked[0])
+    if said is None:
         return []
-    plain = {stem(t): t for t in tokens(ranked[0])}
+    for other in ranked[1:NEGATION_SENTENCES]:
+        if _strictly_negates(other) or _excludes(other):
+            return []
+        if negates(other) and says_denied(question, other, strict=False) is not None:
+            return []
+    return [said]
+
+
+def says_denied(question: str, sentence: str, *, strict: bool = True) -> Contradiction | None:
+    """``sentence`` says a word that ``question`` negates (*not claim*, *no impact*,
+    *never expanded*; one adverb may stand between: "not generally allow"; a stop word
+    there says nothing: "not as correct", "not one of").
+
+    With ``strict`` (the default) only a plain statement counts: the word not within
+    :data:`_CUE_REACH` tokens after a negation word ("The snake plant *only needs* water
+    every three weeks" for "Which plant does *not need* water every week?"; "*Only*
+    four main interactions are *known*" says it), and no strict negation
+    (:data:`QUESTION_NEGATIONS`, *n't*) in the sentence; with ``strict=False`` any
+    mention. Returns the question's phrase and the sentence's word, ``None``
+    otherwise."""
+    if strict and _strictly_negates(sentence):
+        return None
+    toks = tokens(sentence)
+    said: dict[str, str] = {}
+    for i, t in enumerate(toks):  # not right after a cue: "only *needs*", "few *knew*"
+        if not strict or not any(_cue(b) for b in toks[max(0, i - _CUE_REACH) : i]):
+            said.setdefault(stem(t), t)
     for m in _ASKED_NEGATED.finditer(question):
         w = m.group("word")
         if is_stopword(w) or w.lower() in ("only", "just", "least", "to", "longer"):
             continue
         s = stem(w)
-        said = next((plain[p] for p in plain if found(s, {p})), None)
-        if said is not None:
-            return [Contradiction(m.group(0), said)]
-    return []
+        word = next((said[p] for p in said if found(s, {p})), None)
+        if word is not None:
+            return Contradiction(m.group(0), word)
+    return None
+
+
+#: how many tokens before a word a negation cue qualifies it ("only *needs*", "is
+#: rarely if ever *needed*" aside)
+_CUE_REACH = 2
+
+
+def _cue(token: str) -> bool:
+    """``token`` is a negation word of either side (:func:`negates`' word list)."""
+    w = token.lower()
+    return w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w)
 
 
 #: passage words that exclude, beyond the prefixes of :data:`_PASSAGE_PREFIXES`

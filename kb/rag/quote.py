@@ -28,10 +28,11 @@ cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it h
 date or time, an amount of money, a number or quantity word), and as much again when
 the question is negated and the sentence negates too ("When should I *not* promote the
 replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`). A
-sentence that says the very word a negated question denies, with no negation
-(:func:`kb.rag.polarity.affirmed`: "The team agreed that ..." for "What did the team
-*not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?") is
-no candidate, unless every sentence is one. The best
+sentence that says the very word a negated question denies, with no negation cue
+(:func:`kb.rag.polarity.says_denied`: "The team agreed that ..." for "What did the team
+*not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?"; not
+"The snake plant *only* needs water every three weeks" for "Which plant does *not
+need* water every week?") is no candidate, unless every sentence is one. The best
 ``candidates`` sentences (ties: passage order) are offered, each text once (with
 the command that follows it, :func:`command_after`): a sentence that two passages
 hold (two notes that say the same, or the sentence a chunk repeats from the one
@@ -69,7 +70,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.polarity import affirmed, negates, negation_asked
+from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.verify import EmbedFn, PassageSentences
 
 MAX_QUOTE_CHARS = 600
@@ -134,7 +135,7 @@ def rank_candidates(
                 rel += TYPE_BONUS
             cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
     if negated:  # "What did the team not agree on?" is not answered by "The team agreed ..."
-        kept = [c for c in cands if not affirmed(question, [c.text])]
+        kept = [c for c in cands if negates(c.text) or says_denied(question, c.text) is None]
         cands = kept or cands
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
     seen: set[tuple[str, str]] = set()

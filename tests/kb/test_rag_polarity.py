@@ -232,6 +232,21 @@ def test_a_word_the_question_negates_and_its_best_sentence_states_is_affirmed() 
     # the next best sentence negates: it may hold the answer
     warranty = ["The warranty covers the engine and gearbox.", "It excludes tyres."]
     assert affirmed("What is not covered by the warranty?", warranty) == []
+    # ... or says the denied word too, with a weak cue: "only" there answers it
+    plants = [
+        "The fiddle-leaf fig needs water once a week.",
+        "The snake plant only needs water every three weeks.",
+    ]
+    assert affirmed("Which plant does not need water every week?", plants) == []
+    # right after a cue the word is no plain statement; farther away it is
+    assert affirmed("Which plant does not need water?", plants[::-1]) == []
+    known = ["Only four main interactions are known."]
+    assert affirmed("How many interactions are not known?", known) == [
+        Contradiction("not known", "known")
+    ]
+    assert affirmed("Which plant does not need water?", [plants[0], "Only ferns grow."]) == [
+        Contradiction("not need", "needs")
+    ]
     tasks = ["- [x] finished the tax report", "- [ ] call the bank"]
     assert affirmed("Which tasks did I not finish?", tasks) == []
     assert affirmed("Which tasks did I not finish?", tasks[:1]) == [
@@ -295,6 +310,12 @@ def test_quote_mode_drops_sentences_that_affirm_what_a_negated_question_denies()
     ]
     assert "[x] finished the quarterly tax report" not in todo
     assert "[ ] call the bank about the mortgage offer" in todo
+    plants = passages(
+        "The fiddle-leaf fig needs water once a week. "
+        "The snake plant only needs water every three weeks."
+    )
+    got = [c.text for c in rank_candidates("Which plant does not need water?", plants, None, 4)]
+    assert got == ["The snake plant only needs water every three weeks."]
     # when every sentence affirms, they stay: the evidence check decides
     only = passages("The team agreed on the checklist.")
     assert len(rank_candidates("What did the team not agree on?", only, None, 4)) == 1
