@@ -111,6 +111,7 @@ from kb.rag.polarity import (
 )
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
+from kb.sentence_spans import FIELD_LINE
 from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -605,26 +606,45 @@ def holds_every_term(
     """True when one passage sentence (its words, what its quantities and values say,
     and its chunk's headings and file name: :func:`found_terms`, as ``matches`` holds
     them, :func:`sentence_matches`) holds every question
-    term but the light verbs, those are two or more, and the sentence itself holds one
-    of them at least, written out: "What is the car's registration?" over "The Skoda
-    Octavia (reg. LK19 XZP) ..." under the heading "Car". One word held ("Who is our
-    accountant?" over a table under "Suppliers and accountant") says too little, as do
-    headings alone (they hold the same words for every sentence of the chunk), words
+    term but the light verbs, and the sentence itself holds one of them at least,
+    written out: "What is the car's registration?" over "The Skoda Octavia (reg. LK19
+    XZP) ..." under the heading "Car". A question of one term needs it written out in
+    a record's cell or key (:func:`written_alone`: "Who is the GP?" over the table row
+    "| Dr Hannah Reid | GP | 0161 496 0321 |"); a heading that holds it
+    ("Who is our accountant?" over a table under "Suppliers and accountant") says too
+    little, as do headings alone (they hold the same words for every sentence of the chunk), words
     held only by an acronym's initials (:mod:`kb.rag.acronyms`: "Bob paid" is no *BP*
     for sure) and what a sentence's values say alone ("When did the dispute end?" over
     "The school bus runs until June" holds *end* only by its date)."""
     asked = asked_terms(terms)
-    if len(asked) < 2:
+    if not asked:
         return False
     for p, held in zip(passages, matches, strict=True):
         for j, got in enumerate(held):
             if (
                 asked <= got
+                and (len(asked) >= 2 or written_alone(asked, p, j))
                 and any(found(s, p.stems[j]) for s in asked)
                 and asked <= set(found_terms(terms, p, j, acronyms=False))
             ):
                 return True
     return False
+
+
+def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:
+    """Sentence ``j`` of ``p`` is a record that the one term ``asked`` holds names: a
+    table row with a cell of that word alone ("| Dr Hannah Reid | GP | 0161 ... |" for
+    "Who is the GP?"), or a ``key: value`` line with that key ("Plumber: Tom Baxter").
+    A sentence that mentions the word in passing ("... starts Postgres 16 and Redis 7"
+    for "What is Redis?") is not about it."""
+    text = p.sentence(j).strip()
+    if text.startswith("|"):
+        fields = [c for c in text.strip("|").split("|")]
+    elif FIELD_LINE.match(text):
+        fields = [text[: text.index(":")]]
+    else:
+        return False
+    return any(content_stems(f, joined=True) == set(asked) for f in fields)
 
 
 def found_terms(

@@ -465,7 +465,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (
             r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"
             r"|yards?|yds?",
-            ["distance", "length", "far", "tall", "height", "wide", "width"],
+            ["distance", "length", "far", "tall", "height", "wide", "width", "mileage"],
         ),
         (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity"]),
         (
@@ -597,8 +597,10 @@ def quantities(text: str) -> list[tuple[str, frozenset[str], str]]:
 #: "(555) 010-4477"); it counts only with 9 to 15 digits in all, so a date
 #: ("2026-12-01") or a year range is none. A comma or dot right after it ends it unless
 #: a digit follows ("0871 234 567, sean@…" is a phone number; "1,250,000" is not)
-_PHONE = re.compile(r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,5}){1,4}(?!\w|[.,]\d)")
-_PHONE_STEMS = frozenset(stem(w) for w in ("phone", "telephone", "number", "call", "contact"))
+_PHONE = re.compile(r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,6}){1,4}(?!\w|[.,]\d)")
+_PHONE_STEMS = frozenset(
+    stem(w) for w in ("phone", "telephone", "mobile", "cell", "number", "call", "contact")
+)
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain

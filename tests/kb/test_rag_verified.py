@@ -664,6 +664,9 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
     assert unit_words("+44 20 7946 0958 or (555) 010-4477") >= phone
     # followed by a comma or a full stop, as in a contact list
     assert unit_words("Plumber: Seán O'Brien, 0871 234 567, sean@pipes.ie") >= phone
+    # a UK mobile's six-digit group; a mobile is a phone
+    assert unit_words("| Tom Baxter | plumber | 07700 900123 |") >= phone | {"mobile"}
+    assert "mileage" in unit_words("oil changed at 48,200 miles")
     # too few digits (a date, a year range), or dots (an IP address): no phone
     for text in ("renews 2026-12-01", "from 1990-2000", "at 192.168.178.40", "1,250,000"):
         assert not unit_words(text) & phone, text
@@ -721,6 +724,29 @@ def test_a_sentence_that_holds_every_word_lifts_p_to_the_floor() -> None:
 
     assert every("Run `make dev` to set it up.", ("Postgres",))
     assert not every("Ask Mei first.", ("Postgres", "Set up"))
+
+
+def test_a_record_that_names_a_one_word_question_lifts_p_to_the_floor() -> None:
+    """ "Who is the GP?" over a contacts table: the row's cell is the question's one
+    word, so the row is about it; a sentence that only mentions the word is not."""
+    contacts = hit(
+        1,
+        "| name | role | phone |\n| --- | --- | --- |\n"
+        "| Dr Hannah Reid | GP | 0161 496 0321 |\n| Tom Baxter | plumber | 07700 900123 |",
+    )
+    ps = [PassageSentences.of(1, contacts)]
+    embed_passages(ps, far_embed)
+    for q in ("Who is the GP?", "Who is the plumber?"):
+        got = check(q, ps, None, 0.4, qvec=far_embed([q])[0])
+        assert got.every_term and got.score == EVERY_TERM_FLOOR, q
+    lines = [PassageSentences.of(2, hit(2, "Plumber: Tom Baxter\nElectrician: Sam Okafor"))]
+    embed_passages(lines, far_embed)
+    assert check("Who is the plumber?", lines, None, 0.4, qvec=far_embed(["x"])[0]).every_term
+    # a cell of more words, or a mention in a sentence, says too little
+    for text in ("| Tom Baxter | plumber and gas fitter |", "Tom, our plumber, is off on Fridays."):
+        ps = [PassageSentences.of(3, hit(3, text))]
+        embed_passages(ps, far_embed)
+        assert not check("Who is the plumber?", ps, None, 0.4, qvec=far_embed(["x"])[0]).every_term
 
 
 def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
