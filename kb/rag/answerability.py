@@ -659,7 +659,8 @@ def found_terms(
     sentence and its neighbours), with the chunk's headings and file name, and the
     quantities its numbers with units name ("30 °C" says "temperature"), and the terms
     it says by an acronym or spells one out (:func:`kb.rag.acronyms.aliases`: "BP" over
-    "blood pressure")."""
+    "blood pressure"), and a word of inability (:data:`INABILITY`) when it negates a
+    verb (:data:`_NOT`)."""
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
     asks = acronyms and _asks_acronym(terms)
@@ -667,7 +668,18 @@ def found_terms(
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
             here = here | aliases(terms, p.words(k))
-    return [s for s in terms if found(s, here)]
+    out = [s for s in terms if found(s, here)]
+    if len(out) < len(terms) and any(terms[s][0].lower() in INABILITY for s in terms):
+        said = any(_NOT.search(p.sentence(k)) for k in range(lo, hi))
+        out += [s for s in terms if s not in out and said and terms[s][0].lower() in INABILITY]
+    return out
+
+
+#: question words that a sentence with a plain negation of a verb (:data:`_NOT`) says
+#: ("What was the governor *incapable* of doing?" over "The governor could *not*
+#: actually hold a set speed"; not *without* or *no*, which negate a noun)
+INABILITY = frozenset(["unable", "incapable", "inability", "cannot", "can't", "couldn't"])
+_NOT = re.compile(r"\b(?:not|never|cannot)\b|n't\b|n’t\b", re.IGNORECASE)
 
 
 def _asks_acronym(terms: dict[str, tuple[str, float]]) -> bool:

@@ -1299,3 +1299,16 @@ def test_a_letter_written_against_a_number_is_no_question_word() -> None:
     assert "4" in question_terms("Is the TV 4K?", None) and "k" not in question_terms(
         "Is the TV 4K?", None
     )
+
+
+def test_words_of_inability_are_found_in_a_sentence_that_negates_a_verb() -> None:
+    """ "What was the governor incapable of doing?" over "could not hold"; not over
+    "without", which negates a noun."""
+    gov = [PassageSentences.of(1, hit(1, "The governor could not actually hold a set speed."))]
+    assert check("What was the governor incapable of doing?", gov, None, 0.0).missing == []
+    held = [PassageSentences.of(1, hit(1, "The governor held a set speed."))]
+    assert check("What was the governor incapable of doing?", held, None, 0.0).missing == [
+        "incapable"
+    ]
+    families = [PassageSentences.of(1, hit(1, "It left the families without a home to manage."))]
+    assert check("Who was unable to manage?", families, None, 0.0).missing == ["unable"]
