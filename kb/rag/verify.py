@@ -251,7 +251,7 @@ def _ends_line(text: str, end: int) -> bool:
 
 
 #: a sentence that starts by referring back to what the sentence before is about
-_BACK_REFERENCE = re.compile(r"(?:It|Its|They|Their)\b")
+_BACK_REFERENCE = re.compile(r"(?:It|Its|They|Their|He|His|She|Her)\b")
 #: a blank line (spaces or tabs on it): a paragraph break
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 #: the most content words of a sentence's lead (:func:`lead_words`)
@@ -278,7 +278,8 @@ def lead_words(sentence: str) -> list[str]:
 
 
 def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
-    """Give a sentence that starts by referring back (*It*, *Its*, *They*, *Their*) the
+    """Give a sentence that starts by referring back (*It*, *Its*, *They*, *Their*, *He*,
+    *His*, *She*, *Her*: "Maria joined in March. She leads the design team.") the
     content stems of the lead of the sentence before it in the same paragraph
     (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
     three leaves in October." the second sentence is about the fig, and "Why did the

@@ -55,3 +55,19 @@ def test_a_run_of_pronoun_sentences_keeps_the_first_lead_and_a_tab_line_breaks_i
     assert stem("fig") in chain.stems[2]
     tabbed = PassageSentences.of(1, hit(1, FIG.replace("\n", "\n\t\n")))
     assert stem("fig") not in tabbed.stems[1]
+
+
+def test_a_sentence_that_starts_with_he_or_she_holds_the_person_before() -> None:
+    team = "Maria joined the company in March.\nShe leads the design team now."
+    p = PassageSentences.of(1, hit(1, team))
+    assert stem("maria") in p.stems[1]
+    got = check("Which team does Maria lead?", [p], None, 0.4)
+    assert got.coverage == 1.0 and got.missing == []
+    his = PassageSentences.of(1, hit(1, "Tom fixed the boiler. His invoice came to £90."))
+    assert stem("tom") in his.stems[1]
+    # "Here" and "Hers" are no reference back; nor a pronoun inside the sentence
+    for text in (
+        "Tom fixed the boiler. Here is the invoice.",
+        "Tom fixed the boiler. We paid him in cash.",
+    ):
+        assert stem("tom") not in PassageSentences.of(1, hit(1, text)).stems[1], text
