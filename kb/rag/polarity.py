@@ -162,7 +162,10 @@ similar different | common rare | frequent rare | always never | everything noth
 all none | include exclude | included excluded | agree disagree | support oppose
 supported opposed | love hate | peace war | friend enemy | ally enemy | allies enemies
 birth death | born died | create destroy | created destroyed | build destroy
-built destroyed | cheap expensive | cheapest expensive
+built destroyed | cheap expensive | cheapest expensive | allow prohibit | permit prohibit
+permit forbid | simple complex | inner outer | front rear | arrive depart
+arrival departure | easy difficult | increase reduce | increase decline | rise decline
+summer winter
 """
 
 

@@ -319,3 +319,19 @@ def test_quote_mode_drops_sentences_that_affirm_what_a_negated_question_denies()
     # when every sentence affirms, they stay: the evidence check decides
     only = passages("The team agreed on the checklist.")
     assert len(rank_candidates("What did the team not agree on?", only, None, 4)) == 1
+
+
+def test_common_opposites_beyond_size_and_direction_are_antonyms() -> None:
+    lisbon = ["Today, the Treaty of Lisbon prohibits anti-competitive agreements."]
+    assert contradictions("What does the Treaty of Lisbon allow today?", lisbon) == [
+        Contradiction("allow", "prohibit")
+    ]
+    pads = ["3 June 2026: front brake pads replaced, £210.", "The rear pads were fine."]
+    assert contradictions("How much did the rear brake pads cost?", pads) == [
+        Contradiction("rear", "front")
+    ]
+    assert contradictions("Were the rear pads fine?", pads[::-1]) == []
+    scales = ["Forces are measured with simple devices such as weighing scales."]
+    assert contradictions("Which complex devices measure forces?", scales) == [
+        Contradiction("complex", "simple")
+    ]
