@@ -154,9 +154,24 @@ class PassageSentences:
 
 def heading_stems_of(hit: Hit) -> set[str]:
     """The content stems of ``hit``'s heading path and of its file's name
-    (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): what its sentences are about."""
+    (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): what its sentences are about;
+    and the words that name its kind of source (:data:`SOURCE_WORDS`: a recording's
+    sentences are what "What does the *recording* say about the scanners?" asks for)."""
     name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return content_stems(" ".join(hit.locator.heading_path) + " " + _words(name), joined=True)
+    stems = content_stems(" ".join(hit.locator.heading_path) + " " + _words(name), joined=True)
+    return stems | SOURCE_WORDS.get(hit.locator.doc_type, frozenset())
+
+
+#: per document type, the stems of the words a question names such a source by
+SOURCE_WORDS: dict[str, frozenset[str]] = {
+    kind: frozenset(stem(w) for w in words.split())
+    for kind, words in (
+        ("md", "note notes"),
+        ("txt", "note notes"),
+        ("pdf", "pdf paper document"),
+        ("audio", "recording audio voice memo transcript"),
+    )
+}
 
 
 def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:

@@ -1312,3 +1312,19 @@ def test_words_of_inability_are_found_in_a_sentence_that_negates_a_verb() -> Non
     ]
     families = [PassageSentences.of(1, hit(1, "It left the families without a home to manage."))]
     assert check("Who was unable to manage?", families, None, 0.0).missing == ["unable"]
+
+
+def test_a_question_may_name_the_kind_of_source_it_asks() -> None:
+    """ "What does the recording say about the scanners?" over a transcript: the word
+    names the source, as a file name or a heading does, and no sentence says it."""
+    text = "Forty new barcode scanners arrived at the site on Monday."
+
+    def source(doc_type: str) -> list[PassageSentences]:
+        loc = Locator(f"demo/pilot.{doc_type}", doc_type, (), Span())
+        return [PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=loc, score=1.0))]
+
+    q = "What does the recording say about the scanners?"
+    assert check(q, source("audio"), None, 0.0).missing == []
+    assert check(q, source("md"), None, 0.0).missing == ["recording"]
+    assert check("What does the paper say about scanners?", source("pdf"), None, 0.0).missing == []
+    assert check("What do my notes say about scanners?", source("md"), None, 0.0).missing == []
