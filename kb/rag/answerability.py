@@ -288,6 +288,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
             continue
         elif word.lower() == "times" and _HOW_MANY.search(question, 0, m.start()):
             continue  # "how many times" asks for a count a note writes "twice"
+        elif _EXPANSION.match(question, m.start()):
+            continue  # "What is QED short for?" asks what the letters spell out
         else:
             stems = content_stems(word)
             if not stems:
@@ -319,6 +321,9 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
 
 #: "how many" right before a word (searched in the text before it)
 _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
+#: a question's words that ask for an abbreviation's full form ("What is QED *short
+#: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
+_EXPANSION = re.compile(r"(?:short|stands?|abbreviation)\s+(?:for|of)\b", re.IGNORECASE)
 
 
 def _glued_letter(text: str, m: re.Match[str]) -> bool:

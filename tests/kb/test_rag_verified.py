@@ -1328,3 +1328,11 @@ def test_a_question_may_name_the_kind_of_source_it_asks() -> None:
     assert check(q, source("md"), None, 0.0).missing == ["recording"]
     assert check("What does the paper say about scanners?", source("pdf"), None, 0.0).missing == []
     assert check("What do my notes say about scanners?", source("md"), None, 0.0).missing == []
+
+
+def test_short_for_and_stand_for_ask_for_a_full_form_not_their_words() -> None:
+    for q in ("What is QED short for?", "What does PTO stand for?", "What is NATO short for?"):
+        assert len(question_terms(q, None)) == 1, q
+    ps = [PassageSentences.of(1, hit(1, "It led to quantum electrodynamics (or QED)."))]
+    got = check("What is QED short for?", ps, None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
