@@ -135,6 +135,9 @@ _PASSAGE_PREFIXES = (
     "forbad",
     "exclu",
 )
+#: an ``un-``/``non-`` word written with its hyphen ("the back door key is
+#: *un-labelled*", "*non-refundable*"), which the tokens split
+_HYPHEN_NEGATION = re.compile(r"\b(?:un|non)-[^\W\d_]{3,}", re.IGNORECASE)
 #: ``un``/``non`` words that do not negate
 _NOT_NEGATING = ("unit", "univers", "uniq", "uniform", "union", "unix", "unic", "nonetheless")
 
@@ -296,7 +299,7 @@ def alternative(question: str) -> bool:
 def negates(sentence: str) -> bool:
     """``sentence`` holds a negation cue (module docstring: the broad passage set), or
     an unticked task box (``- [ ] call the bank``: not done yet)."""
-    if open_task(sentence):
+    if open_task(sentence) or _HYPHEN_NEGATION.search(sentence):
         return True
     for t in tokens(sentence):
         w = t.lower()
@@ -481,6 +484,8 @@ _CUE_REACH = 2
 def _cue(token: str) -> bool:
     """``token`` is a negation word of either side (:func:`negates`' word list)."""
     w = token.lower()
+    if w in ("un", "non"):  # the prefix of a hyphenated word: "un-labelled"
+        return True
     return w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w)
 
 

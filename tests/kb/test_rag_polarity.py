@@ -335,3 +335,11 @@ def test_common_opposites_beyond_size_and_direction_are_antonyms() -> None:
     assert contradictions("Which complex devices measure forces?", scales) == [
         Contradiction("complex", "simple")
     ]
+
+
+def test_a_hyphenated_un_or_non_word_negates() -> None:
+    keys = "The back door key is un-labelled; the shed key has a red tag."
+    assert negates(keys) and negates("The deposit is non-refundable.")
+    assert not negates("A well-known shop.")
+    for q in ("Which key is not labelled?", "Which key has no label?"):
+        assert contradictions(q, [keys]) == [] and affirmed(q, [keys]) == [], q
