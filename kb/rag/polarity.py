@@ -19,8 +19,9 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   missing*, *un-*/*non-* words, and an unticked task box ``[ ]``), because a text says
   "relatively unaffected" where a question says "not badly hit", and a to-do list
   says "[ ] call the bank" for a task not done: a false cue there only lets a question
-  through, as before. An unticked box in any matching sentence counts, not just the
-  best two: "Which tasks did I not finish?" ranks "[x] finished the tax report" first.
+  through, as before. When the best sentence is a task-list item, an unticked box in
+  any matching sentence counts, not just the best two: "Which tasks did I not
+  finish?" ranks "[x] finished the tax report" first (:func:`open_tasks_answer`).
   Not for a yes/no question ("Didn't the committee approve the
   budget?"), whose negation is rhetorical.
 - **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
@@ -59,6 +60,7 @@ from kb.rag.lexical import (
     bounds,
     found,
     is_stopword,
+    key_tokens,
     stem,
     token_matches,
     tokens,
@@ -336,7 +338,7 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     out: list[Contradiction] = []
     neg = negation_asked(question)
     if neg is not None and not (
-        any(negates(s) for s in ranked[:NEGATION_SENTENCES]) or any(map(open_task, ranked))
+        any(negates(s) for s in ranked[:NEGATION_SENTENCES]) or open_tasks_answer(ranked)
     ):
         out.append(Contradiction(neg))
     if alternative(question):
@@ -421,9 +423,11 @@ def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     (:func:`contradictions`) lets these through because a broad passage cue
     ("prevented", "only", *un-* words) stands somewhere in the best two sentences.
 
-    The answer may be the next best sentence (``ranked[1]``), so nothing is affirmed
-    when that one holds a strict negation or a word that excludes (:data:`_EXCLUDING`:
-    *excludes, refused, lacks, except* ...): "What is not covered by the warranty?" over
+    The answer may be the next best sentence (``ranked[1]``) when it holds the names
+    the question asks about ("What did Maria not claim?" is not answered by "We did
+    not agree on the stand-up"), so nothing is affirmed when that one holds a strict
+    negation or a word that excludes (:data:`_EXCLUDING`: *excludes, refused, lacks,
+    except* ...): "What is not covered by the warranty?" over
     "The warranty covers the engine. It excludes tyres."; or a weak cue (*only, few,
     un-* words) and the denied word too: "Which plant does not need water every week?"
     over "The fig needs water once a week. The snake plant only needs water every three
@@ -433,12 +437,15 @@ def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     not finish?" over "[x] finished the report". Not for a yes/no question or an
     alternative. Returns one contradiction: the question's negated phrase, and the
     sentence's word. The mirror of :func:`denied`."""
-    if not ranked or yes_no(question) or alternative(question) or any(map(open_task, ranked)):
+    if not ranked or yes_no(question) or alternative(question) or open_tasks_answer(ranked):
         return []
     said = says_denied(question, ranked[0])
     if said is None:
         return []
+    names = {t for t in key_tokens(question) if not t[0].isdigit()}
     for other in ranked[1:NEGATION_SENTENCES]:
+        if not all(found(n, all_stems(other)) for n in names):
+            continue  # about someone else: "We did not agree ..." for "What did Maria not claim?"
         if _strictly_negates(other) or _excludes(other):
             return []
         if negates(other) and says_denied(question, other, strict=False) is not None:
@@ -493,6 +500,18 @@ def _cue(token: str) -> bool:
 _EXCLUDING = frozenset(
     ["lack", "lacks", "lacked", "lacking", "absent", "absence", "except", "missing", "pending"]
 )
+
+
+def open_tasks_answer(ranked: Sequence[str]) -> bool:
+    """The best sentence is a task-list item and an open one (``[ ]``) is among the
+    matching sentences: "Which tasks did I not finish?" ranks "[x] finished the tax
+    report" first, and "[ ] call the bank" answers it. A to-do list that merely comes
+    along with other notes does not answer "What did Maria not claim?"."""
+    return bool(ranked) and _TASK_BOX.search(ranked[0]) is not None and any(map(open_task, ranked))
+
+
+#: a Markdown task box, ticked or not
+_TASK_BOX = re.compile(r"\[[ xX]\]")
 
 
 def open_task(sentence: str) -> bool:

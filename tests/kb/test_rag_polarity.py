@@ -252,6 +252,12 @@ def test_a_word_the_question_negates_and_its_best_sentence_states_is_affirmed() 
     assert affirmed("Which tasks did I not finish?", tasks[:1]) == [
         Contradiction("not finish", "finished")
     ]
+    # an open box answers only when the best sentence is a task item
+    retro = ["Maria claimed the test was flaky.", "- [ ] call the bank"]
+    assert affirmed("What did Maria not claim?", retro) == [Contradiction("not claim", "claimed")]
+    # the next sentence answers only when it holds the question's names
+    team = ["Maria claimed the test was flaky.", "We did not agree on the stand-up."]
+    assert affirmed("What did Maria not claim?", team) == [Contradiction("not claim", "claimed")]
     # yes/no, alternatives, negated stop words
     assert affirmed("Didn't the importers claim it?", [s]) == []
     assert affirmed("Did the importers claim or not claim it?", [s]) == []
