@@ -67,6 +67,10 @@ ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
 _SPACE = re.compile(r"\s*")
 #: a bulleted list item's marker
 BULLET = re.compile(r"[-*+•][ \t]")
+#: a Markdown task box at the start of a line or a sentence, after a list marker or
+#: none (a quote drops the marker): ``- [ ] call the bank``, ``[x] booked the train``;
+#: ``tick`` is `` `` for an open task. Not a box inside a line ("see [x] in the diagram")
+TASK_BOX = re.compile(r"^[ \t]*(?:(?:[-*+•]|\d+[.)])[ \t]+)?\[(?P<tick>[ xX])\](?=[ \t])", re.M)
 
 
 def starts_item(text: str) -> bool:

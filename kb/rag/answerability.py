@@ -111,7 +111,7 @@ from kb.rag.polarity import (
 )
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
-from kb.sentence_spans import FIELD_LINE
+from kb.sentence_spans import FIELD_LINE, TABLE_RULE
 from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -323,7 +323,7 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
 _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
 #: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
-_EXPANSION = re.compile(r"(?:short|stands?|abbreviation)\s+(?:for|of)\b", re.IGNORECASE)
+_EXPANSION = re.compile(r"(?:short|stands?)\s+for\b|abbreviation\s+(?:for|of)\b", re.IGNORECASE)
 
 
 def _glued_letter(text: str, m: re.Match[str]) -> bool:
@@ -636,15 +636,24 @@ def holds_every_term(
     return False
 
 
+#: a list marker before a record ("- Plumber: Tom Baxter"), and bold or italic marks
+#: around its key ("**Plumber**: Tom Baxter")
+_ITEM_LEAD = re.compile(r"^[-*+•][ \t]+")
+_MARKED_KEY = re.compile(r"^([*_]{1,2})([^*_:\n]+)\1:")
+
+
 def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:
     """Sentence ``j`` of ``p`` is a record that the one term ``asked`` holds names: a
     table row with a cell of that word alone ("| Dr Hannah Reid | GP | 0161 ... |" for
-    "Who is the GP?"), or a ``key: value`` line with that key ("Plumber: Tom Baxter").
+    "Who is the GP?", not its header row), or a ``key: value`` line with that key
+    ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter").
     A sentence that mentions the word in passing ("... starts Postgres 16 and Redis 7"
     for "What is Redis?") is not about it."""
-    text = p.sentence(j).strip()
+    text = _MARKED_KEY.sub(r"\2:", _ITEM_LEAD.sub("", p.sentence(j).strip()))
     if text.startswith("|"):
-        fields = [c for c in text.strip("|").split("|")]
+        if TABLE_RULE.search(text):
+            return False  # the header row: its cells name columns, not a record
+        fields = text.strip("|").split("|")
     elif FIELD_LINE.match(text):
         fields = [text[: text.index(":")]]
     else:

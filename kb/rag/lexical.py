@@ -465,7 +465,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (
             r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"
             r"|yards?|yds?",
-            ["distance", "length", "far", "tall", "height", "wide", "width", "mileage"],
+            ["distance", "length", "far", "tall", "height", "wide", "width"],
         ),
         (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity"]),
         (
@@ -479,6 +479,11 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     (
         re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
         frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
+    ),
+    # a road distance says a *mileage* ("oil changed at 48,200 miles")
+    (
+        re.compile(r"(?<![^\W_])\d+\s*(?:miles?|km|kilomet(?:re|er)s?)(?![^\W\d_])", re.I),
+        frozenset(["mileage"]),
     ),
     # a measure of two or three sides says a *size*: "203 by 133 millimetres", "20x30
     # cm", "2 m x 3 m" ("What size is the lintel?"); one length alone is no size ("the
@@ -596,8 +601,12 @@ def quantities(text: str) -> list[tuple[str, frozenset[str], str]]:
 #: address), with a country code or not ("+44 20 7946 0958", "0800 051 5260",
 #: "(555) 010-4477"); it counts only with 9 to 15 digits in all, so a date
 #: ("2026-12-01") or a year range is none. A comma or dot right after it ends it unless
-#: a digit follows ("0871 234 567, sean@…" is a phone number; "1,250,000" is not)
-_PHONE = re.compile(r"(?<![\w.,])(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,6}){1,4}(?!\w|[.,]\d)")
+#: a digit follows ("0871 234 567, sean@…" is a phone number; "1,250,000" is not). A UK
+#: mobile writes a group of six after a 0 and four ("07700 900123")
+_PHONE = re.compile(
+    r"(?<![\w.,])(?:(?:\+\d{1,3}[ -]?)?\(?\d{2,5}\)?(?:[ -]\d{2,5}){1,4}|0\d{4}[ -]\d{6})"
+    r"(?!\w|[.,]\d)"
+)
 _PHONE_STEMS = frozenset(
     stem(w) for w in ("phone", "telephone", "mobile", "cell", "number", "call", "contact")
 )

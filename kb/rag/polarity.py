@@ -65,6 +65,7 @@ from kb.rag.lexical import (
     token_matches,
     tokens,
 )
+from kb.sentence_spans import TASK_BOX
 
 T = TypeVar("T")
 
@@ -120,8 +121,7 @@ _PASSAGE_NEGATIONS = frozenset(
         "pending",
     ]
 )
-#: an unticked Markdown task box (``- [ ] call the bank``) says "not done"
-_OPEN_TASK = re.compile(r"\[ \]")
+
 #: passage-side word beginnings that negate (refused, denies, prevented, prohibits ...)
 _PASSAGE_PREFIXES = (
     "refus",
@@ -139,7 +139,7 @@ _PASSAGE_PREFIXES = (
 )
 #: an ``un-``/``non-`` word written with its hyphen ("the back door key is
 #: *un-labelled*", "*non-refundable*"), which the tokens split
-_HYPHEN_NEGATION = re.compile(r"\b(?:un|non)-[^\W\d_]{3,}", re.IGNORECASE)
+_HYPHEN_NEGATION = re.compile(r"\b(?:[Uu]n|[Nn]on)-[a-z]{3,}")  # not "UN-backed"
 #: ``un``/``non`` words that do not negate
 _NOT_NEGATING = ("unit", "univers", "uniq", "uniform", "union", "unix", "unic", "nonetheless")
 
@@ -365,7 +365,7 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",
 #: "*no longer* apply"; one adverb may stand between ("not always agree")
 _DENIED = re.compile(
-    r"\b(?:not|never|n't|no\s+longer)\s+(?:(?:always|really|yet|even|actually|fully)\s+)?"
+    r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:always|really|yet|even|actually|fully)\s+)?"
     r"(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )
@@ -434,10 +434,16 @@ def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
     weeks." A weak cue alone there does not count: in squad-dev it stood in 2 of the 4
     next sentences of negated unanswerable questions and said nothing of the asked
     word. An unticked task box among the matching sentences answers "Which tasks did I
-    not finish?" over "[x] finished the report". Not for a yes/no question or an
-    alternative. Returns one contradiction: the question's negated phrase, and the
-    sentence's word. The mirror of :func:`denied`."""
-    if not ranked or yes_no(question) or alternative(question) or open_tasks_answer(ranked):
+    not finish?" over "[x] finished the report" (:func:`open_tasks_answer`), and a best
+    sentence that itself makes an exception ("The warranty covers parts but excludes
+    labour": :func:`_makes_exception`) may answer. Only for a question
+    :func:`negation_asked` calls negated (not "Dr. No", not a yes/no question), not an
+    alternative, and not a *why* question, which asks for a cause ("Why does the car not
+    start?" over "The car starts only when ..."). Returns one contradiction: the
+    question's negated phrase, and the sentence's word. The mirror of :func:`denied`."""
+    if not ranked or negation_asked(question) is None or alternative(question):
+        return []
+    if _WHY.match(question) or open_tasks_answer(ranked) or _makes_exception(ranked[0]):
         return []
     said = says_denied(question, ranked[0])
     if said is None:
@@ -459,20 +465,23 @@ def says_denied(question: str, sentence: str, *, strict: bool = True) -> Contrad
     there says nothing: "not as correct", "not one of").
 
     With ``strict`` (the default) only a plain statement counts: the word not within
-    :data:`_CUE_REACH` tokens after a negation word ("The snake plant *only needs* water
-    every three weeks" for "Which plant does *not need* water every week?"; "*Only*
-    four main interactions are *known*" says it), and no strict negation
-    (:data:`QUESTION_NEGATIONS`, *n't*) in the sentence; with ``strict=False`` any
-    mention. Returns the question's phrase and the sentence's word, ``None``
-    otherwise."""
-    if strict and _strictly_negates(sentence):
+    :data:`_CUE_REACH` tokens of a negation cue (:func:`_cue`) on either side ("The
+    snake plant *only needs* water", "*needs* water *only* every three weeks", "*refused*
+    to *pay*", "*Avoid eating*"; "*Only* four main interactions are *known*" says it),
+    and no strict negation (:data:`QUESTION_NEGATIONS`, *n't*) or open task box in the
+    sentence; with ``strict=False`` any mention. A negated contraction in the question
+    ("What *didn't* Maria claim?") is not read: the word after it is the subject.
+    Returns the question's phrase and the sentence's word, ``None`` otherwise."""
+    asked = list(_ASKED_NEGATED.finditer(question))
+    if not asked or (strict and _strictly_negates(sentence)):
         return None
     toks = tokens(sentence)
     said: dict[str, str] = {}
-    for i, t in enumerate(toks):  # not right after a cue: "only *needs*", "few *knew*"
-        if not strict or not any(_cue(b) for b in toks[max(0, i - _CUE_REACH) : i]):
+    for i, t in enumerate(toks):  # not next to a cue: "only *needs*", "*needs* water only"
+        near_cue = any(_cue(b) for b in toks[max(0, i - _CUE_REACH) : i + _CUE_REACH + 1])
+        if not strict or not near_cue:
             said.setdefault(stem(t), t)
-    for m in _ASKED_NEGATED.finditer(question):
+    for m in asked:
         w = m.group("word")
         if is_stopword(w) or w.lower() in ("only", "just", "least", "to", "longer"):
             continue
@@ -483,17 +492,24 @@ def says_denied(question: str, sentence: str, *, strict: bool = True) -> Contrad
     return None
 
 
-#: how many tokens before a word a negation cue qualifies it ("only *needs*", "is
-#: rarely if ever *needed*" aside)
+#: how many tokens before or after a word a negation cue qualifies it ("only
+#: *needs*", "*needs* water only")
 _CUE_REACH = 2
+#: a question that asks for a cause: its negation is what happened, not what a note denies
+_WHY = re.compile(r"\s*(?:and\s+)?why\b", re.IGNORECASE)
 
 
 def _cue(token: str) -> bool:
-    """``token`` is a negation word of either side (:func:`negates`' word list)."""
+    """``token`` is a negation cue: a word of :data:`QUESTION_NEGATIONS` or
+    :data:`_PASSAGE_NEGATIONS`, a contraction (*didn't*), a word that starts like one of
+    :data:`_PASSAGE_PREFIXES` (*refused*, *avoid*, *excludes*), or the ``un``/``non``
+    a hyphenated word splits off ("un-labelled")."""
     w = token.lower()
-    if w in ("un", "non"):  # the prefix of a hyphenated word: "un-labelled"
+    if w in ("un", "non"):
         return True
-    return w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w)
+    if w in QUESTION_NEGATIONS or w in _PASSAGE_NEGATIONS or _contracted(w):
+        return True
+    return w.startswith(_PASSAGE_PREFIXES)
 
 
 #: passage words that exclude, beyond the prefixes of :data:`_PASSAGE_PREFIXES`
@@ -504,19 +520,23 @@ _EXCLUDING = frozenset(
 
 def open_tasks_answer(ranked: Sequence[str]) -> bool:
     """The best sentence is a task-list item and an open one (``[ ]``) is among the
-    matching sentences: "Which tasks did I not finish?" ranks "[x] finished the tax
-    report" first, and "[ ] call the bank" answers it. A to-do list that merely comes
-    along with other notes does not answer "What did Maria not claim?"."""
-    return bool(ranked) and _TASK_BOX.search(ranked[0]) is not None and any(map(open_task, ranked))
+    :data:`OPEN_TASK_SENTENCES` best: "Which tasks did I not finish?" ranks "[x]
+    finished the tax report" first, and "[ ] call the bank" answers it. A to-do list
+    that merely comes along with other notes does not answer "What did Maria not
+    claim?", nor "What did I not pack?" over a packing list of ticked items."""
+    if not ranked or TASK_BOX.search(ranked[0]) is None:
+        return False
+    return any(map(open_task, ranked[:OPEN_TASK_SENTENCES]))
 
 
-#: a Markdown task box, ticked or not
-_TASK_BOX = re.compile(r"\[[ xX]\]")
+#: how many best-matching sentences :func:`open_tasks_answer` looks through
+OPEN_TASK_SENTENCES = 5
 
 
 def open_task(sentence: str) -> bool:
-    """``sentence`` holds an unticked Markdown task box (``- [ ] call the bank``)."""
-    return _OPEN_TASK.search(sentence) is not None
+    """``sentence`` is an unticked Markdown task item (``- [ ] call the bank``,
+    :data:`kb.sentence_spans.TASK_BOX`)."""
+    return any(m.group("tick") == " " for m in TASK_BOX.finditer(sentence))
 
 
 def _excludes(sentence: str) -> bool:
@@ -525,6 +545,15 @@ def _excludes(sentence: str) -> bool:
     return any(
         t.lower() in _EXCLUDING or t.lower().startswith(_PASSAGE_PREFIXES) for t in tokens(sentence)
     )
+
+
+def _makes_exception(sentence: str) -> bool:
+    """``sentence`` states what is left out (*excludes*, *except*, *lacks*, *missing*:
+    :data:`_EXCLUDING`), so it may answer a negated question while it says the denied
+    word too: "The warranty covers parts but excludes labour." Not *refused*,
+    *prevented* and the like, which tell of another act ("two importers claimed that the
+    law, which prevented them selling beer, was unlawful")."""
+    return any(t.lower() in _EXCLUDING or t.lower().startswith("exclu") for t in tokens(sentence))
 
 
 def _strictly_negates(sentence: str) -> bool:

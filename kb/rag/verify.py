@@ -51,7 +51,14 @@ from kb.rag.lexical import (
     unit_words,
 )
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
-from kb.sentence_spans import FIELD_LINE, row_columns, sentence_inputs, starts_item, table_rows
+from kb.sentence_spans import (
+    FIELD_LINE,
+    TASK_BOX,
+    row_columns,
+    sentence_inputs,
+    starts_item,
+    table_rows,
+)
 from kb.types import Hit, Locator, Span
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -207,8 +214,6 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
             stems[j] |= lead
 
 
-#: a Markdown task box at the start of a list item, open (``- [ ]``) or ticked (``- [x]``)
-_TASK_BOX = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[(?P<tick>[ xX])\][ \t]", re.MULTILINE)
 #: what any task box says, and what an open one says besides
 _TASK_STEMS = frozenset(stem(w) for w in ("task", "todo", "item", "done", "finish", "complete"))
 _OPEN_TASK_STEMS = frozenset(stem(w) for w in ("open", "pending", "outstanding", "remain", "left"))
@@ -216,18 +221,19 @@ _OPEN_TASK_STEMS = frozenset(stem(w) for w in ("open", "pending", "outstanding",
 
 def _add_task_boxes(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
     """Give the sentences of a task-list item (``- [ ] call the bank``, ``- [x] booked
-    the train``) the words its box says: *task, done, finish, complete* (an open box:
-    also *open, pending, outstanding*). "Which tasks are done?" and "What is still
+    the train``; :data:`kb.sentence_spans.TASK_BOX` on any line the sentence is on) the
+    words its box says: *task, done, finish, complete* (an open box: also *open,
+    pending, outstanding*). "Which tasks are done?" and "What is still
     open on my to-do list?" are answered by the items, which say neither word. Whether
     the task is done is for :mod:`kb.rag.polarity`: an open box is a negation there."""
-    boxes = [(m.start(), m.group("tick")) for m in _TASK_BOX.finditer(text)]
+    boxes = [(m.start(), m.group("tick")) for m in TASK_BOX.finditer(text)]
     if not boxes:
         return
-    for j, (a, _) in enumerate(spans):
-        line_start = text.rfind("\n", 0, a) + 1
-        tick = next((t for at, t in boxes if line_start <= at <= a), None)
-        if tick is not None:
-            stems[j] |= _TASK_STEMS | (_OPEN_TASK_STEMS if tick == " " else frozenset())
+    for j, (a, b) in enumerate(spans):
+        line_start = text.rfind("\n", 0, a) + 1  # a box on any line the sentence is on
+        ticks = {t for at, t in boxes if line_start <= at < b}
+        if ticks:
+            stems[j] |= _TASK_STEMS | (_OPEN_TASK_STEMS if " " in ticks else frozenset())
 
 
 def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:

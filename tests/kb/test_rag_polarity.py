@@ -12,6 +12,7 @@ from kb.rag.polarity import (
     contradictions,
     denied,
     negates,
+    open_task,
     rank_sentences,
     yes_no,
 )
@@ -349,3 +350,40 @@ def test_a_hyphenated_un_or_non_word_negates() -> None:
     assert not negates("A well-known shop.")
     for q in ("Which key is not labelled?", "Which key has no label?"):
         assert contradictions(q, [keys]) == [] and affirmed(q, [keys]) == [], q
+
+
+def test_review_cases_of_the_affirmed_rule() -> None:
+    """A plain statement is one no cue stands next to, on either side; an exception in
+    the best sentence may answer; "why" and "Dr. No" ask no denial."""
+    for q, s in (
+        ("Which invoice did the client not pay?", "The client refused to pay the March invoice."),
+        ("What should I not eat before the scan?", "Avoid eating anything after midnight."),
+        ("What is not covered by the warranty?", "The warranty covers parts but excludes labour."),
+        (
+            "Which plant does not need water every week?",
+            "The snake plant needs water only monthly.",
+        ),
+        ("Why is there no hot water in the mornings?", "Hot water runs from 6 to 8am."),
+        ("Why does the car not start?", "The car starts after a jump."),
+        ("Who starred in Dr. No alongside Ursula Andress?", "Connery starred alongside Andress."),
+    ):
+        assert affirmed(q, [s]) == [], q
+    # "prevented" tells of another act: the claim is still affirmed
+    s = "Two importers claimed that the law, which prevented them selling beer, was unlawful."
+    assert affirmed("Which importers did not claim it?", [s]) == [
+        Contradiction("not claim", "claimed")
+    ]
+
+
+def test_a_contracted_negation_in_a_sentence_denies_the_word_after_it() -> None:
+    lease = "We didn't sign the lease in March."
+    assert denied("When did we sign the lease?", lease) == [Contradiction("sign", "n't sign")]
+
+
+def test_a_task_box_is_one_at_the_start_of_an_item_or_a_line() -> None:
+    assert open_task("- [ ] call the bank") and open_task("[ ] renew the passport")
+    assert not open_task("- [x] booked the train") and not open_task("see [ ] in the form")
+    assert not negates("The UN-backed force arrived.")
+    ps = passages("Shopping list\n* [x] milk\n* [ ] eggs")
+    held = [j for j in range(len(ps[0].spans)) if "done" in ps[0].stems[j]]
+    assert held, [ps[0].sentence(j) for j in range(len(ps[0].spans))]

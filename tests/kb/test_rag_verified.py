@@ -667,6 +667,9 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
     # a UK mobile's six-digit group; a mobile is a phone
     assert unit_words("| Tom Baxter | plumber | 07700 900123 |") >= phone | {"mobile"}
     assert "mileage" in unit_words("oil changed at 48,200 miles")
+    assert "mileage" not in unit_words("tread depth 3 mm")
+    for text in ("Invoice 2024 000123", "serial 4417 883920"):  # six digits, no 0xxxx
+        assert not unit_words(text) & phone, text
     # too few digits (a date, a year range), or dots (an IP address): no phone
     for text in ("renews 2026-12-01", "from 1990-2000", "at 192.168.178.40", "1,250,000"):
         assert not unit_words(text) & phone, text
@@ -742,6 +745,14 @@ def test_a_record_that_names_a_one_word_question_lifts_p_to_the_floor() -> None:
     lines = [PassageSentences.of(2, hit(2, "Plumber: Tom Baxter\nElectrician: Sam Okafor"))]
     embed_passages(lines, far_embed)
     assert check("Who is the plumber?", lines, None, 0.4, qvec=far_embed(["x"])[0]).every_term
+    # a list item or a bold key is a record too; a header row's cell names a column
+    for text in ("- Plumber: Tom Baxter, 07700 900123", "**Plumber**: Tom Baxter"):
+        ps = [PassageSentences.of(4, hit(4, text))]
+        embed_passages(ps, far_embed)
+        assert check("Who is the plumber?", ps, None, 0.4, qvec=far_embed(["x"])[0]).every_term
+    header = [PassageSentences.of(5, hit(5, "| name | phone |\n| --- | --- |\n| Tom | |"))]
+    embed_passages(header, far_embed)
+    assert not check("What is the phone?", header, None, 0.4, qvec=far_embed(["x"])[0]).every_term
     # a cell of more words, or a mention in a sentence, says too little
     for text in ("| Tom Baxter | plumber and gas fitter |", "Tom, our plumber, is off on Fridays."):
         ps = [PassageSentences.of(3, hit(3, text))]
@@ -1333,6 +1344,7 @@ def test_a_question_may_name_the_kind_of_source_it_asks() -> None:
 def test_short_for_and_stand_for_ask_for_a_full_form_not_their_words() -> None:
     for q in ("What is QED short for?", "What does PTO stand for?", "What is NATO short for?"):
         assert len(question_terms(q, None)) == 1, q
+    assert "short" in question_terms("What are we short of for the party?", None)
     ps = [PassageSentences.of(1, hit(1, "It led to quantum electrodynamics (or QED)."))]
     got = check("What is QED short for?", ps, None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
