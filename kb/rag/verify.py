@@ -272,7 +272,11 @@ def _ends_line(text: str, end: int) -> bool:
 
 
 #: a sentence that starts by referring back to what the sentence before is about
-_BACK_REFERENCE = re.compile(r"(?:It|Its|They|Their|He|His|She|Her)\b")
+_BACK_REFERENCE = re.compile(
+    r"(?:It|Its|They|Their|He|His|She|Her)\b"
+    r"|(?!(?:I|We|You)\b)[A-Z][\w-]*(?:[ \t]+(?!(?:I|we|you)\b)[\w-]+){0,3},?[ \t]+"
+    r"(?:it|they|he|she)\b"
+)
 #: a blank line (spaces or tabs on it): a paragraph break
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 #: the most content words of a sentence's lead (:func:`lead_words`)
@@ -300,14 +304,18 @@ def lead_words(sentence: str) -> list[str]:
 
 def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
     """Give a sentence that starts by referring back (*It*, *Its*, *They*, *Their*, *He*,
-    *His*, *She*, *Her*: "Maria joined in March. She leads the design team.") the
+    *His*, *She*, *Her*: "Maria joined in March. She leads the design team."; or whose
+    subject is *it*, *they*, *he* or *she* after a leading phrase of at most four words
+    that has no subject of its own: "In March it dropped leaves", "Better than anyone
+    else she represented ...", not "I moved it to the hall") the
     content stems of the lead of the sentence before it in the same paragraph
     (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
     three leaves in October." the second sentence is about the fig, and "Why did the
     fig drop leaves?" is answered by it. A run of such sentences all get the lead of
-    the one that started it ("... It dropped three leaves. It also yellowed."). A
-    pronoun inside a sentence is left alone (read that way too, one more squad-dev
-    unanswerable question was answered), and a blank line between the two, or a list
+    the one that started it ("... It dropped three leaves. It also yellowed."). Any
+    other pronoun inside a sentence is left alone (read that way too, one more
+    squad-dev unanswerable question was answered; the leading-phrase form answered one
+    answerable question more and no unanswerable one), and a blank line between the two, or a list
     item or table row on either side, breaks the reference. The lead is the sentence's
     first words, not its parsed subject: "Dr Patel prescribed amoxicillin. It caused a
     rash." gives the second sentence *Patel* too."""

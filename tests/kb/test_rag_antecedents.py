@@ -71,3 +71,18 @@ def test_a_sentence_that_starts_with_he_or_she_holds_the_person_before() -> None
         "Tom fixed the boiler. We paid him in cash.",
     ):
         assert stem("tom") not in PassageSentences.of(1, hit(1, text)).stems[1], text
+
+
+def test_a_subject_pronoun_after_a_short_leading_phrase_refers_back_too() -> None:
+    """ "Better than anyone else she represented the Art Deco style": the pronoun is the
+    subject after a leading phrase; after a subject of its own ("I moved it") it is not."""
+    for second in (
+        "Better than anyone else she represented the Art Deco style.",
+        "In March it dropped three leaves.",
+        "Later, they moved to Paris.",
+    ):
+        p = PassageSentences.of(1, hit(1, "Tamara Lempicka painted portraits. " + second))
+        assert stem("lempicka") in p.stems[1], second
+    for second in ("I moved it to the hall.", "Yesterday we saw it again."):
+        p = PassageSentences.of(1, hit(1, "Tamara Lempicka painted portraits. " + second))
+        assert stem("lempicka") not in p.stems[1], second
