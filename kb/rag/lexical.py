@@ -643,12 +643,14 @@ _WHEN = (
     rf"(?:{_AROUND})?(?:(?i:(?:the\s+)?(?:end|start|beginning)\s+of\s+|mid-?\s*|early\s+"
     rf"|late\s+))?(?:{_DATE}|{_YEAR})"
 )
-#: after "from" or "between", which also name people ("an e-mail from June"), a month
-#: alone is no point in time: the date needs its day or year there, or a range's end
-#: after it ("from March to April")
+#: after "from" or "between", which also name people ("an e-mail from June", "from
+#: Jan"), a month alone is no point in time: the date needs its day or year there, or a
+#: range's end after it ("from March to April"); a month no one is named after, written
+#: out, is one ("Priya hosts from January")
 _FROM_WHEN = (
     rf"(?:{_AROUND})?(?:{_DAY}\s+{_MONTH_NAME}(?:,?\s+{_YEAR})?"
-    rf"|{_MONTH_NAME}\s+(?:{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})|{_NUMERIC_DATE}|{_YEAR})"
+    rf"|{_MONTH_NAME}\s+(?:{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})|{_NUMERIC_DATE}|{_YEAR}"
+    r"|(?:January|February|March|July|September|October|November|December)\b(?!\s*\d))"
 )
 _RANGE = (
     rf"\b(?i:from|between)\s+(?:{_FROM_WHEN}|{_MONTH_NAME})\s*(?i:to|and|until|till|-|–)\s*"

@@ -769,7 +769,13 @@ def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
     end, start = {"end", "expire", "finish"}, {"start", "begin"}
     for text in ("valid to 31/12/2026", "runs until Friday", "expires on 3 May", "till Q3"):
         assert unit_words(text) >= end and not unit_words(text) & start, text
-    for text in ("since 2019", "from 1 April the price is £38", "starting 1 June", "as of Monday"):
+    for text in (
+        "since 2019",
+        "from 1 April the price is £38",
+        "starting 1 June",
+        "as of Monday",
+        "Priya hosts from January.",
+    ):
         assert unit_words(text) >= start and not unit_words(text) & end, text
     for text in (
         "from 1939 until 1945",
