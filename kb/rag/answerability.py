@@ -111,7 +111,7 @@ from kb.rag.polarity import (
 )
 from kb.rag.substitution import swaps
 from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
-from kb.sentence_spans import FIELD_LINE, TABLE_RULE
+from kb.sentence_spans import BULLET, FIELD_LINE, TABLE_RULE
 from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -617,8 +617,8 @@ def holds_every_term(
     a record's cell or key (:func:`written_alone`: "Who is the GP?" over the table row
     "| Dr Hannah Reid | GP | 0161 496 0321 |"); a heading that holds it
     ("Who is our accountant?" over a table under "Suppliers and accountant") says too
-    little, as do headings alone (they hold the same words for every sentence of the chunk), words
-    held only by an acronym's initials (:mod:`kb.rag.acronyms`: "Bob paid" is no *BP*
+    little, as do headings alone (they hold the same words for every sentence of the
+    chunk), words held only by an acronym's initials (:mod:`kb.rag.acronyms`: "Bob paid" is no *BP*
     for sure) and what a sentence's values say alone ("When did the dispute end?" over
     "The school bus runs until June" holds *end* only by its date)."""
     asked = asked_terms(terms)
@@ -636,9 +636,7 @@ def holds_every_term(
     return False
 
 
-#: a list marker before a record ("- Plumber: Tom Baxter"), and bold or italic marks
-#: around its key ("**Plumber**: Tom Baxter")
-_ITEM_LEAD = re.compile(r"^[-*+•][ \t]+")
+#: bold or italic marks around a record's key ("**Plumber**: Tom Baxter")
 _MARKED_KEY = re.compile(r"^([*_]{1,2})([^*_:\n]+)\1:")
 
 
@@ -649,7 +647,10 @@ def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int)
     ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter").
     A sentence that mentions the word in passing ("... starts Postgres 16 and Redis 7"
     for "What is Redis?") is not about it."""
-    text = _MARKED_KEY.sub(r"\2:", _ITEM_LEAD.sub("", p.sentence(j).strip()))
+    text = p.sentence(j).strip()
+    if bullet := BULLET.match(text):  # a list item: "- Plumber: Tom Baxter"
+        text = text[bullet.end() :].lstrip()
+    text = _MARKED_KEY.sub(r"\2:", text)
     if text.startswith("|"):
         if TABLE_RULE.search(text):
             return False  # the header row: its cells name columns, not a record
@@ -683,9 +684,9 @@ def found_terms(
         if asks or (acronyms and p.acronymic(k)):
             here = here | aliases(terms, p.words(k))
     out = [s for s in terms if found(s, here)]
-    if len(out) < len(terms) and any(terms[s][0].lower() in INABILITY for s in terms):
-        said = any(_NOT.search(p.sentence(k)) for k in range(lo, hi))
-        out += [s for s in terms if s not in out and said and terms[s][0].lower() in INABILITY]
+    unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
+    if unable and any(_NOT.search(p.sentence(k)) for k in range(lo, hi)):
+        out += unable
     return out
 
 

@@ -90,17 +90,14 @@ QUESTION_NEGATIONS = frozenset(
     ]
 )
 
+#: passage words that exclude or leave out (also in :data:`_PASSAGE_NEGATIONS`)
+_EXCLUDING = frozenset(
+    ["lack", "lacks", "lacked", "lacking", "absent", "absence", "except", "missing", "pending"]
+)
 #: passage-side negation words, beyond :data:`QUESTION_NEGATIONS`
-_PASSAGE_NEGATIONS = frozenset(
+_PASSAGE_NEGATIONS = _EXCLUDING | frozenset(
     [
-        "lack",
-        "lacks",
-        "lacked",
-        "lacking",
         "failure",
-        "absent",
-        "absence",
-        "except",
         "instead",
         "rather",
         "only",
@@ -117,8 +114,6 @@ _PASSAGE_NEGATIONS = frozenset(
         "incorrect",
         "inaccurate",
         "invalid",
-        "missing",
-        "pending",
     ]
 )
 
@@ -364,8 +359,9 @@ def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
 
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",
 #: "*no longer* apply"; one adverb may stand between ("not always agree")
+_NEGATION_ADVERBS = "always|really|yet|even|actually|fully"
 _DENIED = re.compile(
-    r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:always|really|yet|even|actually|fully)\s+)?"
+    rf"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:{_NEGATION_ADVERBS})\s+)?"
     r"(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )
@@ -408,8 +404,8 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
 #: a word a question negates: "did *not claim*", "is *not dependent*", "has *no
 #: impact*", "*never expanded*"; one adverb may stand between ("not generally allow")
 _ASKED_NEGATED = re.compile(
-    r"\b(?:not|never|n't|no)\s+(?:(?:always|really|yet|even|actually|fully|generally|"
-    r"originally|usually|often)\s+)?(?P<word>[^\W\d_]+)",
+    rf"\b(?:not|never|n't|no)\s+(?:(?:{_NEGATION_ADVERBS}|generally|originally|usually|often)"
+    r"\s+)?(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )
 
@@ -450,7 +446,8 @@ def affirmed(question: str, ranked: Sequence[str]) -> list[Contradiction]:
         return []
     names = {t for t in key_tokens(question) if not t[0].isdigit()}
     for other in ranked[1:NEGATION_SENTENCES]:
-        if not all(found(n, all_stems(other)) for n in names):
+        other_stems = all_stems(other)
+        if not all(found(n, other_stems) for n in names):
             continue  # about someone else: "We did not agree ..." for "What did Maria not claim?"
         if _strictly_negates(other) or _excludes(other):
             return []
@@ -512,12 +509,6 @@ def _cue(token: str) -> bool:
     return w.startswith(_PASSAGE_PREFIXES)
 
 
-#: passage words that exclude, beyond the prefixes of :data:`_PASSAGE_PREFIXES`
-_EXCLUDING = frozenset(
-    ["lack", "lacks", "lacked", "lacking", "absent", "absence", "except", "missing", "pending"]
-)
-
-
 def open_tasks_answer(ranked: Sequence[str]) -> bool:
     """The best sentence is a task-list item and an open one (``[ ]``) is among the
     :data:`OPEN_TASK_SENTENCES` best: "Which tasks did I not finish?" ranks "[x]
@@ -539,21 +530,19 @@ def open_task(sentence: str) -> bool:
     return any(m.group("tick") == " " for m in TASK_BOX.finditer(sentence))
 
 
-def _excludes(sentence: str) -> bool:
+def _excludes(sentence: str, prefixes: tuple[str, ...] = _PASSAGE_PREFIXES) -> bool:
     """``sentence`` holds a word that excludes or refuses (:data:`_EXCLUDING`, or a
-    :data:`_PASSAGE_PREFIXES` beginning: *excludes, refused, prohibits*)."""
-    return any(
-        t.lower() in _EXCLUDING or t.lower().startswith(_PASSAGE_PREFIXES) for t in tokens(sentence)
-    )
+    word that starts like one of ``prefixes``: *excludes, refused, prohibits*)."""
+    return any(t.lower() in _EXCLUDING or t.lower().startswith(prefixes) for t in tokens(sentence))
 
 
 def _makes_exception(sentence: str) -> bool:
     """``sentence`` states what is left out (*excludes*, *except*, *lacks*, *missing*:
-    :data:`_EXCLUDING`), so it may answer a negated question while it says the denied
-    word too: "The warranty covers parts but excludes labour." Not *refused*,
-    *prevented* and the like, which tell of another act ("two importers claimed that the
-    law, which prevented them selling beer, was unlawful")."""
-    return any(t.lower() in _EXCLUDING or t.lower().startswith("exclu") for t in tokens(sentence))
+    :func:`_excludes` with *exclu-* words only), so it may answer a negated question
+    while it says the denied word too: "The warranty covers parts but excludes labour."
+    Not *refused*, *prevented* and the like, which tell of another act ("two importers
+    claimed that the law, which prevented them selling beer, was unlawful")."""
+    return _excludes(sentence, ("exclu",))
 
 
 def _strictly_negates(sentence: str) -> bool:

@@ -315,10 +315,10 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     the one that started it ("... It dropped three leaves. It also yellowed."). Any
     other pronoun inside a sentence is left alone (read that way too, one more
     squad-dev unanswerable question was answered; the leading-phrase form answered one
-    answerable question more and no unanswerable one), and a blank line between the two, or a list
-    item or table row on either side, breaks the reference. The lead is the sentence's
-    first words, not its parsed subject: "Dr Patel prescribed amoxicillin. It caused a
-    rash." gives the second sentence *Patel* too."""
+    answerable question more and no unanswerable one), and a blank line between the
+    two, or a list item or table row on either side, breaks the reference. The lead is
+    the sentence's first words, not its parsed subject: "Dr Patel prescribed
+    amoxicillin. It caused a rash." gives the second sentence *Patel* too."""
     lead: set[str] = set()
     for j in range(len(spans)):
         a, b = spans[j]
