@@ -6,7 +6,9 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
 - ``.``, ``!`` or ``?`` (optionally followed by closing quotes or brackets) then white
   space, unless the word before the dot is a known abbreviation (``Mr.``, ``e.g.``,
   ``St.``), a short form of notes before a value (``reg. LK19 XZP``, ``tel. 01632``)
-  or a single capital letter (an initial, ``J. Smith``);
+  or a single capital letter (an initial, ``J. Smith``); but an abbreviation that ends
+  a name or a list (``Ltd.``, ``etc.``) at the end of a line, before a line that
+  starts with a capital, does end the sentence;
 - a line break that ends a paragraph (a blank line), ends a Markdown heading line, or
   precedes a heading or list item, so headings and bullet lines never glue onto prose;
 - a line break that ends a line of a list written without bullets (a ``todo.txt``, a
@@ -57,6 +59,12 @@ ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
 #: short forms of notes that are also words or names ("Reg", "40 pp. It covers ..."):
 #: an abbreviation only before what no sentence starts with (:func:`_value_follows`)
 SHORT_FORMS = frozenset(["reg", "ref", "tel", "incl", "excl", "nr", "cf", "pp"])
+#: abbreviations that end a name or a list rather than stand before one ("HeatRight
+#: Ltd.", "pens, paper etc."): at the end of a line, before a line that starts with a
+#: capital, their dot ends the sentence too (:func:`_line_end_abbreviation`); a title
+#: ("Dr.", "Mr.") at a line's end still runs on to the name on the next line
+ENDING_ABBREVIATIONS = frozenset(["etc", "ltd", "inc", "corp", "co", "al", "jr", "sr"])
+_NEXT_LINE = re.compile(r"[ \t]*\n[ \t]*[\"'(“‘\[]*[A-Z]")
 _NEXT_TOKEN = re.compile(r"\s+[\"'(“‘\[]*([^\s\"')”’\]]+)")
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
@@ -95,6 +103,19 @@ def is_abbreviation(text: str, dot: int) -> bool:
     return len(word) == 1 and text[start].isupper()
 
 
+def _line_end_abbreviation(text: str, dot: int) -> bool:
+    """The ``.`` at ``dot`` ends one of :data:`ENDING_ABBREVIATIONS` at the end of a
+    line, and the next line starts with a capital: "... installed by HeatRight Ltd." /
+    "Annual service is due every September." are two sentences of a note written one
+    per line. Mid-line ("Acme Ltd. Spain") or before a small letter it is not an end."""
+    start = dot
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    if text[start:dot].lower() not in ENDING_ABBREVIATIONS:
+        return False
+    return _NEXT_LINE.match(text, dot + 1) is not None
+
+
 def _value_follows(text: str, pos: int) -> bool:
     """The token after ``pos`` is a value or a word in small letters, which no sentence
     starts with: a number ("tel. 01632 960 431"), a code ("reg. LK19 XZP", "ref.
@@ -119,8 +140,9 @@ _JOIN_TEXT = """
     we i you them him us"""
 _JOIN_WORDS = frozenset(_JOIN_TEXT.split())
 _LINE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
-#: a "key: value" line (``NAS: 192.168.1.20``, ``Adviser: Frau Keller``)
-FIELD_LINE = re.compile(r"^[^\W_][^:\n]{0,29}:\s+\S")
+#: a "key: value" line (``NAS: 192.168.1.20``, ``Adviser: Frau Keller``), its key
+#: perhaps in bold or italics (``**Duration:** 47 minutes``, ``**Owner**: Sofia``)
+FIELD_LINE = re.compile(r"^(?:\*\*|__|[*_])?[^\W_][^:\n]{0,29}:(?:\*\*|__|[*_])?\s+\S")
 #: a sentence end inside a line (``statistics. The hourly``): the line is prose
 _INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+[\"'“‘(\[]*[A-Z0-9]")
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
@@ -219,7 +241,10 @@ def _raw_boundaries(text: str) -> list[int]:
     cuts: set[int] = set(line_breaks(text)) if "\n" in text else set()
     numbers = {m.end() - 1 for m in ITEM_NUMBER.finditer(text)}
     for m in _END.finditer(text):
-        if m.start() not in numbers and not is_abbreviation(text, m.start()):
+        dot = m.start()
+        if dot not in numbers and (
+            not is_abbreviation(text, dot) or _line_end_abbreviation(text, dot)
+        ):
             cuts.add(m.end())
     for m in _BLOCK.finditer(text):
         cuts.add(m.start())

@@ -102,6 +102,7 @@ from kb.rag.lexical import (
 )
 from kb.rag.periods import other_periods
 from kb.rag.polarity import (
+    NEGATION_SENTENCES,
     Contradiction,
     affirmed,
     contradictions,
@@ -110,7 +111,13 @@ from kb.rag.polarity import (
     rank_sentences,
 )
 from kb.rag.substitution import swaps
-from kb.rag.verify import EmbedFn, PassageSentences, embed_passages, heading_stems_of
+from kb.rag.verify import (
+    EmbedFn,
+    PassageSentences,
+    embed_passages,
+    heading_stems_of,
+    section_heading,
+)
 from kb.sentence_spans import BULLET, FIELD_LINE, TABLE_RULE
 from kb.types import Hit
 
@@ -469,7 +476,8 @@ def check(
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
     best_sentences = [p.sentence(j) for p, j in ranked]
-    result.contradictions = contradictions(question, best_sentences)
+    headings = [section_heading(p.hit) for p, _ in ranked[:NEGATION_SENTENCES]]
+    result.contradictions = contradictions(question, best_sentences, headings)
     if ranked:
         best, j = ranked[0]
         got = set(found_terms(terms, best, j))
@@ -637,20 +645,16 @@ def holds_every_term(
 
 
 #: bold or italic marks around a record's key ("**Plumber**: Tom Baxter")
-_MARKED_KEY = re.compile(r"^([*_]{1,2})([^*_:\n]+)\1:")
-
-
 def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:
     """Sentence ``j`` of ``p`` is a record that the one term ``asked`` holds names: a
     table row with a cell of that word alone ("| Dr Hannah Reid | GP | 0161 ... |" for
     "Who is the GP?", not its header row), or a ``key: value`` line with that key
-    ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter").
+    ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter", "**Plumber:** Tom Baxter").
     A sentence that mentions the word in passing ("... starts Postgres 16 and Redis 7"
     for "What is Redis?") is not about it."""
     text = p.sentence(j).strip()
     if bullet := BULLET.match(text):  # a list item: "- Plumber: Tom Baxter"
         text = text[bullet.end() :].lstrip()
-    text = _MARKED_KEY.sub(r"\2:", text)
     if text.startswith("|"):
         if TABLE_RULE.search(text):
             return False  # the header row: its cells name columns, not a record

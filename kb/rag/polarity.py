@@ -19,7 +19,10 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   missing*, *un-*/*non-* words, and an unticked task box ``[ ]``), because a text says
   "relatively unaffected" where a question says "not badly hit", and a to-do list
   says "[ ] call the bank" for a task not done: a false cue there only lets a question
-  through, as before. When the best sentence is a task-list item, an unticked box in
+  through, as before. A sentence under a section heading that negates (*not, never,
+  no, n't*: "## Why it was not caught") carries the heading's negation: "Why was the
+  change not caught?" is answered by the section's sentences, which need not repeat
+  it. When the best sentence is a task-list item, an unticked box in
   any matching sentence counts, not just the best two: "Which tasks did I not
   finish?" ranks "[x] finished the tax report" first (:func:`open_tasks_answer`).
   Not for a yes/no question ("Didn't the committee approve the
@@ -325,15 +328,21 @@ def rank_sentences(
     return [sentences[i] for i in order]
 
 
-def contradictions(question: str, ranked: Sequence[str]) -> list[Contradiction]:
+def contradictions(
+    question: str, ranked: Sequence[str], headings: Sequence[str] = ()
+) -> list[Contradiction]:
     """The negation and antonym cues of ``question`` against its ``ranked`` best
-    sentences (module docstring); empty without sentences."""
+    sentences (module docstring); empty without sentences. ``headings``: the section
+    heading each of ``ranked`` stands under, in the same order ("" for none); one that
+    negates holds a negated question's cue for its sentence."""
     if not ranked:
         return []
     out: list[Contradiction] = []
     neg = negation_asked(question)
     if neg is not None and not (
-        any(negates(s) for s in ranked[:NEGATION_SENTENCES]) or open_tasks_answer(ranked)
+        any(negates(s) for s in ranked[:NEGATION_SENTENCES])
+        or any(asks_negated(h) for h in headings[:NEGATION_SENTENCES])
+        or open_tasks_answer(ranked)
     ):
         out.append(Contradiction(neg))
     if alternative(question):

@@ -48,7 +48,10 @@ A candidate is the sentence with its white space folded and a leading bullet (``
 ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
 quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
 lead-in followed by a one-line fenced command is quoted with that command after it
-(:func:`command_after`).
+(:func:`command_after`), and a question the note asks with the sentence that answers
+it (:func:`answer_after`: "Does she need a production login? Security said not before
+the probation review."); a question the note leaves open is no candidate, unless every
+sentence is one.
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
 """
@@ -72,6 +75,7 @@ from kb.rag.answerability import (
 from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.verify import EmbedFn, PassageSentences
+from kb.sentence_spans import starts_item
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -93,8 +97,9 @@ class Candidate:
     j: int  # sentence index in the passage
     text: str
     relevance: float
-    #: the one-line command block that follows a lead-in, quoted after it
-    #: (:func:`command_after`), or ""
+    #: the one-line command block that follows a lead-in (:func:`command_after`), or the
+    #: sentence that answers a question the note asks (:func:`answer_after`), quoted
+    #: after it; or ""
     follow: str = ""
 
 
@@ -133,7 +138,12 @@ def rank_candidates(
                 rel += TYPE_BONUS
             if negated and negates(text):
                 rel += TYPE_BONUS
-            cands.append(Candidate(p.n, j, text, rel, command_after(p, j, text)))
+            follow = command_after(p, j, text) or answer_after(p, j, text)
+            cands.append(Candidate(p.n, j, text, rel, follow))
+    # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
+    asking = {(c.n, c.j) for c in cands if c.text.endswith("?") and not c.follow}
+    if asking and len(asking) < len(cands):
+        cands = [c for c in cands if (c.n, c.j) not in asking]
     if negated:  # "What did the team not agree on?" is not answered by "The team agreed ..."
         kept = [c for c in cands if negates(c.text) or says_denied(question, c.text) is None]
         cands = kept or cands
@@ -187,6 +197,23 @@ def command_after(p: PassageSentences, j: int, text: str) -> str:
         return ""
     folded = " ".join(block.split())
     return folded if len(folded) <= MAX_QUOTE_CHARS else ""
+
+
+def answer_after(p: PassageSentences, j: int, text: str) -> str:
+    """The sentence that answers sentence ``j`` of ``p`` (``text``, folded) when that
+    sentence is a question the note asks and answers itself ("- Does she need a
+    production login? Security said not before the probation review.", "Q: How do I
+    reset the router? A: Hold the button for 10 s."), folded; "" otherwise. A question
+    alone answers nothing: it is quoted with the sentence after it, when that one is
+    not a question too, not a heading and does not start another list item (the next
+    item of a list of open questions answers nothing)."""
+    if not text.endswith("?") or j + 1 >= len(p.spans):
+        return ""
+    nxt = p.sentence(j + 1).strip()
+    if not nxt or nxt.startswith(("#", "|")) or nxt.endswith("?") or starts_item(nxt):
+        return ""
+    folded = _MARKER.sub("", " ".join(nxt.split()))
+    return folded if len(text) + len(folded) <= MAX_QUOTE_CHARS else ""
 
 
 def quote_line(c: Candidate) -> str:

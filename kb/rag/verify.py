@@ -13,7 +13,9 @@ answer sentence without its ``[#n]`` markers) and each sentence ``s_j`` of a pas
 
 ``p_j = sigmoid(b + w_lex·lex + w_lexw·lexw + w_key·key + w_cos·cos)`` and the passage's
 support is ``max_j p_j`` (SummaC-ZS: one source sentence pinpoints support, a whole
-passage dilutes it); the argmax sentence is the *evidence*. The weights are a logistic
+passage dilutes it); the argmax sentence is the *evidence*. A question the passage
+asks ("Does she need a production login?") supports no statement: its ``p_j`` is 0
+unless the claim is a question too (a quote of it). The weights are a logistic
 regression fitted by ``bench/verify.py`` on squad-dev pairs (golden sentences against
 the chunk holding them, and hard negatives: the same sentence against top-ranked
 chunks of the same article that do not hold it, plus number/name swaps); the fitted
@@ -167,6 +169,13 @@ def heading_stems_of(hit: Hit) -> set[str]:
     name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     stems = content_stems(" ".join(hit.locator.heading_path) + " " + _words(name), joined=True)
     return stems | SOURCE_WORDS.get(hit.locator.doc_type, frozenset())
+
+
+def section_heading(hit: Hit) -> str:
+    """The heading ``hit``'s text stands under: the last of its heading path (its
+    section's, or its title when it has no section), "" when it has none."""
+    path = hit.locator.heading_path
+    return path[-1] if path else ""
 
 
 #: per document type, the stems of the words a question names such a source by
@@ -518,7 +527,10 @@ class Verifier:
     def scores(self, claim: str, p: PassageSentences, qvec: np.ndarray | None) -> np.ndarray:
         """``p_j`` for every sentence ``j`` of passage ``p``."""
         f = self.features(claim, p, qvec)
-        return np.array([self.model.score(*row) for row in f])
+        out = np.array([self.model.score(*row) for row in f])
+        if not _asks(claim):  # a question the passage asks states nothing (module docs)
+            out[[j for j in range(len(p.spans)) if _asks(p.sentence(j))]] = 0.0
+        return out
 
     def best(self, claim: str, n: int, qvec: np.ndarray | None = None) -> Evidence:
         """The best-supporting sentence of passage ``n`` (1-based) for ``claim``."""
@@ -569,6 +581,11 @@ class Verifier:
         ):
             v.suggested = other
         return v
+
+
+def _asks(sentence: str) -> bool:
+    """``sentence`` is a question (it ends with ``?``, closing quotes aside)."""
+    return sentence.rstrip(" \t\n\"'”’)]").endswith("?")
 
 
 def support_rate(verdicts: Sequence[SentenceVerdict]) -> float | None:

@@ -46,6 +46,22 @@ NOTES = {
         "| Dr Hannah Reid | GP | 0161 496 0321 |\n| Tom Baxter | plumber | 07700 900123 |\n"
     ),
     "keys.md": "# House keys\n\nThe back door key is un-labelled; the shed key has a red tag.\n",
+    "work/onboarding.md": (
+        "# Onboarding plan for Lena\n\nLena starts on 12 January in the payments team.\n\n"
+        "## Open questions\n\n- Does she need a production database login? Security said "
+        "not before the probation review.\n- Who pays for the conference in Lisbon?\n"
+    ),
+    "work/incident.md": (
+        "# Incident review: checkout outage\n\n**Duration:** 47 minutes (10:12 to 10:59 UTC)\n"
+        "**Impact:** about 3,100 failed checkouts; no data loss.\n\n"
+        "## Why it was not caught\n\nThe change skipped the canary stage because the deploy "
+        "tool treated config files as low risk.\nAlerts fired at 10:14 but paged the wrong "
+        "rota.\n"
+    ),
+    "home/boiler.md": (
+        "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
+        "Annual service is due every September; the last one cost £95.\n"
+    ),
 }
 
 
@@ -83,6 +99,8 @@ def ask(kb: Any, question: str) -> Any:
         ("Who is the GP?", "Dr Hannah Reid"),
         ("What is the plumber's number?", "07700 900123"),
         ("What do my notes say about the snake plant?", "snake plant"),
+        ("Why was the config change not caught?", "skipped the canary stage"),
+        ("Does Lena get a production database login?", "Security said not before"),
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(
@@ -107,3 +125,21 @@ def test_a_negated_question_its_notes_answer_plainly_is_refused(kb: Any) -> None
     out = ask(kb, "What did Maria not claim about the flaky test?")
     assert out.refused, out.text
     assert out.answerability["contradictions"][0]["question"] in ("not", "not claim")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "quote", "not_quoted"),
+    [
+        ("How many checkouts failed?", "3,100 failed checkouts", "Duration"),
+        ("When was the boiler installed?", "installed March 2019", "Annual service"),
+    ],
+)
+def test_a_note_written_a_line_a_record_is_quoted_one_line(
+    kb: Any, question: str, quote: str, not_quoted: str
+) -> None:
+    """ "**Impact:** ..." under "**Duration:** ..." and a line ending "HeatRight Ltd."
+    were glued to the line next to them, so the quote said two things."""
+    out = ask(kb, question)
+    assert not out.refused, (question, out.refusal_reason)
+    assert quote in out.text and not_quoted not in out.text, (question, out.text)

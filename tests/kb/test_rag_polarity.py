@@ -387,3 +387,19 @@ def test_a_task_box_is_one_at_the_start_of_an_item_or_a_line() -> None:
     ps = passages("Shopping list\n* [x] milk\n* [ ] eggs")
     held = [j for j in range(len(ps[0].spans)) if "done" in ps[0].stems[j]]
     assert held, [ps[0].sentence(j) for j in range(len(ps[0].spans))]
+
+
+def test_a_section_heading_that_negates_holds_a_negated_questions_cue() -> None:
+    """ "Why was the config change not caught?" over the sentences under "## Why it was
+    not caught" was refused: they do not repeat the heading's *not*. A heading without
+    a negation does not hold it."""
+    ranked = [
+        "The change skipped the canary stage because the deploy tool treated config "
+        "files as low risk.",
+        "Alerts fired at 10:14 but paged the wrong rota.",
+    ]
+    q = "What was the config change not caught by?"
+    assert [c.question for c in contradictions(q, ranked)] == ["not"]
+    assert contradictions(q, ranked, ["Why it was not caught", ""]) == []
+    assert contradictions(q, ranked, ["", "Why it wasn't caught"]) == []
+    assert [c.question for c in contradictions(q, ranked, ["What happened", ""])] == ["not"]

@@ -106,6 +106,36 @@ def test_passage_sentences_are_real_slices_and_respect_abbreviations() -> None:
         assert len(split_sentences(text)) == 2, text
 
 
+def test_a_name_ending_abbreviation_at_a_line_end_ends_the_sentence() -> None:
+    """A note written one sentence a line: "... by HeatRight Ltd." / "Annual service is
+    due ..." were one sentence, so "When was the boiler installed?" quoted both. A title
+    at a line's end still runs on to the name, and mid-line nothing changes."""
+    note = (
+        "Boiler: Worcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
+        "Annual service is due every September; last service 18 September 2026, cost £95.\n"
+        "The engineer said the pressure should sit between 1 and 1.5 bar when cold."
+    )
+    assert [note[a:b] for a, b in split_sentences(note)] == note.split("\n")
+    listed = "We bought pens, paper etc.\nThen we drove to the coast for the weekend."
+    assert len(split_sentences(listed)) == 2
+    for text in (
+        "The new clinic opened on the corner of the high street, where we met Dr.\n"
+        "Smith and her two partners.",
+        "Acme Ltd. Spain runs the depot. It opened in May.",  # mid-line: not an end
+        "We bought pens, paper etc.\nthen drove to the coast for the whole weekend.",
+    ):
+        assert len(split_sentences(text)) == (2 if "Spain" in text else 1), text
+
+
+def test_a_bold_key_line_is_a_sentence_of_its_own() -> None:
+    """An incident note's "**Duration:** ..." / "**Impact:** ..." lines are records,
+    like "Router: 192.168.1.1" lines; they were one sentence, and "How many checkouts
+    failed?" quoted the duration too."""
+    for key in ("**Duration:**", "**Duration**:", "__Duration:__", "*Duration*:"):
+        note = f"{key} 47 minutes (10:12 to 10:59 UTC)\n**Impact:** about 3,100 failed checkouts"
+        assert [note[a:b] for a, b in split_sentences(note)] == note.split("\n"), key
+
+
 def test_a_short_bulleted_item_is_a_sentence_of_its_own() -> None:
     """An ingredient list: "- 1 egg, beaten" (10 letters and digits) joined the item
     before it, so "How much sugar?" quoted "½ cup light brown sugar - 1 egg, beaten".
@@ -1171,6 +1201,54 @@ def test_a_lead_in_quotes_the_one_line_command_after_it() -> None:
     assert quote_line(best) == f"To restore a single file: [#1] {best.follow} [#1]"
     assert {c.follow for c in cands if c.text == "To list snapshots:"} == {""}  # two lines
     assert any(c.text.startswith("```bash restic -r") for c in cands)
+
+
+def test_a_question_the_note_asks_is_quoted_with_the_answer_after_it() -> None:
+    """ "Does Lena get a production database login?" was answered with the note's own
+    question "Does she need a production database login?" alone. The sentence after it
+    in the same item answers it and is quoted with it; a question the note leaves open
+    (the next line is another item) is no candidate while another sentence is."""
+    note = hit(
+        1,
+        "## Open questions\n"
+        "- Does she need a production database login? Security said not before the "
+        "probation review.\n"
+        "- Who pays for the conference in Lisbon?\n"
+        "- Budget for the conference in Lisbon is not approved yet.",
+    )
+    ps = [PassageSentences.of(1, note)]
+    cands = rank_candidates("Does Lena get a production database login?", ps, None, 9)
+    best = cands[0]
+    assert best.text == "Does she need a production database login?"
+    assert best.follow == "Security said not before the probation review."
+    assert quote_line(best) == (
+        "Does she need a production database login? [#1] "
+        "Security said not before the probation review. [#1]"
+    )
+    lisbon = rank_candidates("Who pays for the conference in Lisbon?", ps, None, 9)
+    assert all(c.text != "Who pays for the conference in Lisbon?" for c in lisbon)
+    assert lisbon[0].text.startswith("Budget for the conference in Lisbon")
+    alone = [PassageSentences.of(1, hit(1, "- Who pays for the conference in Lisbon?"))]
+    only = rank_candidates("Who pays for the conference in Lisbon?", alone, None, 9)
+    assert [c.text for c in only] == ["Who pays for the conference in Lisbon?"]  # all there is
+
+
+def test_a_question_in_the_passage_supports_no_statement() -> None:
+    """The note asks "Does she need a production database login?"; an answer that says
+    she needs one is not supported by it, while a quote of the question is, and the
+    note's statement after it supports what it says."""
+    note = hit(
+        1,
+        "Does she need a production database login? Security said not before the probation review.",
+    )
+    v = Verifier([note], bow_embed)
+    claim = v.verify(0, "She needs a production database login. [#1]")
+    assert claim.verdict == "unsupported"
+    assert claim.evidence is not None and not claim.evidence.quote.endswith("?")
+    quoted = v.verify(1, "Does she need a production database login? [#1]")
+    assert quoted.verdict == "supported"
+    said = v.verify(2, "Security said not before the probation review. [#1]")
+    assert said.verdict == "supported"
 
 
 def test_quote_mode_answers_a_how_to_with_its_command_and_both_are_supported() -> None:
