@@ -13,8 +13,10 @@ The rule looks at the one sentence that best matches the question (ranked by cov
 then cosine, as :func:`kb.rag.answerability.ranked_sentences` ranks them). A question
 token ``k`` is *swapped* when all of these hold:
 
-- ``k`` is a key: a number, a capitalised non-stop word that does not start its
-  sentence (a name: :func:`kb.rag.lexical.key_tokens`' notion), or an identifier
+- ``k`` is a key: a number, an ordinal word (*first* ... *twelfth*), a number word
+  (*two* ... : "four-dimensional" over "three-dimensional"), a capitalised non-stop
+  word that does not start its sentence (a name: :func:`kb.rag.lexical.key_tokens`'
+  notion), or an identifier
   written as one word of parts (a host or code with a hyphen that ends in one or two
   digits, "web-01"; a domain, "api.example.org");
 - the sentence does not hold ``k``: not among its content stems, its chunk's heading
@@ -27,8 +29,9 @@ token ``k`` is *swapped* when all of these hold:
   that joins two documents ("Nikolay Krylov and Anatoly Fomenko both held what
   title?") has a best sentence about one of them,
   which lacks more than the other's name, and often has another name where it stood;
-- the sentence holds a token ``t`` of the same kind (a number for a number, a name for
-  a name, an identifier for an identifier) that the question does not hold;
+- the sentence holds a token ``t`` of the same kind (a number for a number, an ordinal
+  for an ordinal, a number word for a number word, a name for a name, an identifier for
+  an identifier) that the question does not hold;
 - ``t`` sits in ``k``'s slot: the nearest non-stop word on its left equals (as stems)
   the nearest non-stop word on ``k``'s left in the question, or likewise on the right,
   each looked for at most :data:`MAX_GAP` tokens away.
@@ -79,7 +82,12 @@ MAX_GAP = 4
 #: the fewest digits of a number that counts as a key
 MIN_DIGITS = 3
 
-Kind = Literal["number", "name", "code"]
+Kind = Literal["number", "name", "code", "ordinal", "count"]
+
+#: ordinal words: a key of their own kind ("the *fifth* session" over "the *fourth*
+#: Session"), whatever their case
+_ORDINALS_TEXT = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
+ORDINALS = frozenset(_ORDINALS_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -108,8 +116,10 @@ def tokenised(text: str) -> list[Token]:
     """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
     one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
     ones are too often written another way, "four", "09") as their value
-    (:func:`kb.rag.lexical.number_value`), and names (a capitalised non-stop word of two letters or
-    more that does not follow a sentence end or start the text)."""
+    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`), number
+    words ("four", stemmed to "4"; not "one", a stop word), and names (a capitalised
+    non-stop word of two letters or more that does not follow a sentence end or start
+    the text)."""
     out: list[Token] = []
     first = True
     codes = [(m.start(), m.end()) for m in _CODE.finditer(text)]
@@ -130,8 +140,16 @@ def tokenised(text: str) -> list[Token]:
             kind: Kind | None = "number" if sum(c.isdigit() for c in t) >= MIN_DIGITS else None
             out.append(Token(t, number_value(t), kind, stop))
         else:
-            name = t[0].isupper() and len(t) >= 2 and not first and not stop
-            out.append(Token(t, stem(t), "name" if name else None, stop))
+            st = stem(t)
+            if t.lower() in ORDINALS:
+                kind = "ordinal"
+            elif st.isdigit() and not stop:
+                kind = "count"  # a number word ("four": 4), compared with number words
+            elif t[0].isupper() and len(t) >= 2 and not first and not stop:
+                kind = "name"
+            else:
+                kind = None
+            out.append(Token(t, st, kind, stop))
         first = ends_sentence(text, m.end())
     return out
 

@@ -59,6 +59,32 @@ def test_a_number_in_the_slot_of_the_asked_one_is_a_swap() -> None:
     ]
 
 
+def test_ordinal_and_number_words_are_keys_of_their_own_kind() -> None:
+    """ "the *fifth* session" over "the *fourth* session", "four-dimensional" over
+    "three-dimensional"; an ordinal does not swap with a number word or a name, nor a
+    number word with a year."""
+    s = "The committees of the fourth session are listed here."
+    assert swaps("Which committees of the fifth session are listed?", s, set(), {"fifth"}) == [
+        Contradiction("fifth", "fourth")
+    ]
+    v = "Orthogonal force vectors can be three-dimensional with a third component."
+    q = "Orthogonal force vectors can be four-dimensional with what?"
+    assert swaps(q, v, set(), {"4"}) == [Contradiction("four", "three")]
+    assert (
+        swaps(
+            "Which two sessions are listed?",
+            "Three committees of Parliament are listed.",
+            set(),
+            {"2"},
+        )
+        == []
+    )
+    assert (
+        swaps("What happened in the fifth year?", "In 1932 Smith's year began.", set(), {"fifth"})
+        == []
+    )
+
+
 def test_a_swap_is_the_only_term_the_sentence_lacks() -> None:
     # a question joining two documents: its best sentence is about one of them, lacks
     # more than the other's name, and has another name where that one stood
