@@ -168,8 +168,16 @@ birth death | born died | create destroy | created destroyed | build destroy
 built destroyed | cheap expensive | cheapest expensive | allow prohibit | permit prohibit
 permit forbid | simple complex | inner outer | front rear | arrive depart
 arrival departure | easy difficult | increase reduce | increase decline | rise decline
-summer winter
+summer winter | absorb release | absorbed released
 """
+#: a compass direction's other forms, read as the direction for the antonym check
+#: ("the *westward* flow" asked, "the *easterly* flow" written); by the word, not its
+#: stem ("Easter" is no direction)
+DIRECTION_FORMS = {
+    base + end: base
+    for base in ("north", "south", "east", "west")
+    for end in ("ward", "wards", "erly", "bound")
+}
 
 
 def _antonyms() -> dict[str, frozenset[str]]:
@@ -348,13 +356,14 @@ def contradictions(
     if alternative(question):
         return out  # "Which is older, A or B?" is answered by "B is younger than A"
     best = all_stems(ranked[0])
+    best |= {DIRECTION_FORMS[w] for w in map(str.lower, tokens(ranked[0])) if w in DIRECTION_FORMS}
     bounded = bounds(ranked[0])  # "until June 2026" says *end*, "since 2019" *start*
     best |= set(bounded)
     seen: set[str] = set()
     framed = {m.start(1) for m in _INTERVAL.finditer(question)}
     for m in token_matches(question):
         t = m.group()
-        s = stem(t)
+        s = DIRECTION_FORMS.get(t.lower()) or stem(t)
         if t.lower() in NOT_ANTONYM_FORMS or m.start() in framed:
             continue
         if s in seen or s not in ANTONYMS or s in best or _said_otherwise(s, best):
@@ -362,8 +371,18 @@ def contradictions(
         seen.add(s)
         said = sorted(ANTONYMS[s] & best)
         if said:
-            out.append(Contradiction(t, bounded.get(said[0], said[0])))
+            out.append(Contradiction(t, bounded.get(said[0]) or _written(ranked[0], said[0])))
     return out
+
+
+def _written(sentence: str, word_stem: str) -> str:
+    """The word of ``sentence`` whose stem (or compass direction,
+    :data:`DIRECTION_FORMS`) is ``word_stem``, as written ("released" for *releas*);
+    ``word_stem`` itself when none is."""
+    for t in tokens(sentence):
+        if stem(t) == word_stem or DIRECTION_FORMS.get(t.lower()) == word_stem:
+            return t
+    return word_stem
 
 
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",

@@ -331,7 +331,7 @@ def test_quote_mode_drops_sentences_that_affirm_what_a_negated_question_denies()
 def test_common_opposites_beyond_size_and_direction_are_antonyms() -> None:
     lisbon = ["Today, the Treaty of Lisbon prohibits anti-competitive agreements."]
     assert contradictions("What does the Treaty of Lisbon allow today?", lisbon) == [
-        Contradiction("allow", "prohibit")
+        Contradiction("allow", "prohibits")  # the word as the sentence writes it
     ]
     pads = ["3 June 2026: front brake pads replaced, £210.", "The rear pads were fine."]
     assert contradictions("How much did the rear brake pads cost?", pads) == [
@@ -403,3 +403,18 @@ def test_a_section_heading_that_negates_holds_a_negated_questions_cue() -> None:
     assert contradictions(q, ranked, ["Why it was not caught", ""]) == []
     assert contradictions(q, ranked, ["", "Why it wasn't caught"]) == []
     assert [c.question for c in contradictions(q, ranked, ["What happened", ""])] == ["not"]
+
+
+def test_a_compass_direction_is_read_in_any_of_its_forms() -> None:
+    """ "the *westward* flow" asked where the sentence says "the *easterly* flow";
+    "Easter" is no direction, and the same direction in another form is none."""
+    flow = ["This water broke through the arch, joining the easterly flow toward the sea."]
+    assert contradictions("What joined the westward flow to the sea?", flow) == [
+        Contradiction("westward", "easterly")
+    ]
+    assert contradictions("What joined the eastward flow?", flow) == []
+    assert contradictions("What happened at Easter?", ["At Easter the westerly wind rose."]) == []
+    gas = ["During 2005 instead 5 gigatons were released."]
+    assert contradictions("How much was absorbed in 2005?", gas) == [
+        Contradiction("absorbed", "released")
+    ]
