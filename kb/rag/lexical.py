@@ -104,7 +104,9 @@ _CONTRACTED = frozenset(["s", "re", "ve", "ll", "d", "m"])
 _PRONOUNS = frozenset(["i", "you", "he", "she", "it", "we", "they", "that", "there", "what"])
 
 
-#: past tense and participle of common irregular verbs -> the verb. Forms that are also
+#: past tense and participle of common irregular verbs -> the verb, and a few nouns
+#: whose verb no suffix rule reaches (*flight* -> *fly*, *choice*, *speech*;
+#: not *sale*, whose *sell* is the antonym of *buy*). Forms that are also
 #: other words are left out (``found``, ``left``, ``saw``, ``lay``, ``felt``, ``rose``,
 #: ``spoke``, ``ground``, ``wound``, ``born``, ``lit``, ``shot``, ``fell``, ``bore``).
 #: Both sides of a comparison are stemmed alike, so "paid" meets "pays" and "pay".
@@ -169,6 +171,11 @@ IRREGULAR: dict[str, str] = {
         ("withdraw", "withdrew withdrawn"),
         ("draw", "drew drawn"),
         ("get", "got gotten"),
+        # nouns of a verb that no suffix rule reaches: "When do I fly back?" is
+        # answered by a note's "Flights: ..."
+        ("fly", "flight flights"),
+        ("choose", "choice choices"),
+        ("speak", "speech speeches"),
     )
     for form in forms.split()
 }
@@ -379,7 +386,11 @@ def near(a: str, b: str) -> bool:
     - an edit distance (Damerau-Levenshtein, optimal string alignment: insert, delete,
       substitute, swap two neighbours) of at most 1 when both have 6+ letters, at most
       2 when both have 9+: ``pacakge``/``package``, ``astronaught``/``astronaut``
-      (short words are left alone: ``march``/``match``).
+      (short words are left alone: ``march``/``match``), or
+    - a verb and its noun in *-sion*, whose shared prefix is too short for the first
+      rule: the verb's stem is the noun less *sion* plus *d*, *s*, *de* or *se*
+      (:func:`_sion_noun`: ``decid``/``decision``, ``divide``/``division``,
+      ``revis``/``revision``, ``extend``/``extension``).
 
     Words that differ in meaning but share little (``american``/``european``,
     ``lowest``/``highest``) never meet; numbers never do (``1999`` != ``1998``).
@@ -388,6 +399,8 @@ def near(a: str, b: str) -> bool:
         return True
     if len(a) < 5 or len(b) < 5 or not a.isalpha() or not b.isalpha():
         return False
+    if _sion_noun(a, b) or _sion_noun(b, a):
+        return True
     p = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
@@ -397,6 +410,15 @@ def near(a: str, b: str) -> bool:
         return True
     shorter = min(len(a), len(b))
     return shorter >= 6 and within(a, b, 1 if shorter < 9 else 2)
+
+
+def _sion_noun(verb: str, noun: str) -> bool:
+    """``noun`` is ``verb``'s noun in *-sion*: *decide*/*decision* (stems ``decid``,
+    ``decision``), *provide*/*provision*, *revise*/*revision*; the root before *sion*
+    has at least 4 letters (not *mansion*/*mand*)."""
+    root = noun[:-4]
+    endings = ("d", "s", "de", "se")  # the stemmer keeps some final e's: "divide"
+    return noun.endswith("sion") and len(root) >= 4 and verb in {root + e for e in endings}
 
 
 def found(word: str, stems: AbstractSet[str]) -> bool:

@@ -44,7 +44,9 @@ one of the 8 offered for 97%. The prompt lists exactly
 these sentences, so the model reads what the grammar lets it write (a GBNF grammar
 restricts tokens but does not guide the model; llama.cpp issue 5599).
 
-A candidate is the sentence with its white space folded and a leading bullet (``-``,
+A table's header row (with its ``| --- |`` rule line) is no candidate: it names the
+columns, and "What am I reading now?" over a reading list quoted it. A candidate is
+the sentence with its white space folded and a leading bullet (``-``,
 ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
 quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
 lead-in followed by a one-line fenced command is quoted with that command after it
@@ -75,7 +77,7 @@ from kb.rag.answerability import (
 from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.verify import EmbedFn, PassageSentences
-from kb.sentence_spans import starts_item
+from kb.sentence_spans import TABLE_RULE, starts_item
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -131,6 +133,8 @@ def rank_candidates(
             text = _MARKER.sub("", " ".join(p.sentence(j).split()))
             if not text or len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
+            if TABLE_RULE.search(p.sentence(j)):
+                continue  # a table's header row names columns; it answers nothing
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2

@@ -59,6 +59,7 @@ from kb.sentence_spans import (
     row_columns,
     sentence_inputs,
     starts_item,
+    table_cells,
     table_rows,
 )
 from kb.types import Hit, Locator, Span
@@ -194,10 +195,19 @@ def _add_table_headers(text: str, spans: Sequence[tuple[int, int]], stems: list[
     """Give each Markdown table row (a sentence of its own, :func:`split_sentences`) the
     content stems of its table's header row, as a chunk's headings are counted for its
     sentences: "| Travel | Staysure |" says *provider* under "| Policy | Provider |".
-    Which lines are rows under which header: :func:`kb.sentence_spans.table_rows`, the
-    reading the row's vector is made from."""
+    A row says the header of the cells it fills only: "| Middlemarch | George Eliot |
+    reading | |" says no *rating* ("What rating did I give Middlemarch?" is not
+    answered by it). Which lines are rows under which header:
+    :func:`kb.sentence_spans.table_rows`, the reading the row's vector is made from
+    (:func:`kb.sentence_spans.read_row`, which leaves empty cells out too)."""
     for j, lines in enumerate(table_rows(text, spans)):
-        heads = [cell for _, header in lines if header for cell in header]
+        heads = [
+            head
+            for line, header in lines
+            if header
+            for head, cell in zip(header, table_cells(line), strict=False)
+            if cell
+        ]
         if heads:
             stems[j] |= content_stems(" ".join(heads), joined=True)
 

@@ -873,6 +873,57 @@ def test_a_table_row_counts_its_header_words() -> None:
     assert "provider" in ps[0].stems[2] and "provider" not in ps[0].stems[3]
 
 
+def test_a_row_says_the_header_of_the_cells_it_fills_only() -> None:
+    """ "What rating did I give Middlemarch?" was answered by Middlemarch's row, whose
+    rating cell is empty. The row still says its other columns."""
+    books = hit(
+        1,
+        "| Title | Author | Status | Rating |\n| --- | --- | --- | --- |\n"
+        "| The Overstory | Richard Powers | finished | 5/5 |\n"
+        "| Middlemarch | George Eliot | reading | |",
+    )
+    ps = [PassageSentences.of(1, books)]
+    assert stem("rating") in ps[0].stems[1] and stem("rating") not in ps[0].stems[2]
+    assert {stem("author"), stem("status")} <= ps[0].stems[2]
+    assert check("What rating did I give Middlemarch?", ps, None, 0.0).coverage < 1.0
+    assert check("What rating did I give The Overstory?", ps, None, 0.0).coverage == 1.0
+
+
+def test_a_table_header_row_is_no_quote() -> None:
+    """ "What am I reading now?" over a reading list quoted its header row."""
+    books = hit(
+        1,
+        "# Reading list\n\n| Title | Author | Status |\n| --- | --- | --- |\n"
+        "| Middlemarch | George Eliot | reading |",
+    )
+    cands = rank_candidates("What am I reading now?", [PassageSentences.of(1, books)], None, 9)
+    assert [c.text for c in cands] == ["| Middlemarch | George Eliot | reading |"]
+
+
+def test_a_verb_meets_its_noun() -> None:
+    """ "What was decided about the CRM?" over a note's "## Decisions" was refused:
+    *decid* and *decision* share too short a prefix to meet as a derivation."""
+    crm = hit(1, "The new CRM is postponed to Q3.")
+    crm = replace(crm, locator=replace(crm.locator, heading_path=("Budget", "Decisions")))
+    got = check("What was decided about the CRM?", [PassageSentences.of(1, crm)], None, 0.0)
+    assert got.coverage == 1.0
+    pairs = [("divide", "division"), ("revised", "revision"), ("include", "inclusion")]
+    for verb, noun in pairs + [("extend", "extension"), ("explode", "explosion")]:
+        assert found(stem(verb), {stem(noun)}) and found(stem(noun), {stem(verb)}), verb
+    for a, b in [("man", "mansion"), ("pass", "passion"), ("miss", "mission"), ("ten", "tension")]:
+        assert not found(stem(a), {stem(b)}), a
+    # nouns that no suffix rule reaches stand for their verb
+    trip = hit(1, "Flights: TAP TP1363 from Heathrow on 14 April, back on 19 April.")
+    got = check("When do I fly back from Heathrow?", [PassageSentences.of(1, trip)], None, 0.0)
+    assert got.coverage == 1.0
+    assert [stem(w) for w in ("flights", "choice", "speech", "sale")] == [
+        "fly",
+        "choose",
+        "speak",
+        "sale",  # not "sell", the antonym of "buy"
+    ]
+
+
 def test_a_list_item_lends_its_lead_to_its_later_sentences() -> None:
     notes = hit(
         1,
