@@ -81,6 +81,26 @@ BULLET = re.compile(r"[-*+•][ \t]")
 TASK_BOX = re.compile(r"^[ \t]*(?:(?:[-*+•]|\d+[.)])[ \t]+)?\[(?P<tick>[ xX])\](?=[ \t])", re.M)
 
 
+#: what a question starts with, after a list marker, bold marks and a "Q:" label: a
+#: wh-word or an auxiliary verb ("Does she need ...?", "**Q: How do I ...?**")
+_QUESTION_START = re.compile(
+    r"^(?:[-*+•>][ \t]+|\d{1,3}[.)][ \t]+)*(?:\*\*|__|[*_])?(?:Q[ \t]*[:.][ \t]*)?"
+    r"(?:\*\*|__|[*_])?(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were"
+    r"|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had"
+    r"|isn['’]t|aren['’]t|wasn['’]t|don['’]t|doesn['’]t|didn['’]t|can['’]t|won['’]t)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: str) -> bool:
+    """``sentence`` asks a question: it ends with ``?`` (closing bold marks aside) and
+    starts with a wh-word or an auxiliary verb. "Venue: Town Hall, 7pm?" (a value to
+    confirm), "Dentist: 14 March (tbc?)" and 'Tom asked "Can I pay later?"' state
+    something; "- Does she need a login?" and "**Q: How do I reset it?**" ask."""
+    text = sentence.strip()
+    return text.rstrip("*_ \t").endswith("?") and _QUESTION_START.match(text) is not None
+
+
 def starts_item(text: str) -> bool:
     """``text`` starts with a list item's marker: a bullet or an item number."""
     return bool(BULLET.match(text) or ITEM_NUMBER.match(text))
@@ -103,17 +123,19 @@ def is_abbreviation(text: str, dot: int) -> bool:
     return len(word) == 1 and text[start].isupper()
 
 
-def _line_end_abbreviation(text: str, dot: int) -> bool:
-    """The ``.`` at ``dot`` ends one of :data:`ENDING_ABBREVIATIONS` at the end of a
-    line, and the next line starts with a capital: "... installed by HeatRight Ltd." /
-    "Annual service is due every September." are two sentences of a note written one
-    per line. Mid-line ("Acme Ltd. Spain") or before a small letter it is not an end."""
+def _line_end_abbreviation(text: str, dot: int, end: int) -> bool:
+    """The ``.`` at ``dot`` (closing quotes or brackets after it up to ``end``) ends one
+    of :data:`ENDING_ABBREVIATIONS` at the end of a line, and the next line starts with
+    a capital: "... installed by HeatRight Ltd." / "Annual service is due every
+    September." are two sentences of a note written one per line, as are "(by HeatRight
+    Ltd.)" / "Annual ...". Mid-line ("Acme Ltd. Spain") or before a small letter it is
+    not an end."""
     start = dot
     while start > 0 and text[start - 1].isalpha():
         start -= 1
     if text[start:dot].lower() not in ENDING_ABBREVIATIONS:
         return False
-    return _NEXT_LINE.match(text, dot + 1) is not None
+    return _NEXT_LINE.match(text, end) is not None
 
 
 def _value_follows(text: str, pos: int) -> bool:
@@ -243,7 +265,7 @@ def _raw_boundaries(text: str) -> list[int]:
     for m in _END.finditer(text):
         dot = m.start()
         if dot not in numbers and (
-            not is_abbreviation(text, dot) or _line_end_abbreviation(text, dot)
+            not is_abbreviation(text, dot) or _line_end_abbreviation(text, dot, m.end())
         ):
             cuts.add(m.end())
     for m in _BLOCK.finditer(text):

@@ -112,13 +112,15 @@ from kb.rag.polarity import (
 )
 from kb.rag.substitution import swaps
 from kb.rag.verify import (
+    OPEN_TASK_STEMS,
+    TASK_STEMS,
     EmbedFn,
     PassageSentences,
     embed_passages,
     heading_stems_of,
     section_heading,
 )
-from kb.sentence_spans import BULLET, FIELD_LINE, TABLE_RULE
+from kb.sentence_spans import BULLET, FIELD_LINE, TABLE_RULE, TASK_BOX
 from kb.types import Hit
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -279,6 +281,10 @@ def idf(n_t: int, n: int) -> float:
     return math.log(1.0 + (max(n, n_t) - n_t + 0.5) / (n_t + 0.5))
 
 
+#: "to-do" written with its hyphen: two stop words, one term (*todo*, as a task box says)
+_TODO_WORDS = frozenset(["to-do", "to-dos"])
+
+
 def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[str, float]]:
     """stem -> (a surface word, idf weight); weight 1 for every term without ``doc_freq``."""
     out: dict[str, tuple[str, float]] = {}
@@ -288,9 +294,14 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[s
         whole = next(((a, b) for a, b in joined if a <= m.start() < b), None)
         if whole is not None:  # "un-elected": one term (lexical.hyphenated_stem)
             word = question[whole[0] : whole[1]]
-            if m.start() != whole[0] or not hyphen_parts(word):
+            if m.start() != whole[0]:
                 continue
-            s = hyphenated_stem(word)
+            if word.lower() in _TODO_WORDS:
+                s = "todo"  # of stop words only, yet what a task list is ("- [ ] ...")
+            elif not hyphen_parts(word):
+                continue
+            else:
+                s = hyphenated_stem(word)
         elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
             continue
         elif word.lower() == "times" and _HOW_MANY.search(question, 0, m.start()):
@@ -644,15 +655,18 @@ def holds_every_term(
     return False
 
 
-#: bold or italic marks around a record's key ("**Plumber**: Tom Baxter")
 def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:
     """Sentence ``j`` of ``p`` is a record that the one term ``asked`` holds names: a
     table row with a cell of that word alone ("| Dr Hannah Reid | GP | 0161 ... |" for
     "Who is the GP?", not its header row), or a ``key: value`` line with that key
-    ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter", "**Plumber:** Tom Baxter").
+    ("Plumber: Tom Baxter", "- **Plumber**: Tom Baxter", "**Plumber:** Tom Baxter"),
+    or a task item whose box says it (:data:`kb.rag.verify.TASK_STEMS`: "What is on
+    my to-do list?" over "- [ ] renew the passport").
     A sentence that mentions the word in passing ("... starts Postgres 16 and Redis 7"
     for "What is Redis?") is not about it."""
     text = p.sentence(j).strip()
+    if TASK_BOX.search(text) and asked <= TASK_STEMS | OPEN_TASK_STEMS:
+        return asked <= p.stems[j]  # an open box says *open*, a ticked one does not
     if bullet := BULLET.match(text):  # a list item: "- Plumber: Tom Baxter"
         text = text[bullet.end() :].lstrip()
     if text.startswith("|"):

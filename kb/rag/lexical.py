@@ -11,7 +11,8 @@ meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGU
 words their value (:data:`NUMBER_WORDS`: ``four`` -> ``4``). A possessive
 ``'s`` is dropped first (``Warsaw's`` -> ``warsaw``), and the
 contractions of stop words (``it's``, ``couldn't``, ``they're``) are stop words.
-Numbers are normalised (``1,000`` -> ``1000``; ``3.50`` stays ``3.50``).
+Numbers are normalised (``1,000`` -> ``1000``, ``02`` -> ``2``, ``2nd`` -> ``2``;
+``3.50`` stays ``3.50``).
 
 *Content tokens* are the stems of non-stop words. *Key tokens* are what must never
 slip between a claim and its evidence (the strong signal of the TRUE-benchmark
@@ -30,7 +31,14 @@ from collections.abc import Set as AbstractSet
 
 from kb.edits import within
 
-_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
+#: a number (its ordinal ending glued on: "2nd", "21st", "100th", which
+#: :func:`_number` drops), or a word
+_TOKEN = re.compile(
+    r"\d+(?:(?<=1)st|(?<=2)nd|(?<=3)rd|th)(?![^\W\d_])"
+    r"|\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['’][^\W\d_]+)?",
+    re.UNICODE,
+)
+_ORDINAL_END = re.compile(r"(?:st|nd|rd|th)$")
 
 _STOPWORDS_TEXT = """
     a about above after again against all also am an and any are as at be because been
@@ -275,7 +283,12 @@ def stem(word: str) -> str:
 
 
 def _number(tok: str) -> str:
-    return tok.replace(",", "")
+    """A number token normalised: commas, an ordinal ending and the leading zeros of
+    its whole part dropped ("1,000" -> "1000", "2nd" -> "2", "02" -> "2", "0.5" and
+    "3.50" stay)."""
+    num = _ORDINAL_END.sub("", tok.replace(",", ""))
+    whole, dot, frac = num.partition(".")
+    return (whole.lstrip("0") or "0") + dot + frac
 
 
 def tokens(text: str) -> list[str]:
@@ -502,6 +515,17 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
         frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
     ),
+    # a speed: "300 km/h", "70 mph", "9.81 metres per second" ("How fast ...?"); not
+    # among the quantity kinds (:data:`_KINDS`), whose patterns come first
+    (
+        re.compile(
+            r"(?<![^\W_])\d+(?:[.,]\d+)?\s*(?:km/h|kph|mph|m/s|km/s|knots?"
+            r"|(?:(?:kilo)?met(?:re|er)s?|miles?|feet|foot|km)\s+(?:per|an?)\s+"
+            r"(?:second|hour|minute))(?![^\W\d_])",
+            re.IGNORECASE,
+        ),
+        frozenset(["speed", "fast", "velocity"]),
+    ),
     # a road distance says a *mileage* ("oil changed at 48,200 miles")
     (
         re.compile(r"(?<![^\W_])\d+\s*(?:miles?|km|kilomet(?:re|er)s?)(?![^\W\d_])", re.I),
@@ -722,6 +746,20 @@ def bounds(text: str) -> dict[str, str]:
     return out
 
 
+_ISO_DATE = re.compile(r"(?<!\d)\d{4}-(0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?!\d)")
+_MONTHS_TEXT = (
+    "january february march april may june july august september october november december"
+)
+_MONTH_NAMES = _MONTHS_TEXT.split()
+
+
+def date_words(text: str) -> set[str]:
+    """The month names of ``text``'s ISO dates ("2026-11-02" -> *november*; its day
+    is the number ``2`` already, :func:`content_stems`), so "What did I do on 2
+    November?" finds a journal's "## 2026-11-02" or a daily note's file name."""
+    return {stem(_MONTH_NAMES[int(m.group(1)) - 1]) for m in _ISO_DATE.finditer(text)}
+
+
 def unit_words(text: str) -> set[str]:
     """Stems of the quantity words that ``text``'s numbers with units answer
     (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
@@ -729,7 +767,8 @@ def unit_words(text: str) -> set[str]:
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
     ``0800 051 5260`` -> phone, number, call; inline code, `` `pgctl promote` `` ->
     command, code; ``2026-12-01``, ``3 March`` -> date, day; ``09:40``, ``7pm`` ->
-    time, clock; ``HX-44821`` -> number, code, id), and
+    time, clock; ``HX-44821`` -> number, code, id), the month an ISO date is in
+    (:func:`date_words`: ``2026-11-02`` -> november), and
     of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
     2026`` -> end, expire, ...; ``since 2019`` -> start, begin).
     A question's "What temperature ..." is then found in a sentence that says "at about
@@ -744,4 +783,4 @@ def unit_words(text: str) -> set[str]:
     for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
         if any(h in text for h in hints) and pattern.search(text):
             out |= stems
-    return out | set(bounds(text))
+    return out | set(bounds(text)) | date_words(text)

@@ -20,10 +20,10 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   "relatively unaffected" where a question says "not badly hit", and a to-do list
   says "[ ] call the bank" for a task not done: a false cue there only lets a question
   through, as before. A sentence under a section heading that negates (*not, never,
-  no, n't*: "## Why it was not caught") carries the heading's negation: "Why was the
-  change not caught?" is answered by the section's sentences, which need not repeat
-  it. When the best sentence is a task-list item, an unticked box in
-  any matching sentence counts, not just the best two: "Which tasks did I not
+  n't*: "## Why it was not caught"; a note's title does not count) carries the
+  heading's negation: "Why was the change not caught?" is answered by the section's
+  sentences, which need not repeat it. When the best sentence is a task-list item,
+  an unticked box in any matching sentence counts, not just the best two: "Which tasks did I not
   finish?" ranks "[x] finished the tax report" first (:func:`open_tasks_answer`).
   Not for a yes/no question ("Didn't the committee approve the
   budget?"), whose negation is rhetorical.
@@ -349,7 +349,7 @@ def contradictions(
     neg = negation_asked(question)
     if neg is not None and not (
         any(negates(s) for s in ranked[:NEGATION_SENTENCES])
-        or any(asks_negated(h) for h in headings[:NEGATION_SENTENCES])
+        or any(_HEADING_NEGATION.search(h) for h in headings[:NEGATION_SENTENCES])
         or open_tasks_answer(ranked)
     ):
         out.append(Contradiction(neg))
@@ -377,12 +377,15 @@ def contradictions(
 
 def _written(sentence: str, word_stem: str) -> str:
     """The word of ``sentence`` whose stem (or compass direction,
-    :data:`DIRECTION_FORMS`) is ``word_stem``, as written ("released" for *releas*);
-    ``word_stem`` itself when none is."""
-    for t in tokens(sentence):
-        if stem(t) == word_stem or DIRECTION_FORMS.get(t.lower()) == word_stem:
-            return t
-    return word_stem
+    :data:`DIRECTION_FORMS`) is ``word_stem``, as written ("released" for *releas*),
+    one in small letters first (not the name in "The South Africa office ... on the
+    south side"); ``word_stem`` itself when none is."""
+    words = [t for t in tokens(sentence) if word_stem in (stem(t), DIRECTION_FORMS.get(t.lower()))]
+    return next((t for t in words if t.islower()), words[0] if words else word_stem)
+
+
+#: a section heading's negation (:func:`contradictions`): *not*, *never*, *n't*
+_HEADING_NEGATION = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 
 
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",

@@ -27,7 +27,9 @@ units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how muc
 cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
 date or time, an amount of money, a number or quantity word), and as much again when
 the question is negated and the sentence negates too ("When should I *not* promote the
-replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`). A
+replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`), or
+asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
+the passport", which negates). A
 sentence that says the very word a negated question denies, with no negation cue
 (:func:`kb.rag.polarity.says_denied`: "The team agreed that ..." for "What did the team
 *not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?"; not
@@ -44,8 +46,9 @@ one of the 8 offered for 97%. The prompt lists exactly
 these sentences, so the model reads what the grammar lets it write (a GBNF grammar
 restricts tokens but does not guide the model; llama.cpp issue 5599).
 
-A table's header row (with its ``| --- |`` rule line) is no candidate: it names the
-columns, and "What am I reading now?" over a reading list quoted it. A candidate is
+A table's header row (with its ``| --- |`` rule line, and no short row joined to them)
+is no candidate: it names the columns, and "What am I reading now?" over a reading
+list quoted it. A candidate is
 the sentence with its white space folded and a leading bullet (``-``,
 ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
 quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
@@ -77,7 +80,7 @@ from kb.rag.answerability import (
 from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.verify import EmbedFn, PassageSentences
-from kb.sentence_spans import TABLE_RULE, starts_item
+from kb.sentence_spans import TABLE_RULE, is_question, starts_item
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -105,6 +108,10 @@ class Candidate:
     follow: str = ""
 
 
+#: a question about what is not done yet: "What is *still* on my to-do list?"
+_STILL = re.compile(r"\b(?:still|left|remaining|outstanding|pending)\b", re.IGNORECASE)
+
+
 def rank_candidates(
     question: str,
     passages: Sequence[PassageSentences],
@@ -120,6 +127,7 @@ def rank_candidates(
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
     negated = negation_asked(question) is not None
+    still = _STILL.search(question) is not None
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
@@ -133,19 +141,19 @@ def rank_candidates(
             text = _MARKER.sub("", " ".join(p.sentence(j).split()))
             if not text or len(text) > MAX_QUOTE_CHARS or text.startswith("#"):
                 continue
-            if TABLE_RULE.search(p.sentence(j)):
+            if _header_only(p.sentence(j)):
                 continue  # a table's header row names columns; it answers nothing
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
             if kind is not None and holds(kind, text, question):
                 rel += TYPE_BONUS
-            if negated and negates(text):
+            if (negated or still) and negates(text):
                 rel += TYPE_BONUS
             follow = command_after(p, j, text) or answer_after(p, j, text)
             cands.append(Candidate(p.n, j, text, rel, follow))
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
-    asking = {(c.n, c.j) for c in cands if c.text.endswith("?") and not c.follow}
+    asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
     if asking and len(asking) < len(cands):
         cands = [c for c in cands if (c.n, c.j) not in asking]
     if negated:  # "What did the team not agree on?" is not answered by "The team agreed ..."
@@ -164,6 +172,14 @@ def rank_candidates(
 #: the most sentences one answer quotes from a section the question names
 #: (:func:`section_candidates`)
 SECTION_QUOTES = 5
+
+
+def _header_only(sentence: str) -> bool:
+    """``sentence`` is a table's header row and rule line with no row after them (short
+    rows join the header's sentence: "| Item | Qty |" / "| --- | --- |" / "| Eggs | 6
+    |" is one, and it answers "How many eggs?")."""
+    rule = TABLE_RULE.search(sentence)
+    return rule is not None and not sentence[rule.end() :].strip()
 
 
 def section_candidates(
@@ -205,19 +221,27 @@ def command_after(p: PassageSentences, j: int, text: str) -> str:
 
 def answer_after(p: PassageSentences, j: int, text: str) -> str:
     """The sentence that answers sentence ``j`` of ``p`` (``text``, folded) when that
-    sentence is a question the note asks and answers itself ("- Does she need a
-    production login? Security said not before the probation review.", "Q: How do I
-    reset the router? A: Hold the button for 10 s."), folded; "" otherwise. A question
-    alone answers nothing: it is quoted with the sentence after it, when that one is
-    not a question too, not a heading and does not start another list item (the next
-    item of a list of open questions answers nothing)."""
-    if not text.endswith("?") or j + 1 >= len(p.spans):
+    sentence is a question the note asks and answers itself, folded; "" otherwise. The
+    answer is the next sentence on the same line ("- Does she need a production login?
+    Security said not before the probation review.") or the next line when it is
+    labelled as one ("Q: How do I reset the router?" / "A: Hold the button for 10 s.").
+    A question alone answers nothing (:func:`kb.sentence_spans.is_question`); the
+    next line of a list of questions, or a paragraph after a blank line, is no answer,
+    nor a question, a heading or a table row."""
+    if not is_question(text) or j + 1 >= len(p.spans):
         return ""
+    gap = p.hit.text[p.spans[j][1] : p.spans[j + 1][0]]
     nxt = p.sentence(j + 1).strip()
-    if not nxt or nxt.startswith(("#", "|")) or nxt.endswith("?") or starts_item(nxt):
+    if "\n" in gap and not (gap.count("\n") == 1 and _ANSWER_LABEL.match(nxt)):
+        return ""
+    if not nxt or nxt.startswith(("#", "|")) or is_question(nxt) or starts_item(nxt):
         return ""
     folded = _MARKER.sub("", " ".join(nxt.split()))
     return folded if len(text) + len(folded) <= MAX_QUOTE_CHARS else ""
+
+
+#: a line that labels itself an answer: "A: ...", "**A:** ...", "Answer: ..."
+_ANSWER_LABEL = re.compile(r"^(?:\*\*|__|[*_])?(?:A|Answer)[ \t]*[:.]", re.IGNORECASE)
 
 
 def quote_line(c: Candidate) -> str:

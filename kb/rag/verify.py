@@ -14,8 +14,9 @@ answer sentence without its ``[#n]`` markers) and each sentence ``s_j`` of a pas
 ``p_j = sigmoid(b + w_lex·lex + w_lexw·lexw + w_key·key + w_cos·cos)`` and the passage's
 support is ``max_j p_j`` (SummaC-ZS: one source sentence pinpoints support, a whole
 passage dilutes it); the argmax sentence is the *evidence*. A question the passage
-asks ("Does she need a production login?") supports no statement: its ``p_j`` is 0
-unless the claim is a question too (a quote of it). The weights are a logistic
+asks ("Does she need a production login?", :func:`kb.sentence_spans.is_question`)
+supports no statement: its ``p_j`` is 0 unless the claim is a question too (a quote
+of it). The weights are a logistic
 regression fitted by ``bench/verify.py`` on squad-dev pairs (golden sentences against
 the chunk holding them, and hard negatives: the same sentence against top-ranked
 chunks of the same article that do not hold it, plus number/name swaps); the fitted
@@ -44,6 +45,7 @@ import numpy as np
 from kb.rag.acronyms import has_acronym
 from kb.rag.lexical import (
     content_stems,
+    date_words,
     is_stopword,
     key_tokens,
     recall,
@@ -56,6 +58,7 @@ from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
 from kb.sentence_spans import (
     FIELD_LINE,
     TASK_BOX,
+    is_question,
     row_columns,
     sentence_inputs,
     starts_item,
@@ -164,19 +167,23 @@ class PassageSentences:
 
 def heading_stems_of(hit: Hit) -> set[str]:
     """The content stems of ``hit``'s heading path and of its file's name
-    (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): what its sentences are about;
+    (``meeting-2024-03-12.md`` -> meeting, 2024, 3, 12, and the month of the date,
+    march: :func:`kb.rag.lexical.date_words`): what its sentences are about;
     and the words that name its kind of source (:data:`SOURCE_WORDS`: a recording's
     sentences are what "What does the *recording* say about the scanners?" asks for)."""
     name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    stems = content_stems(" ".join(hit.locator.heading_path) + " " + _words(name), joined=True)
+    headings = " ".join(hit.locator.heading_path)
+    stems = content_stems(headings + " " + _words(name), joined=True)
+    stems |= date_words(headings + " " + name)  # "## 2026-11-02", "2026-11-02.md"
     return stems | SOURCE_WORDS.get(hit.locator.doc_type, frozenset())
 
 
 def section_heading(hit: Hit) -> str:
-    """The heading ``hit``'s text stands under: the last of its heading path (its
-    section's, or its title when it has no section), "" when it has none."""
+    """The section heading ``hit``'s text stands under: the last of its heading path
+    when the path has a section under a title; "" for a title alone or no heading (a
+    title speaks for the whole note, not for the sentences of one section)."""
     path = hit.locator.heading_path
-    return path[-1] if path else ""
+    return path[-1] if len(path) >= 2 else ""
 
 
 #: per document type, the stems of the words a question names such a source by
@@ -234,8 +241,9 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
 
 
 #: what any task box says, and what an open one says besides
-_TASK_STEMS = frozenset(stem(w) for w in ("task", "todo", "item", "done", "finish", "complete"))
-_OPEN_TASK_STEMS = frozenset(stem(w) for w in ("open", "pending", "outstanding", "remain", "left"))
+#: what a task box says (:func:`_add_task_boxes`), and an open one besides
+TASK_STEMS = frozenset(stem(w) for w in ("task", "todo", "item", "done", "finish", "complete"))
+OPEN_TASK_STEMS = frozenset(stem(w) for w in ("open", "pending", "outstanding", "remain", "left"))
 
 
 def _add_task_boxes(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
@@ -252,7 +260,7 @@ def _add_task_boxes(text: str, spans: Sequence[tuple[int, int]], stems: list[set
         line_start = text.rfind("\n", 0, a) + 1  # a box on any line the sentence is on
         ticks = {t for at, t in boxes if line_start <= at < b}
         if ticks:
-            stems[j] |= _TASK_STEMS | (_OPEN_TASK_STEMS if " " in ticks else frozenset())
+            stems[j] |= TASK_STEMS | (OPEN_TASK_STEMS if " " in ticks else frozenset())
 
 
 def _add_record_keys(text: str, spans: Sequence[tuple[int, int]], stems: list[set[str]]) -> None:
@@ -538,8 +546,8 @@ class Verifier:
         """``p_j`` for every sentence ``j`` of passage ``p``."""
         f = self.features(claim, p, qvec)
         out = np.array([self.model.score(*row) for row in f])
-        if not _asks(claim):  # a question the passage asks states nothing (module docs)
-            out[[j for j in range(len(p.spans)) if _asks(p.sentence(j))]] = 0.0
+        if not is_question(claim):  # a question the passage asks states nothing (module docs)
+            out[[j for j in range(len(p.spans)) if is_question(p.sentence(j))]] = 0.0
         return out
 
     def best(self, claim: str, n: int, qvec: np.ndarray | None = None) -> Evidence:
@@ -591,11 +599,6 @@ class Verifier:
         ):
             v.suggested = other
         return v
-
-
-def _asks(sentence: str) -> bool:
-    """``sentence`` is a question (it ends with ``?``, closing quotes aside)."""
-    return sentence.rstrip(" \t\n\"'”’)]").endswith("?")
 
 
 def support_rate(verdicts: Sequence[SentenceVerdict]) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -304,3 +305,37 @@ def test_a_table_row_is_stored_as_read_with_its_header_and_quoted_first(
         # read with its header the row says "monthly"; alone, the prose sentence that
         # names Netflix and "each month" was ranked first
         assert first.text == row
+
+
+class _RecordingEmbedder(Embedder):
+    """Hashes each text to a vector, and records what it was given."""
+
+    model_id = "fake:recording"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i, sum(map(ord, t)) % self.dim] = 1.0
+        return out
+
+
+def test_a_text_given_twice_is_embedded_once() -> None:
+    """A chunk repeats the sentence before its cut, and notes repeat lines: each
+    distinct text goes to the model once, and every place gets its vector."""
+    from ingest.sentence_vectors import embed_with_chunks, job
+
+    emb = _RecordingEmbedder()
+    a = job("a", "The status of this item is done. The bridge was rebuilt in 1872.")
+    b = job("b", "The status of this item is done. The railway closed in 1958.")
+    chunks = {"a": "Bridges\nThe status of this item is done. The bridge was rebuilt in 1872."}
+    vecs, rows = embed_with_chunks(emb, chunks, [a, b])
+    assert sorted(emb.seen) == sorted(set(emb.seen))  # no text twice
+    assert emb.seen.count("The status of this item is done.") == 1
+    assert vecs.shape == (1, 8) and [len(v) for _, _, v in rows] == [2, 2]
+    assert np.array_equal(rows[0][2][0], rows[1][2][0])  # the shared sentence's vector
+    assert not np.array_equal(rows[0][2][1], rows[1][2][1])

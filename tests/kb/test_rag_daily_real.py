@@ -58,6 +58,10 @@ NOTES = {
         "tool treated config files as low risk.\nAlerts fired at 10:14 but paged the wrong "
         "rota.\n"
     ),
+    "journal.md": (
+        "# Journal\n\n## 2026-11-02\n\nRan 8 km along the canal in 46 minutes.\n\n"
+        "## 2026-11-09\n\nDentist at 14:30: one small filling.\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -101,6 +105,9 @@ def ask(kb: Any, question: str) -> Any:
         ("What do my notes say about the snake plant?", "snake plant"),
         ("Why was the config change not caught?", "skipped the canary stage"),
         ("Does Lena get a production database login?", "Security said not before"),
+        ("How far did I run on 2 November?", "Ran 8 km along the canal"),
+        ("What is on my to-do list?", "] "),  # a task item, open or ticked
+        ("What is still on my to-do list?", "[ ] "),
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(

@@ -116,6 +116,8 @@ def test_a_name_ending_abbreviation_at_a_line_end_ends_the_sentence() -> None:
         "The engineer said the pressure should sit between 1 and 1.5 bar when cold."
     )
     assert [note[a:b] for a, b in split_sentences(note)] == note.split("\n")
+    bracket = "Boiler serviced (by HeatRight Ltd.)\nAnnual service is due every September."
+    assert len(split_sentences(bracket)) == 2
     listed = "We bought pens, paper etc.\nThen we drove to the coast for the weekend."
     assert len(split_sentences(listed)) == 2
     for text in (
@@ -581,6 +583,27 @@ def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
     assert stem("string") == "string" and stem("speed") == "speed"
 
 
+def test_a_date_is_read_whatever_way_it_is_written() -> None:
+    """ "How far did I run on 2 November?" over a journal's "## 2026-11-02" was refused
+    for *2*: "02" was no "2", and the ISO date said no month. "the 2nd" gave a stray
+    term *nd* that no sentence holds."""
+    run = hit(1, "Ran 8 km along the canal in 46 minutes.")
+    run = replace(run, locator=replace(run.locator, heading_path=("Journal", "2026-11-02")))
+    ps = [PassageSentences.of(1, run)]
+    assert {"2", "november", "2026", "11"} <= ps[0].heading_stems
+    for q in ("How far did I run on 2 November?", "How far did I run on the 2nd of November?"):
+        assert check(q, ps, None, 0.0).coverage == 1.0, q
+    assert content_stems("on the 2nd, 21st and 03 of May, 0.5 and 3.50") == {
+        "2",
+        "21",
+        "3",
+        "0.5",
+        "3.50",
+    }
+    daily = replace(run, locator=replace(run.locator, path="daily/2026-03-09.md", heading_path=()))
+    assert {"9", "march"} <= PassageSentences.of(1, daily).heading_stems  # a daily note's name
+
+
 def test_a_number_word_is_its_value() -> None:
     """ "Where are the 2 spare keys?" over "The two spare keys are in the drawer": a note
     and a question trade digits and words, so number words stem to their value. *one*
@@ -687,7 +710,8 @@ def test_a_value_shape_stands_for_what_it_is() -> None:
     assert got.absent_keys == [] and got.coverage == 1.0 and got.answerable
     assert unit_words("mail ana@example.org") >= {"email", "address"}
     assert unit_words("see https://example.org/a") >= {"url", "link", "website"}
-    assert unit_words("renews 2026-12-01") == unit_words("on 3 March") == {"date", "day"}
+    assert unit_words("on 3 March") == {"date", "day"}
+    assert unit_words("renews 2026-12-01") == {"date", "day", "december"}  # its month
     assert unit_words("version 3.2 in March 2019") == set()
     phone = {"phone", "number", "call"}
     assert unit_words("Call Aviva on 0800 051 5260") >= phone
@@ -898,6 +922,10 @@ def test_a_table_header_row_is_no_quote() -> None:
     )
     cands = rank_candidates("What am I reading now?", [PassageSentences.of(1, books)], None, 9)
     assert [c.text for c in cands] == ["| Middlemarch | George Eliot | reading |"]
+    # short rows join the header's sentence: that sentence answers, and is offered
+    shop = hit(1, "# Shopping\n\n| Item | Qty |\n| --- | --- |\n| Eggs | 6 |\n| Milk | 1 |")
+    eggs = rank_candidates("How many eggs do I need?", [PassageSentences.of(1, shop)], None, 9)
+    assert len(eggs) == 1 and "| Eggs | 6 |" in eggs[0].text
 
 
 def test_a_verb_meets_its_noun() -> None:
@@ -910,6 +938,8 @@ def test_a_verb_meets_its_noun() -> None:
     pairs = [("divide", "division"), ("revised", "revision"), ("include", "inclusion")]
     for verb, noun in pairs + [("extend", "extension"), ("explode", "explosion")]:
         assert found(stem(verb), {stem(noun)}) and found(stem(noun), {stem(verb)}), verb
+    # the root before -sion has 4 letters at least: "tense" is no verb of "tension"
+    assert not found(stem("tense"), {stem("tension")})
     for a, b in [("man", "mansion"), ("pass", "passion"), ("miss", "mission"), ("ten", "tension")]:
         assert not found(stem(a), {stem(b)}), a
     # nouns that no suffix rule reaches stand for their verb
@@ -1279,9 +1309,36 @@ def test_a_question_the_note_asks_is_quoted_with_the_answer_after_it() -> None:
     lisbon = rank_candidates("Who pays for the conference in Lisbon?", ps, None, 9)
     assert all(c.text != "Who pays for the conference in Lisbon?" for c in lisbon)
     assert lisbon[0].text.startswith("Budget for the conference in Lisbon")
+    # a labelled answer on the next line answers; a paragraph after a blank line, or
+    # the next line of a list of questions, does not
+    faq = hit(1, "Q: How do I reset the router?\nA: Hold the back button for 10 seconds.")
+    got = rank_candidates("How do I reset the router?", [PassageSentences.of(1, faq)], None, 9)
+    assert got[0].follow == "A: Hold the back button for 10 seconds."
+    landlord = hit(
+        1,
+        "Questions for the landlord:\nCan we paint the bedroom?\n"
+        "Is the boiler covered by the landlord insurance?\n\nThe rent goes up to £950 in May.",
+    )
+    q = "Is the boiler covered by the landlord insurance?"
+    got = rank_candidates(q, [PassageSentences.of(1, landlord)], None, 9)
+    assert all(c.follow == "" for c in got) and all(c.text != q for c in got)
+    # a value to confirm ("7pm?") is no question: it stays a candidate
+    party = hit(1, "## Party plan\n- Venue: Town Hall, Saturday 7pm?\n- Music: DJ Sam from 8pm")
+    got = rank_candidates("Where is the party venue?", [PassageSentences.of(1, party)], None, 9)
+    assert got[0].text == "Venue: Town Hall, Saturday 7pm?"
     alone = [PassageSentences.of(1, hit(1, "- Who pays for the conference in Lisbon?"))]
     only = rank_candidates("Who pays for the conference in Lisbon?", alone, None, 9)
     assert [c.text for c in only] == ["Who pays for the conference in Lisbon?"]  # all there is
+
+
+def test_a_section_heading_is_the_last_heading_under_a_title() -> None:
+    from kb.rag.verify import section_heading
+
+    note = hit(1, "Tent and stove went in the boot.")
+    assert section_heading(note) == "Part 1"  # ("Loaf", "Part 1")
+    titled = replace(note, locator=replace(note.locator, heading_path=("Things not to forget",)))
+    assert section_heading(titled) == ""  # a title speaks for the whole note
+    assert section_heading(replace(note, locator=replace(note.locator, heading_path=()))) == ""
 
 
 def test_a_question_in_the_passage_supports_no_statement() -> None:
@@ -1300,6 +1357,15 @@ def test_a_question_in_the_passage_supports_no_statement() -> None:
     assert quoted.verdict == "supported"
     said = v.verify(2, "Security said not before the probation review. [#1]")
     assert said.verdict == "supported"
+    # a value to confirm ("(tbc?)") is a statement, and supports one
+    tbc = Verifier([hit(1, "Dentist appointment: 14 March (tbc?)")], bow_embed)
+    assert tbc.verify(0, "The dentist appointment is on 14 March. [#1]").verdict == "supported"
+    from kb.sentence_spans import is_question
+
+    for text in ("- Does she need a login?", "**Q: How do I reset it?**", "Why not?"):
+        assert is_question(text), text
+    for text in ("Venue: Town Hall, 7pm?", 'Tom asked "Can I pay later?"', "See (tbc?)"):
+        assert not is_question(text), text
 
 
 def test_quote_mode_answers_a_how_to_with_its_command_and_both_are_supported() -> None:
@@ -1373,6 +1439,10 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     assert unit_words("375 g water at 30 °C") >= {"temperature", "gram", "weight"}
     assert unit_words("It costs £90.") >= {"cost", "price"}
     assert unit_words("in 1999, chapter 4") == set()  # a bare number says nothing
+    # a speed says how fast ("How fast do objects fall?" over "9.81 metres per second")
+    for speed in ("top speed 300 km/h", "70 mph", "9.81 metres per second", "20 knots"):
+        assert {"speed", "fast"} <= unit_words(speed), speed
+    assert "fast" not in unit_words("ran 5 km in 30 minutes")
     # an oven's temperature as recipes write it, not cups ("3 c sugar") or a flat ("5C")
     for oven in ("Oven at 180C (160C fan)", "Preheat to 350F.", "Gas Mark 4"):
         assert {"temperature", "oven"} <= unit_words(oven), oven
