@@ -48,10 +48,10 @@ restricts tokens but does not guide the model; llama.cpp issue 5599).
 
 A table's header row (with its ``| --- |`` rule line, and no short row joined to them)
 is no candidate: it names the columns, and "What am I reading now?" over a reading
-list quoted it. A candidate is
-the sentence with its white space folded and a leading bullet (``-``,
-``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network: Lighthouse" is
-quoted as "Guest network: Lighthouse" (an item's number stays: it names a clause). A
+list quoted it. A candidate is the sentence with its white space folded and a leading
+bullet (``-``, ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network:
+Lighthouse" is quoted as "Guest network: Lighthouse" (an item's number stays: it
+names a clause). A
 lead-in followed by a one-line fenced command is quoted with that command after it
 (:func:`command_after`), and a question the note asks with the sentence that answers
 it (:func:`answer_after`: "Does she need a production login? Security said not before
@@ -246,7 +246,8 @@ _ANSWER_LABEL = re.compile(r"^(?:\*\*|__|[*_])?(?:A|Answer)[ \t]*[:.]", re.IGNOR
 
 def quote_line(c: Candidate) -> str:
     """What the model writes for candidate ``c``: the sentence, a space, its citation;
-    then the command that follows a lead-in, with the same citation."""
+    then what follows it (a lead-in's command, a question's answer), with the same
+    citation."""
     line = f"{c.text} [#{c.n}]"
     return f"{line} {c.follow} [#{c.n}]" if c.follow else line
 
