@@ -113,8 +113,8 @@ _PRONOUNS = frozenset(["i", "you", "he", "she", "it", "we", "they", "that", "the
 
 
 #: past tense and participle of common irregular verbs -> the verb, and a few nouns
-#: whose verb no suffix rule reaches (*flight* -> *fly*, *choice*, *speech*;
-#: not *sale*, whose *sell* is the antonym of *buy*). Forms that are also
+#: whose verb no suffix rule reaches (*flight* -> *fly*, *author* -> *write*, *choice*,
+#: *speech*; not *sale*, whose *sell* is the antonym of *buy*). Forms that are also
 #: other words are left out (``found``, ``left``, ``saw``, ``lay``, ``felt``, ``rose``,
 #: ``spoke``, ``ground``, ``wound``, ``born``, ``lit``, ``shot``, ``fell``, ``bore``).
 #: Both sides of a comparison are stemmed alike, so "paid" meets "pays" and "pay".
@@ -182,6 +182,7 @@ IRREGULAR: dict[str, str] = {
         # nouns of a verb that no suffix rule reaches: "When do I fly back?" is
         # answered by a note's "Flights: ..."
         ("fly", "flight flights"),
+        ("write", "author authors"),  # "Who wrote Piranesi?" over an Author column
         ("choose", "choice choices"),
         ("speak", "speech speeches"),
     )
