@@ -707,9 +707,10 @@ _RANGE = (
 END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish"])
 #: what an end in time says beside :data:`END_WORDS`: "When is the car insurance up for
 #: *renewal*?" over "with Direct Line until June 2026" (and, as :func:`found` forgives
-#: derivations, *renew*, *renewed*). Not an end word itself: "its renewal is yearly"
-#: says no end that would answer "When did the policy end?"
-_END_SAYS = END_WORDS | {stem("renewal")}
+#: derivations, *renew*, *renewed*), and "When is Elena *back*?" over "on holiday until
+#: Thursday" (an absence that ends: *back*, *return*). Not end words themselves: "its
+#: renewal is yearly" says no end that would answer "When did the policy end?"
+_END_SAYS = END_WORDS | {stem("renewal"), stem("back"), stem("return")}
 START_WORDS = frozenset(stem(w) for w in ["start", "begin", "commence"])
 #: a span's bound in time says what the question asks about it: "warranty until March
 #: 2026" answers "When does the warranty *end*?", "since 2019" "When did it *start*?",

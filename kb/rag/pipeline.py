@@ -55,6 +55,7 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
+from kb.rag.answer_type import expected_type
 from kb.rag.answerability import (
     Answerability,
     Assessed,
@@ -312,7 +313,9 @@ class AskPipeline:
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
         most = a.quote_max_sentences
-        if assessed.answerability.section:  # the section is the answer: its sentences
+        # the section is the answer, its sentences ("What are the risks?"); not for a
+        # question one value answers ("How long does a restore take?" under "## Restore")
+        if assessed.answerability.section and expected_type(q) is None:
             inside = section_candidates(q, verifier.passages, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))

@@ -327,6 +327,13 @@ class LabelExpander:
     def _emit(self, label: int) -> str:
         if not 1 <= label <= len(self.cands) or label in self._chosen:
             return ""
+        c = self.cands[label - 1]
+        chosen = [self.cands[k - 1] for k in self._chosen]
+        written = {t for d in chosen for t in (d.text, d.follow)}
+        if c.text in written:  # a command already quoted after its lead-in
+            return ""
         sep = " " if self._chosen else ""
         self._chosen.append(label)
-        return sep + quote_line(self.cands[label - 1])
+        if c.follow and c.follow in written:
+            return sep + f"{c.text} [#{c.n}]"  # its lead-in after the command: once each
+        return sep + quote_line(c)

@@ -62,6 +62,12 @@ NOTES = {
         "# Journal\n\n## 2026-11-02\n\nRan 8 km along the canal in 46 minutes.\n\n"
         "## 2026-11-09\n\nDentist at 14:30: one small filling.\n"
     ),
+    "runbook.md": (
+        "# Database runbook\n\n## Restore a snapshot\n\n"
+        "Snapshots are taken every 6 hours and kept for 14 days.\n"
+        "Restores take about 25 minutes for the main database.\n\n"
+        "## Rota\n\nElena: on holiday until Thursday.\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -108,6 +114,7 @@ def ask(kb: Any, question: str) -> Any:
         ("How far did I run on 2 November?", "Ran 8 km along the canal"),
         ("What is on my to-do list?", "] "),  # a task item, open or ticked
         ("What is still on my to-do list?", "[ ] "),
+        ("When is Elena back?", "on holiday until Thursday"),
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(
@@ -150,3 +157,16 @@ def test_a_note_written_a_line_a_record_is_quoted_one_line(
     out = ask(kb, question)
     assert not out.refused, (question, out.refusal_reason)
     assert quote in out.text and not_quoted not in out.text, (question, out.text)
+
+
+@pytest.mark.slow
+def test_a_question_one_value_answers_quotes_one_sentence_of_a_named_section(kb: Any) -> None:
+    """ "How long does a restore take?" names the section "Restore a snapshot", but one
+    duration answers it: one sentence, not the section item by item."""
+    r, settings = kb
+    gen = ScriptedGenerator(["1"])
+    opts = SearchOptions.from_settings(settings.search)
+    out = AskPipeline(r, gen, settings).ask("How long does a restore take?", opts).result()
+    assert not out.refused, out.refusal_reason
+    assert out.text.startswith("Restores take about 25 minutes"), out.text
+    assert '(" " label){0,0}' in str(gen.calls[-1]["grammar"])  # one quote at most

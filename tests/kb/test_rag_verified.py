@@ -856,7 +856,7 @@ def test_a_bound_in_time_says_when_a_span_ends_or_starts() -> None:
     ):
         assert not unit_words(text) & (end | start), text
     assert bounds("The pass is valid from 3 April until 16 April.") == {
-        **dict.fromkeys(END_WORDS | {"renewal"}, "from 3 April until 16 April"),
+        **dict.fromkeys(END_WORDS | {"renewal", "back", "return"}, "from 3 April until 16 April"),
         **dict.fromkeys(START_WORDS, "from 3 April"),
     }
     # what a date says alone does not make a sentence hold every word of a question
@@ -1474,6 +1474,29 @@ def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
     e = LabelExpander(many)
     assert e.feed("3") == "Sentence 2. [#1]" and e.feed(" 1") == ""
     assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]
+
+
+def test_a_command_chosen_after_its_lead_in_is_written_once() -> None:
+    """ "How do I restore a snapshot?" may choose the lead-in (quoted with its command)
+    and the command's own candidate: the command is written once."""
+    from kb.rag.quote import Candidate, LabelExpander
+
+    cmd = "```bash dbctl restore --latest ```"
+    cands = [
+        Candidate(1, 0, "To restore the latest snapshot:", 0.9, cmd),
+        Candidate(1, 1, cmd, 0.8),
+        Candidate(1, 2, "Restores take about 25 minutes.", 0.7),
+    ]
+    e = LabelExpander(cands)
+    out = e.feed("1 2 3") + e.finish()
+    assert out.count("dbctl") == 1
+    assert (
+        out
+        == f"To restore the latest snapshot: [#1] {cmd} [#1] Restores take about 25 minutes. [#1]"
+    )
+    e = LabelExpander(cands)  # the command first, then its lead-in: each once
+    out = e.feed("2 1") + e.finish()
+    assert out == f"{cmd} [#1] To restore the latest snapshot: [#1]"
 
 
 def test_a_measure_of_two_sides_says_size_and_an_end_says_renewal() -> None:
