@@ -92,6 +92,7 @@ from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
     content_stems,
+    date_words,
     found,
     hyphen_parts,
     hyphenated_stem,
@@ -767,12 +768,14 @@ def names_section(
     name no risk and have a cosine of 0.24 to it: the section is the answer, as a
     reader would take it. A document's title alone counts when it is its only heading
     ("What are my plants?" over a note headed "Plants"); squad-dev's sections ("Part
-    4") name nothing a question asks."""
+    4") name nothing a question asks. A journal's date heading names its day by the
+    month it is in ("What did I do on 16 November?" over "## 2026-11-16":
+    :func:`kb.rag.lexical.date_words`)."""
     path = hit.locator.heading_path
     asked = asked_terms(terms)
     if not path or not asked:
         return False
-    last = content_stems(path[-1], joined=True)
+    last = content_stems(path[-1], joined=True) | date_words(path[-1])  # "## 2026-11-16"
     if not any(found(s, last) for s in asked if not s[:1].isdigit()):
         return False  # "Part 3" names no section for "What is 3?"
     held = heading if heading is not None else heading_stems_of(hit)

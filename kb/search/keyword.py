@@ -67,7 +67,35 @@ def query_terms(text: str) -> list[str]:
         seen.add(key)
         terms.append(raw)
     content = [t for t in terms if _bare(t) not in STOPWORDS]
-    return (content or terms)[:MAX_TERMS]
+    dates = [d for d in date_terms(text) if d.casefold() not in seen]
+    return ((content or terms) + dates)[:MAX_TERMS]
+
+
+_MONTHS = "january february march april may june july august september october november december"
+_MONTH_NUMBER = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {
+    m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)
+} | {"sept": 9}
+_MONTH_RE = r"(?P<m{n}>[A-Z][a-z]{{2,8}})\.?"
+_DAY_RE = r"(?P<d{n}>[0-3]?\d)(?:st|nd|rd|th)?"
+_DAY_MONTH = re.compile(
+    rf"\b{_DAY_RE.format(n=1)}(?:\s+of)?\s+{_MONTH_RE.format(n=1)}"
+    rf"|\b{_MONTH_RE.format(n=2)}\s+{_DAY_RE.format(n=2)}\b"
+)
+
+
+def date_terms(text: str) -> list[str]:
+    """For each day of a month ``text`` names ("9 November", "the 9th of November",
+    "Nov 9"), the term ``MM-DD`` ("11-09"): FTS5 reads it as the phrase ``11 09``,
+    which a journal's "## 2026-11-09" or a daily note's ``2026-11-09.md`` holds, though
+    neither writes "9" or "November". A month's name is capitalised, as in a date
+    ("may 9" is no date); days run 1 to 31."""
+    out: list[str] = []
+    for m in _DAY_MONTH.finditer(text):
+        month = _MONTH_NUMBER.get((m.group("m1") or m.group("m2")).lower())
+        day = int(m.group("d1") or m.group("d2"))
+        if month is not None and 1 <= day <= 31 and f"{month:02d}-{day:02d}" not in out:
+            out.append(f"{month:02d}-{day:02d}")
+    return out
 
 
 def _bare(term: str) -> str:

@@ -115,6 +115,7 @@ def ask(kb: Any, question: str) -> Any:
         ("What is on my to-do list?", "] "),  # a task item, open or ticked
         ("What is still on my to-do list?", "[ ] "),
         ("When is Elena back?", "on holiday until Thursday"),
+        ("What did I do on 9 November?", "Dentist at 14:30"),  # "## 2026-11-09"
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(
@@ -170,3 +171,10 @@ def test_a_question_one_value_answers_quotes_one_sentence_of_a_named_section(kb:
     assert not out.refused, out.refusal_reason
     assert out.text.startswith("Restores take about 25 minutes"), out.text
     assert '(" " label){0,0}' in str(gen.calls[-1]["grammar"])  # one quote at most
+
+
+@pytest.mark.slow
+def test_a_day_the_journal_has_no_entry_for_is_refused(kb: Any) -> None:
+    """ "## 2026-11-09" names 9 November; no heading names the 20th."""
+    out = ask(kb, "What did I do on 20 November?")
+    assert out.refused, out.text

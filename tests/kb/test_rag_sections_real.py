@@ -59,6 +59,13 @@ def test_the_last_heading_must_name_a_term_and_the_path_must_hold_them_all() -> 
     assert not named("Who ruled Warsaw?", _hit("t", "Warsaw", "Part 4", file="Warsaw.md"))
 
 
+def test_a_journal_date_heading_names_its_day() -> None:
+    day = _hit("Dentist at 14:30: one small filling.", "Journal", "2026-11-09")
+    assert names_section(question_terms("What did I do on 9 November?", None), day)
+    assert not names_section(question_terms("What did I do on 20 November?", None), day)
+    assert not names_section(question_terms("What did I do on the 9th?", None), day)  # no word
+
+
 def test_a_named_section_lifts_p_answerable_to_the_floor() -> None:
     p = PassageSentences.of(1, RISKS)
     got = check("What are the risks?", [p], None, 0.4)

@@ -323,3 +323,17 @@ def test_an_excerpt_marks_a_word_written_with_or_without_a_hyphen() -> None:
     assert [shown[a:b] for a, b in spans(shown, "e-mail")] == ["e-mail", "email"]
     code = "ref KC-88213, not KC88213X"
     assert [code[a:b] for a, b in spans(code, "KC88213")] == ["KC-88213"]
+
+
+def test_a_day_of_a_month_also_searches_its_iso_form() -> None:
+    """ "What did I do on 9 November?" over a journal's "## 2026-11-09", which writes
+    neither "9" nor "November": the query also searches the phrase "11 09"."""
+    from kb.search.keyword import date_terms, query_terms
+
+    assert date_terms("What did I do on 9 November?") == ["11-09"]
+    assert date_terms("the 9th of November and Nov 10") == ["11-09", "11-10"]
+    assert date_terms("Sept 3") == ["09-03"]
+    assert query_terms("What did I do on 9 November?")[-1] == "11-09"
+    # no date: a month alone, a small-letter "may", a day past 31, an unknown month
+    for text in ("What happened in November?", "may 9 be", "32 March", "9 Brumaire"):
+        assert date_terms(text) == [], text
