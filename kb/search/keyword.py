@@ -72,9 +72,11 @@ def query_terms(text: str) -> list[str]:
 
 
 _MONTHS = "january february march april may june july august september october november december"
-_MONTH_NUMBER = {m: i for i, m in enumerate(_MONTHS.split(), 1)} | {
-    m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)
-} | {"sept": 9}
+_MONTH_NUMBER = (
+    {m: i for i, m in enumerate(_MONTHS.split(), 1)}
+    | {m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)}
+    | {"sept": 9}
+)
 _MONTH_RE = r"(?P<m{n}>[A-Z][a-z]{{2,8}})\.?"
 _DAY_RE = r"(?P<d{n}>[0-3]?\d)(?:st|nd|rd|th)?"
 _DAY_MONTH = re.compile(
