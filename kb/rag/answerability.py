@@ -770,8 +770,9 @@ def names_section(
     ("What are my plants?" over a note headed "Plants"); squad-dev's sections ("Part
     4") name nothing a question asks. A journal's date heading names its day by the
     month it is in ("What did I do on 16 November?" over "## 2026-11-16":
-    :func:`kb.rag.lexical.date_words`)."""
-    path = hit.locator.heading_path
+    :func:`kb.rag.lexical.date_words`), and so does a daily note without a heading by
+    its file's name (``2026-11-09.md``: :func:`_file_title`)."""
+    path = hit.locator.heading_path or _file_title(hit)
     asked = asked_terms(terms)
     if not path or not asked:
         return False
@@ -780,6 +781,17 @@ def names_section(
         return False  # "Part 3" names no section for "What is 3?"
     held = heading if heading is not None else heading_stems_of(hit)
     return all(found(s, held) for s in asked)
+
+
+def _file_title(hit: Hit) -> tuple[str, ...]:
+    """A daily note's file name as its title, when the note has no heading: a name
+    that holds an ISO date (``2026-11-09.md``), of a Markdown or text note. Other names
+    are no title ("risks.md" names no section for "What are the risks?"), nor is a
+    recording's or a PDF's."""
+    name = hit.locator.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if hit.locator.doc_type not in ("md", "txt") or not date_words(name):
+        return ()
+    return (name,)
 
 
 def section_named(question: str, hits: Sequence[Hit]) -> bool:

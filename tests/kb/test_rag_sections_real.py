@@ -66,6 +66,18 @@ def test_a_journal_date_heading_names_its_day() -> None:
     assert not names_section(question_terms("What did I do on the 9th?", None), day)  # no word
 
 
+def test_a_note_without_a_heading_is_titled_by_its_file_name() -> None:
+    """A daily note ``2026-11-09.md`` without a heading names 9 November; a recording's
+    or a PDF's file name is no title."""
+    q = question_terms("What did I do on 9 November?", None)
+    note = _hit("Dentist at 14:30: one small filling.", file="daily/2026-11-09.md")
+    assert names_section(q, note)
+    assert not names_section(question_terms("What did I do on 10 November?", None), note)
+    for kind, name in (("audio", "memos/2026-11-09.wav"), ("pdf", "scans/2026-11-09.pdf")):
+        other = Hit(1, note.text, Locator(name, kind, (), Span()), 1.0)
+        assert not names_section(q, other), kind
+
+
 def test_a_named_section_lifts_p_answerable_to_the_floor() -> None:
     p = PassageSentences.of(1, RISKS)
     got = check("What are the risks?", [p], None, 0.4)
