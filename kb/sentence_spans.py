@@ -81,13 +81,21 @@ BULLET = re.compile(r"[-*+•][ \t]")
 TASK_BOX = re.compile(r"^[ \t]*(?:(?:[-*+•]|\d+[.)])[ \t]+)?\[(?P<tick>[ xX])\](?=[ \t])", re.M)
 
 
+#: the words a yes/no question starts with ("Didn't the committee approve it?"), with
+#: a straight apostrophe
+_AUXILIARIES_TEXT = """
+    is are was were am do does did can could will would shall should has have had may
+    might must isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't
+    wouldn't shouldn't hasn't haven't hadn't"""
+AUXILIARIES = frozenset(_AUXILIARIES_TEXT.split())
+_WH_WORDS = "who whom whose what when where which why how"
 #: what a question starts with, after a list marker, bold marks and a "Q:" label: a
 #: wh-word or an auxiliary verb ("Does she need ...?", "**Q: How do I ...?**")
 _QUESTION_START = re.compile(
     r"^(?:[-*+•>][ \t]+|\d{1,3}[.)][ \t]+)*(?:\*\*|__|[*_])?(?:Q[ \t]*[:.][ \t]*)?"
-    r"(?:\*\*|__|[*_])?(?:who|whom|whose|what|when|where|which|why|how|is|are|was|were"
-    r"|am|do|does|did|can|could|will|would|shall|should|may|might|must|has|have|had"
-    r"|isn['’]t|aren['’]t|wasn['’]t|don['’]t|doesn['’]t|didn['’]t|can['’]t|won['’]t)\b",
+    r"(?:\*\*|__|[*_])?(?:"
+    + "|".join(w.replace("'", "['’]") for w in sorted({*_WH_WORDS.split(), *AUXILIARIES}))
+    + r")\b",
     re.IGNORECASE,
 )
 
@@ -110,10 +118,7 @@ def is_abbreviation(text: str, dot: int) -> bool:
     """True when the ``.`` at ``dot`` ends an abbreviation or an initial."""
     if text[dot] != ".":
         return False
-    start = dot
-    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
-        start -= 1
-    word = text[start:dot].lower()
+    start, word = _word_before(text, dot)
     if not word:
         return False
     if word in ABBREVIATIONS:
@@ -130,12 +135,18 @@ def _line_end_abbreviation(text: str, dot: int, end: int) -> bool:
     September." are two sentences of a note written one per line, as are "(by HeatRight
     Ltd.)" / "Annual ...". Mid-line ("Acme Ltd. Spain") or before a small letter it is
     not an end."""
-    start = dot
-    while start > 0 and text[start - 1].isalpha():
-        start -= 1
-    if text[start:dot].lower() not in ENDING_ABBREVIATIONS:
+    if _word_before(text, dot)[1] not in ENDING_ABBREVIATIONS:
         return False
     return _NEXT_LINE.match(text, end) is not None
+
+
+def _word_before(text: str, dot: int) -> tuple[int, str]:
+    """Where the word that the ``.`` at ``dot`` ends starts, and the word (letters and
+    inner dots: "e.g"), in small letters."""
+    start = dot
+    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
+        start -= 1
+    return start, text[start:dot].lower()
 
 
 def _value_follows(text: str, pos: int) -> bool:

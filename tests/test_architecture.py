@@ -23,6 +23,7 @@ BASE = (
     "kb.quoting",
     "kb.sentence_spans",
     "kb.edits",
+    "kb.months",
 )
 
 # module prefix -> kb-internal prefixes it may import
@@ -34,6 +35,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.quoting": (),
     "kb.sentence_spans": (),
     "kb.edits": (),
+    "kb.months": (),
     "kb.config": ("kb.errors",),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),

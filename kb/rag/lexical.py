@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 from kb.edits import within
+from kb.months import MONTH_NAMES
 
 #: a number (its ordinal ending glued on: "2nd", "21st", "100th", which
 #: :func:`_number` drops), or a word
@@ -749,17 +750,13 @@ def bounds(text: str) -> dict[str, str]:
 
 
 _ISO_DATE = re.compile(r"(?<!\d)\d{4}-(0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?!\d)")
-_MONTHS_TEXT = (
-    "january february march april may june july august september october november december"
-)
-_MONTH_NAMES = _MONTHS_TEXT.split()
 
 
 def date_words(text: str) -> set[str]:
     """The month names of ``text``'s ISO dates ("2026-11-02" -> *november*; its day
     is the number ``2`` already, :func:`content_stems`), so "What did I do on 2
     November?" finds a journal's "## 2026-11-02" or a daily note's file name."""
-    return {stem(_MONTH_NAMES[int(m.group(1)) - 1]) for m in _ISO_DATE.finditer(text)}
+    return {stem(MONTH_NAMES[int(m.group(1)) - 1]) for m in _ISO_DATE.finditer(text)}
 
 
 def unit_words(text: str) -> set[str]:

@@ -68,7 +68,7 @@ from kb.rag.lexical import (
     token_matches,
     tokens,
 )
-from kb.sentence_spans import TASK_BOX
+from kb.sentence_spans import AUXILIARIES, TASK_BOX
 
 T = TypeVar("T")
 
@@ -230,48 +230,6 @@ def asks_negated(question: str) -> str | None:
     return None
 
 
-#: the words a yes/no question starts with ("Didn't the committee approve it?")
-_AUXILIARIES = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "has",
-        "have",
-        "had",
-        "may",
-        "might",
-        "must",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "can't",
-        "couldn't",
-        "won't",
-        "wouldn't",
-        "shouldn't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-    ]
-)
-
-
 def negation_asked(question: str) -> str | None:
     """:func:`asks_negated`, but ``None`` for a yes/no question, whose negation is
     rhetorical ("Didn't the committee approve the budget?")."""
@@ -289,7 +247,7 @@ def yes_no(question: str) -> bool:
         starts.append(rest)
     for text in starts:
         toks = tokens(text)
-        if toks and toks[0].lower().replace("’", "'") in _AUXILIARIES:
+        if toks and toks[0].lower().replace("’", "'") in AUXILIARIES:
             return True
     return False
 

@@ -78,8 +78,9 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
+from kb.rag.lexical import stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
-from kb.rag.verify import EmbedFn, PassageSentences
+from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.sentence_spans import TABLE_RULE, is_question, starts_item
 
 MAX_QUOTE_CHARS = 600
@@ -108,8 +109,9 @@ class Candidate:
     follow: str = ""
 
 
-#: a question about what is not done yet: "What is *still* on my to-do list?"
-_STILL = re.compile(r"\b(?:still|left|remaining|outstanding|pending)\b", re.IGNORECASE)
+#: a question about what is not done yet ("What is *still* on my to-do list?"): *still*
+#: and the words an open task box says but *open* (:data:`kb.rag.verify.OPEN_TASK_STEMS`)
+_STILL = (OPEN_TASK_STEMS - {stem("open")}) | {stem("still")}
 
 
 def rank_candidates(
@@ -127,7 +129,7 @@ def rank_candidates(
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
     negated = negation_asked(question) is not None
-    still = _STILL.search(question) is not None
+    still = not _STILL.isdisjoint(map(stem, tokens(question)))
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []

@@ -38,6 +38,7 @@ import re
 import sqlite3
 from collections.abc import Collection
 
+from kb.months import month_number
 from kb.search import compounds, exact_terms, typos
 from kb.search.stopwords import STOPWORDS
 
@@ -71,18 +72,9 @@ def query_terms(text: str) -> list[str]:
     return ((content or terms) + dates)[:MAX_TERMS]
 
 
-_MONTHS = "january february march april may june july august september october november december"
-_MONTH_NUMBER = (
-    {m: i for i, m in enumerate(_MONTHS.split(), 1)}
-    | {m[:3]: i for i, m in enumerate(_MONTHS.split(), 1)}
-    | {"sept": 9}
-)
-_MONTH_RE = r"(?P<m{n}>[A-Z][a-z]{{2,8}})\.?"
-_DAY_RE = r"(?P<d{n}>[0-3]?\d)(?:st|nd|rd|th)?"
-_DAY_MONTH = re.compile(
-    rf"\b{_DAY_RE.format(n=1)}(?:\s+of)?\s+{_MONTH_RE.format(n=1)}"
-    rf"|\b{_MONTH_RE.format(n=2)}\s+{_DAY_RE.format(n=2)}\b"
-)
+_MONTH = r"([A-Z][a-z]{2,8})\.?"  # capitalised, as in a date: "may 9" is none
+_DAY = r"([0-3]?\d)(?:st|nd|rd|th)?"
+_DAY_MONTH = re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}|\b{_MONTH}\s+{_DAY}\b")
 
 
 def date_terms(text: str) -> list[str]:
@@ -93,8 +85,7 @@ def date_terms(text: str) -> list[str]:
     ("may 9" is no date); days run 1 to 31."""
     out: list[str] = []
     for m in _DAY_MONTH.finditer(text):
-        month = _MONTH_NUMBER.get((m.group("m1") or m.group("m2")).lower())
-        day = int(m.group("d1") or m.group("d2"))
+        day, month = (int(m[1]), month_number(m[2])) if m[1] else (int(m[4]), month_number(m[3]))
         if month is not None and 1 <= day <= 31 and f"{month:02d}-{day:02d}" not in out:
             out.append(f"{month:02d}-{day:02d}")
     return out
