@@ -186,6 +186,9 @@ IRREGULAR: dict[str, str] = {
         ("write", "author authors"),  # "Who wrote Piranesi?" over an Author column
         ("choose", "choice choices"),
         ("speak", "speech speeches"),
+        # a place's people are its population ("How many people live in Victoria?"
+        # over "Victoria has a population of 5.4 million")
+        ("people", "population populations"),
     )
     for form in forms.split()
 }
@@ -502,7 +505,10 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (
             r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"
             r"|yards?|yds?",
-            ["distance", "length", "far", "tall", "height", "wide", "width"],
+            # and any unit of length: "How many miles east of Berlin?" over "523 km
+            # (325 mi)" asks for the distance in the unit it knows
+            ["distance", "length", "far", "tall", "height", "wide", "width"]
+            + ["mile", "kilometre", "kilometer", "metre", "meter", "foot", "feet", "yard"],
         ),
         (r"ml|l|litres?|liters?|gallons?", ["volume", "litre", "liter", "capacity"]),
         (

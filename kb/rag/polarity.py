@@ -168,7 +168,10 @@ birth death | born died | create destroy | created destroyed | build destroy
 built destroyed | cheap expensive | cheapest expensive | allow prohibit | permit prohibit
 permit forbid | simple complex | inner outer | front rear | arrive depart
 arrival departure | easy difficult | increase reduce | increase decline | rise decline
-summer winter | absorb release | absorbed released
+summer winter | absorb release | absorbed released | larger smaller | bigger smaller
+longer shorter | wider narrower | deeper shallower | thicker thinner | hotter colder
+warmer cooler | heavier lighter | richer poorer | wealthier poorer | cheaper dearer
+easier harder
 """
 #: a compass direction's other forms, read as the direction for the antonym check
 #: ("the *westward* flow" asked, "the *easterly* flow" written); by the word, not its

@@ -14,10 +14,11 @@ then cosine, as :func:`kb.rag.answerability.ranked_sentences` ranks them). A que
 token ``k`` is *swapped* when all of these hold:
 
 - ``k`` is a key: a number, an ordinal word (*first* ... *twelfth*), a number word
-  (*two* ... : "four-dimensional" over "three-dimensional"), a capitalised non-stop
-  word that does not start its sentence (a name: :func:`kb.rag.lexical.key_tokens`'
-  notion), or an identifier
-  written as one word of parts (a host or code with a hyphen that ends in one or two
+  (*two* ... : "four-dimensional" over "three-dimensional"), a Greek letter's name of
+  three letters or more (*alpha*, *beta* ...: "alpha decay" over "beta decay"), a
+  capitalised non-stop word that does not start its sentence (a name:
+  :func:`kb.rag.lexical.key_tokens`' notion), or an identifier written as one word of
+  parts (a host or code with a hyphen that ends in one or two
   digits, "web-01"; a domain, "api.example.org");
 - the sentence does not hold ``k``: not among its content stems, its chunk's heading
   path and file name, or what its quantities say (:func:`kb.rag.lexical.found`, which
@@ -30,8 +31,8 @@ token ``k`` is *swapped* when all of these hold:
   title?") has a best sentence about one of them,
   which lacks more than the other's name, and often has another name where it stood;
 - the sentence holds a token ``t`` of the same kind (a number for a number, an ordinal
-  for an ordinal, a number word for a number word, a name for a name, an identifier for
-  an identifier) that the question does not hold;
+  for an ordinal, a number word for a number word, a letter for a letter, a name for a
+  name, an identifier for an identifier) that the question does not hold;
 - ``t`` sits in ``k``'s slot: the nearest non-stop word on its left equals (as stems)
   the nearest non-stop word on ``k``'s left in the question, or likewise on the right,
   each looked for at most :data:`MAX_GAP` tokens away.
@@ -82,12 +83,20 @@ MAX_GAP = 4
 #: the fewest digits of a number that counts as a key
 MIN_DIGITS = 3
 
-Kind = Literal["number", "name", "code", "ordinal", "count"]
+Kind = Literal["number", "name", "code", "ordinal", "count", "letter"]
 
 #: ordinal words: a key of their own kind ("the *fifth* session" over "the *fourth*
 #: Session"), whatever their case
 _ORDINALS_TEXT = "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"
 ORDINALS = frozenset(_ORDINALS_TEXT.split())
+#: Greek letter names: a key of their own kind, whatever their case ("*Alpha* decay is
+#: the most familiar effect of what force?" over "Its most familiar effect is *beta*
+#: decay"; alpha/beta/gamma rays, a release's beta, a gamma correction)
+_GREEK_TEXT = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
+    "rho sigma tau upsilon phi chi psi omega"
+)
+GREEK_LETTERS = frozenset(_GREEK_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -116,7 +125,9 @@ def tokenised(text: str) -> list[Token]:
     """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
     one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
     ones are too often written another way, "four", "09") as their value
-    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`), number
+    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`), Greek
+    letters (:data:`GREEK_LETTERS`, three letters or more, lower-case or starting a
+    sentence), number
     words ("four", stemmed to "4"; not "one", a stop word), and names (a capitalised
     non-stop word of two letters or more that does not follow a sentence end or start
     the text)."""
@@ -143,6 +154,10 @@ def tokenised(text: str) -> list[Token]:
             st = stem(t)
             if t.lower() in ORDINALS:
                 kind = "ordinal"
+            elif t.lower() in GREEK_LETTERS and len(t) >= 3 and (first or t[0].islower()):
+                # not a two-letter one ("Mu", "Pi"), nor a capitalised one inside a
+                # sentence: a name ("flew Delta", "an Omega watch")
+                kind = "letter"
             elif st.isdigit() and not stop:
                 kind = "count"  # a number word ("four": 4), compared with number words
             elif t[0].isupper() and len(t) >= 2 and not first and not stop:

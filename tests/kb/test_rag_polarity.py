@@ -435,3 +435,15 @@ def test_a_compass_direction_is_read_in_any_of_its_forms() -> None:
     assert contradictions("How much was absorbed in 2005?", gas) == [
         Contradiction("absorbed", "released")
     ]
+
+
+def test_comparatives_are_antonyms() -> None:
+    """ "*richer* members" asked where the sentence says "*poorer* sections" (the
+    comparative forms have stems of their own); the same comparative is none."""
+    growth = ["Special efforts must be made so that poorer sections of society can take part."]
+    assert contradictions("What must be made so that richer members can take part?", growth) == [
+        Contradiction("richer", "poorer")
+    ]
+    assert contradictions("What must be made so that poorer members can take part?", growth) == []
+    flat = ["The new flat is larger than the old one."]
+    assert contradictions("Which flat is smaller?", flat) == [Contradiction("smaller", "larger")]

@@ -85,6 +85,23 @@ def test_ordinal_and_number_words_are_keys_of_their_own_kind() -> None:
     )
 
 
+def test_greek_letters_are_keys_of_their_own_kind() -> None:
+    """ "*Alpha* decay" over "*beta* decay": a letter swaps with a letter, not with a
+    name; a capitalised one inside a sentence is a name ("flew Delta"), a two-letter
+    one no key."""
+    s = "Its most familiar effect is beta decay and the associated radioactivity."
+    q = "Alpha decay is the most familiar effect of what force?"
+    assert [t.kind for t in tokenised(q)][0] == "letter"
+    assert swaps(q, s, set(), {"alpha"}) == [Contradiction("Alpha", "beta")]
+    assert swaps("What is the most familiar effect of gamma decay?", s, set(), {"gamma"}) == [
+        Contradiction("gamma", "beta")
+    ]
+    assert [t.kind for t in tokenised("We flew Delta to Boston.")][2] == "name"
+    assert [t.kind for t in tokenised("The pi constant.")][1] is None
+    named = "Its most familiar effect is Rutherford decay."
+    assert swaps(q, named, set(), {"alpha"}) == []
+
+
 def test_a_swap_is_the_only_term_the_sentence_lacks() -> None:
     # a question joining two documents: its best sentence is about one of them, lacks
     # more than the other's name, and has another name where that one stood

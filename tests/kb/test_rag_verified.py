@@ -486,6 +486,10 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     nightly = hit(3, "Restic backs up /srv every night at 02:30.")
     got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # existence is said by "are", "there is", "in": "exist" is a light verb
+    wolves = hit(4, "Grey wolves live in the Białowieża Forest and the Carpathians.")
+    got = check("Where do grey wolves exist?", [PassageSentences.of(1, wolves)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
     # "used for" asks for a purpose the table does not state; "runs" is often a noun
     purpose = check("What is Grafana used for?", ps, None, 0.0)
     assert purpose.coverage < 1.0 and purpose.missing == ["used"]
@@ -683,6 +687,10 @@ def test_irregular_verbs_and_abbreviations_meet_their_words() -> None:
         "october",
         "september",
     ]
+    # a place's people are its population (no suffix rule reaches it)
+    town = hit(4, "Victoria has a population of 5.4 million.")
+    got = check("How many people live in Victoria?", [PassageSentences.of(1, town)], None, 0.0)
+    assert "people" not in got.missing
     # short forms of notes meet their words, both ways
     cert = hit(3, "The TLS certificate for api.example.org expires on 14 March 2027.")
     got = check("cert expiry date?", [PassageSentences.of(1, cert)], None, 0.0)
@@ -1444,6 +1452,8 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     for speed in ("top speed 300 km/h", "70 mph", "9.81 metres per second", "20 knots"):
         assert {"speed", "fast"} <= unit_words(speed), speed
     assert "fast" not in unit_words("ran 5 km in 30 minutes")
+    # any unit of length answers a distance asked in another ("How many miles?")
+    assert {"mile", "distance"} <= unit_words("523 km (325 mi) east of Berlin")
     # an oven's temperature as recipes write it, not cups ("3 c sugar") or a flat ("5C")
     for oven in ("Oven at 180C (160C fan)", "Preheat to 350F.", "Gas Mark 4"):
         assert {"temperature", "oven"} <= unit_words(oven), oven
