@@ -15,7 +15,9 @@ Types, from the question's wording (case-insensitive), first match wins:
   fee* after it, unless it asks *how much time* ("How much did the service cost?");
   *what is / what's the (…) price, cost, fee, fare, rent, salary*; *what does … cost*;
 - ``"time"``: a question that starts or ends with *when* ("When …?", "And when …?",
-  "… ended when?"; not "How much did it cost when the boiler broke?"), *what/which
+  "… ended when?"; not "How much did it cost when the boiler broke?", nor a leading
+  *when* clause before the question's own wh-word: "When forces act on a body, what
+  must be specified?"), *what/which
   year, decade, century, month, date, time* ("In what year …"; not *what time zone*,
   *which day pass*);
 - ``"quantity"``: *how many/much/long/far/old/big/large/tall/high/fast/often/deep/
@@ -59,7 +61,7 @@ import re
 from typing import Literal
 
 from kb.rag.lexical import STOPWORDS
-from kb.sentence_spans import ITEM_NUMBER
+from kb.sentence_spans import AUXILIARIES, ITEM_NUMBER
 
 AnswerType = Literal["time", "money", "quantity", "name"]
 
@@ -77,6 +79,15 @@ _MONEY_Q = re.compile(
 _TIME_Q = re.compile(
     r"^\W*(?:\w+\s+)?when\b|\bwhen\W*$"
     r"|\b(?:what|which)\s+(?:year|decade|century|month|date|time)s?\b(?!\s+(?:zone|pass|slot)s?\b)",
+    re.IGNORECASE,
+)
+#: a leading *when* clause before the question's own wh-word: "When forces act on an
+#: extended body, what must be specified?" asks *what*, not *when* (a *when* before an
+#: auxiliary asks: "When did the war end, and why?")
+_WHEN_CLAUSE = re.compile(
+    r"^\W*when\s+(?!(?:"
+    + "|".join(w.replace("'", "['’]") for w in sorted(AUXILIARIES, key=len, reverse=True))
+    + r")\b)[^,?]*,\s*(?:\w+\s+){0,2}(?:what|which|who|whom|whose|where|why|how)\b",
     re.IGNORECASE,
 )
 _QUANTITY_Q = re.compile(
@@ -139,7 +150,10 @@ def expected_type(question: str) -> AnswerType | None:
     """The answer type ``question`` asks for (module docstring), or ``None``."""
     if _MONEY_Q.search(question):
         return "money"
-    if _TIME_Q.search(question):
+    m = _TIME_Q.search(question)
+    if m and _WHEN_CLAUSE.match(question) and m.start() == 0:
+        m = _TIME_Q.search(question, m.end())  # the clause's *when* asks nothing
+    if m:
         return "time"
     if _QUANTITY_Q.search(question):
         return "quantity"

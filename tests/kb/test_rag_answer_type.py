@@ -42,6 +42,14 @@ def test_question_wording_names_the_answer_type() -> None:
     assert expected_type("What does the day pass cost?") == "money"
     assert expected_type("And when is the dentist?") == "time"
     assert expected_type("The civil war ended when?") == "time"
+    # a leading "when" clause before the question's own wh-word asks nothing; a "when"
+    # before an auxiliary asks
+    q = "When forces act on an extended body, what must be specified?"
+    assert expected_type(q) is None
+    assert expected_type("When I moved in, who was the landlord?") is None
+    assert expected_type("When the boiler broke, which year was it?") == "time"
+    assert expected_type("When did the war end, and why?") == "time"
+    assert expected_type("When's the MOT, and where?") == "time"
 
 
 def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
