@@ -13,9 +13,12 @@ directions:
   did the general practitioner say?" over "GP said ...").
 
 A run *spells* an acronym when the initials of its words, in order, are the acronym's
-letters (case aside), its first and last words are not stop words, and a stop word
-inside may be skipped when its initial is not the next letter ("United States of
-America": USA; "Department of Defense": DD or DOD). Every word of the run is a word
+letters (case aside), its first and last words are not stop words, and a joining word
+inside (:data:`JOINERS`: *of, and, the, for* ...) may be skipped when its initial is not
+the next letter ("United States of America": USA; "Department of Defense": DD or DOD).
+Other stop words break the run: "Which *pharmacy* is more *expensive*?" spells no
+"PE" (the question's words are read as written, :class:`QuestionWords`, not as its
+list of terms). Every word of the run is a word
 of letters; a run is at most 6 words. Edge cases: an acronym of one letter ("I", "A")
 is none; a run of one word spells nothing (a word is not its own initial); an
 acronym that the sentence also writes as such is held anyway (the stems match).
@@ -35,6 +38,13 @@ _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
 #: capitals that are rarely initials of words a note writes out: times of day and
 #: common short forms ("10 AM" is no "annual meeting")
 NOT_ACRONYMS = frozenset(["AM", "PM", "OK", "ID", "TV", "PS", "NB", "VS"])
+
+
+#: words a name spelled by an acronym may hold inside without an initial of their own
+JOINERS = frozenset(
+    ["of", "and", "the", "for", "in", "on", "to", "at", "de", "du", "des", "la", "le", "von"]
+    + ["van", "der", "del", "di", "da", "y", "et", "&"]
+)
 
 
 def is_acronym(word: str) -> bool:
@@ -76,7 +86,7 @@ def _spelled_from(target: str, words: Sequence[str], i: int) -> int | None:
             return None
         if w[0].lower() == target[k]:
             k += 1
-        elif not is_stopword(w):
+        elif w.lower() not in JOINERS:
             return None
         j += 1
     if k < len(target) or is_stopword(words[j - 1]):
@@ -113,10 +123,17 @@ def has_acronym(text: str) -> bool:
     return _ANY_ACRONYM.search(text) is not None
 
 
-def aliases(terms: Mapping[str, tuple[str, float]], words: Sequence[str]) -> set[str]:
+def aliases(
+    terms: Mapping[str, tuple[str, float]],
+    words: Sequence[str],
+    question_words: Sequence[str] | None = None,
+) -> set[str]:
     """The stems of ``terms`` (the evidence check's question terms: stem -> (surface
     word, weight), in question order) that a sentence (its ``words``,
-    :func:`kb.rag.lexical.tokens`) holds through an acronym (module docs)."""
+    :func:`kb.rag.lexical.tokens`) holds through an acronym (module docs).
+    ``question_words``: the question's tokens as written, whose runs spell the
+    sentence's acronyms; without them, the terms' surface words in order (which joins
+    words the question keeps apart)."""
     out: set[str] = set()
     plain: list[tuple[str, str]] = []
     for s, (word, _) in terms.items():
@@ -126,8 +143,9 @@ def aliases(terms: Mapping[str, tuple[str, float]], words: Sequence[str]) -> set
         else:
             plain.append((s, word))
     if len(plain) >= 2:
-        surfaces = [w for _, w in plain]
+        surfaces = list(question_words) if question_words is not None else [w for _, w in plain]
+        by_word = {w: s for s, w in plain}
         for w in dict.fromkeys(w for w in words if is_acronym(w)):
             for i, j in spells(w, surfaces):
-                out.update(s for s, _ in plain[i:j])
+                out.update(by_word[x] for x in surfaces[i:j] if x in by_word)
     return out

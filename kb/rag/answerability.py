@@ -100,16 +100,20 @@ from kb.rag.lexical import (
     number_value,
     quantities,
     token_matches,
+    tokens,
 )
 from kb.rag.periods import other_periods
 from kb.rag.polarity import (
+    ANTONYMS,
     NEGATION_SENTENCES,
     Contradiction,
     affirmed,
+    compares,
     contradictions,
     cosines_of,
     denied,
     rank_sentences,
+    yes_no,
 )
 from kb.rag.substitution import swaps
 from kb.rag.verify import (
@@ -293,9 +297,24 @@ def idf(n_t: int, n: int) -> float:
 _TODO_WORDS = frozenset(["to-do", "to-dos"])
 
 
-def question_terms(question: str, doc_freq: DocFreq | None) -> dict[str, tuple[str, float]]:
+class Terms(dict[str, tuple[str, float]]):
+    """A question's terms (stem -> (a surface word, idf weight)) and its tokens as
+    written (``words``), whose runs the acronym check reads
+    (:func:`kb.rag.acronyms.aliases`)."""
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.words = tokens(question)
+        #: a yes/no question: a sentence that says a term's opposite answers it (no)
+        self.yes_no = yes_no(question)
+        #: the question compares ("What is older than Tom?"): a sentence's comparison
+        #: turned round does not answer it
+        self.compares = any(w.lower() == "than" for w in self.words)
+
+
+def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
     """stem -> (a surface word, idf weight); weight 1 for every term without ``doc_freq``."""
-    out: dict[str, tuple[str, float]] = {}
+    out = Terms(question)
     joined = [(h.start(), h.end()) for h in HYPHENATED.finditer(question)]
     for m in token_matches(question):
         word = m.group()
@@ -708,11 +727,38 @@ def found_terms(
     for k in range(lo, hi):
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
-            here = here | aliases(terms, p.words(k))
+            qwords = terms.words if isinstance(terms, Terms) else None
+            here = here | aliases(terms, p.words(k), qwords)
     out = [s for s in terms if found(s, here)]
+    if isinstance(terms, Terms):
+        out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
     if unable and any(_NOT.search(p.sentence(k)) for k in range(lo, hi)):
         out += unable
+    return out
+
+
+def opposites_said(
+    terms: Terms, lacking: Sequence[str], p: PassageSentences, sentences: range
+) -> list[str]:
+    """The stems of ``lacking`` whose opposite (:data:`kb.rag.polarity.ANTONYMS`) the
+    ``sentences`` of ``p`` say in a way that answers the question: any opposite for a
+    yes/no question ("Is the recycling centre *closed* on Tuesday?" over "open every
+    day except Tuesday"; "Is Maya *younger* than her class?" over "She is *older*
+    than most of her class"), and for another question an opposite that compares two
+    things, which answers it turned round ("Which pharmacy is more *expensive*?" over
+    "The pharmacy in the high street is *cheaper than* the one in the retail park"),
+    unless the question compares too."""
+    out: list[str] = []
+    for s in lacking:
+        opposite = ANTONYMS.get(s)
+        if not opposite:
+            continue
+        for k in sentences:
+            said = sorted(opposite & p.stems[k])
+            if said and (terms.yes_no or (not terms.compares and compares(p.sentence(k), said[0]))):
+                out.append(s)
+                break
     return out
 
 

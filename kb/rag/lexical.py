@@ -497,10 +497,13 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         frozenset(words),
     )
     for units, words in (
-        (r"°\s*[cf]|°|degrees?|celsius|fahrenheit", ["temperature", "degree", "hot", "warm"]),
+        (
+            r"°\s*[cf]|°|degrees?|celsius|fahrenheit",
+            ["temperature", "degree", "hot", "warm", "cold", "cool"],
+        ),
         (
             r"mg|g|grams?|kg|kilograms?|lbs?|pounds?|oz|ounces?|tonnes?|tons?",
-            ["gram", "weight", "heavy", "mass"],
+            ["gram", "weight", "heavy", "light", "mass"],
         ),
         (
             r"mm|cm|m|km|(?:milli|centi|kilo)?met(?:re|er)s?|miles?|ft|feet|foot|inch(?:es)?"

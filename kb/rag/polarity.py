@@ -30,7 +30,11 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
 - **antonym**: a question word of :data:`ANTONYMS` is missing from the best sentence
   while its antonym is in it ("lowest" asked, "highest" written). Not for an
   alternative question ("Which is older, A or B?"), which the antonym answers ("B is
-  younger than A"). The lexicon holds
+  younger than A"), nor when the sentence's antonym compares two things (*than*
+  follows it: "Which son is older?" over "Ben is younger than Tom") and the question
+  compares nothing ("What is older than Tom?" is contradicted), nor for a yes/no
+  question, which the antonym answers ("Is the shop open on Sundays?" over "The shop
+  is closed on Sundays": no). The lexicon holds
   common English antonym pairs (direction, size, order, time, quantity, success),
   compared as :func:`kb.rag.lexical.stem` stems of every token, stop words included
   (*before*/*after*, *most*/*least*). A bound in time is the end or start it says
@@ -171,7 +175,7 @@ arrival departure | easy difficult | increase reduce | increase decline | rise d
 summer winter | absorb release | absorbed released | larger smaller | bigger smaller
 longer shorter | wider narrower | deeper shallower | thicker thinner | hotter colder
 warmer cooler | heavier lighter | richer poorer | wealthier poorer | cheaper dearer
-easier harder
+easier harder | cheaper expensive
 """
 #: a compass direction's other forms, read as the direction for the antonym check
 #: ("the *westward* flow" asked, "the *easterly* flow" written); by the word, not its
@@ -314,14 +318,17 @@ def contradictions(
         or open_tasks_answer(ranked)
     ):
         out.append(Contradiction(neg))
-    if alternative(question):
-        return out  # "Which is older, A or B?" is answered by "B is younger than A"
+    if alternative(question) or yes_no(question):
+        # "Which is older, A or B?" is answered by "B is younger than A"; "Is the shop
+        # open on Sundays?" by "The shop is closed on Sundays" (no)
+        return out
     best = all_stems(ranked[0])
     best |= {DIRECTION_FORMS[w] for w in map(str.lower, tokens(ranked[0])) if w in DIRECTION_FORMS}
     bounded = bounds(ranked[0])  # "until June 2026" says *end*, "since 2019" *start*
     best |= set(bounded)
     seen: set[str] = set()
     framed = {m.start(1) for m in _INTERVAL.finditer(question)}
+    compared = any(t.lower() == "than" for t in tokens(question))
     for m in token_matches(question):
         t = m.group()
         s = DIRECTION_FORMS.get(t.lower()) or stem(t)
@@ -331,9 +338,26 @@ def contradictions(
             continue
         seen.add(s)
         said = sorted(ANTONYMS[s] & best)
+        if said and not compared and compares(ranked[0], said[0]):
+            continue  # "A is heavier than B" says which is lighter
         if said:
             out.append(Contradiction(t, bounded.get(said[0]) or _written(ranked[0], said[0])))
     return out
+
+
+def compares(sentence: str, word_stem: str) -> bool:
+    """Every word of ``sentence`` with stem ``word_stem`` compares two things: *than*
+    follows it within :data:`COMPARISON_GAP` tokens ("heavier at 1.5 kg than",
+    "slower than"). Such a sentence answers the opposite question by turning it
+    round ("Which laptop is lighter?" over "The XPS is heavier than the X1"), unless
+    the question compares too ("What is lighter than the X1?")."""
+    toks = [t.lower() for t in tokens(sentence)]
+    at = [i for i, t in enumerate(toks) if stem(t) == word_stem]
+    return bool(at) and all("than" in toks[i + 1 : i + 1 + COMPARISON_GAP] for i in at)
+
+
+#: how many tokens after a comparative its *than* may come (:func:`compares`)
+COMPARISON_GAP = 4
 
 
 def _written(sentence: str, word_stem: str) -> str:

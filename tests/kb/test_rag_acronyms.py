@@ -34,6 +34,9 @@ def test_a_run_spells_an_acronym_by_its_initials_and_may_skip_inner_stop_words()
     # a run must end on a non-stop word and not skip a content word
     assert spells("BP", ["blood", "test", "pressure"]) == []
     assert spells("US", ["under", "the"]) == []
+    # only a joining word may stand inside: "is more" breaks the run
+    assert spells("PE", ["pharmacy", "is", "more", "expensive"]) == []
+    assert spells("FDA", ["Food", "and", "Drug", "Administration"]) == [(0, 4)]
     # one word is not its own acronym, nor is a one-letter acronym anything
     assert spells("NHS", ["NHS"]) == [] and spells("A", ["Apple"]) == []
 
@@ -46,6 +49,10 @@ def test_aliases_go_both_ways_and_need_a_whole_run() -> None:
     got = aliases(spelled, tokens("BP 128/82 on 1 Nov."))
     assert {stem("blood"), stem("pressure")} <= got
     assert aliases(spelled, tokens("blood was taken")) == set()
+    # the question's words as written: terms the question keeps apart spell nothing
+    apart = question_terms("Which pharmacy is more expensive?", None)
+    assert aliases(apart, tokens("PE kit on Tuesdays."), apart.words) == set()
+    assert aliases(spelled, tokens("BP 128/82 on 1 Nov."), spelled.words) == got
     assert question_acronyms("Did the NHS app and my GP agree?") == {"nhs": "NHS", "gp": "GP"}
 
 

@@ -68,6 +68,15 @@ NOTES = {
         "Restores take about 25 minutes for the main database.\n\n"
         "## Rota\n\nElena: on holiday until Thursday.\n"
     ),
+    "home/local.md": (
+        "# Local shops\n\nThe corner shop is closed on Sundays and opens at 7:00 on weekdays.\n"
+        "The recycling centre on Mill Lane is open every day except Tuesday.\n"
+        "The pharmacy in the high street is cheaper than the one in the retail park.\n"
+    ),
+    "home/kids.md": (
+        "# Kids\n\n## Maya\n\nShe is older than most of her class by almost a year.\n"
+        "PE kit on Tuesdays and Thursdays.\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -116,6 +125,12 @@ def ask(kb: Any, question: str) -> Any:
         ("What is still on my to-do list?", "[ ] "),
         ("When is Elena back?", "on holiday until Thursday"),
         ("What did I do on 9 November?", "Dentist at 14:30"),  # "## 2026-11-09"
+        # a yes/no question answered by the opposite; a comparison turned round (and
+        # "pharmacy ... expensive" spells no "PE")
+        ("Is the corner shop open on Sundays?", "closed on Sundays"),
+        ("Is the recycling centre closed on Tuesday?", "open every day except Tuesday"),
+        ("Is Maya younger than her classmates?", "older than most of her class"),
+        ("Which pharmacy is more expensive?", "cheaper than the one in the retail park"),
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(

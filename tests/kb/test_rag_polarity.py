@@ -445,5 +445,43 @@ def test_comparatives_are_antonyms() -> None:
         Contradiction("richer", "poorer")
     ]
     assert contradictions("What must be made so that poorer members can take part?", growth) == []
-    flat = ["The new flat is larger than the old one."]
+    flat = ["The new flat is larger, with a garden."]
     assert contradictions("Which flat is smaller?", flat) == [Contradiction("smaller", "larger")]
+
+
+def test_a_comparison_answers_the_opposite_question_turned_round() -> None:
+    """ "A is younger than B" says who is older; not when the question compares too."""
+    sons = ["Ben is younger than Tom, who starts school in May."]
+    assert contradictions("Which son is older?", sons) == []
+    assert contradictions("Which laptop is faster?", ["The XPS is slower than the X1."]) == []
+    assert contradictions("Who is older than Tom?", sons) == [Contradiction("older", "younger")]
+    river = ["The river carries more water than any other."]
+    assert contradictions("Which river carries less water than any other?", river) == [
+        Contradiction("less", "more")
+    ]
+    # without *than* the antonym still contradicts
+    assert contradictions("Which son is older?", ["Ben is the younger son."]) == [
+        Contradiction("older", "younger")
+    ]
+
+
+def test_a_yes_no_question_is_answered_by_the_opposite() -> None:
+    """ "Is the shop open on Sundays?" over "closed on Sundays" answers *no*: no
+    contradiction, and the opposite holds the question's word for the evidence check."""
+    shop = ["The corner shop is closed on Sundays and opens at 7:00 on weekdays."]
+    assert contradictions("Is the corner shop open on Sundays?", shop) == []
+    assert contradictions("Is the recycling centre closed on Tuesday?", ["It is open daily."]) == []
+    assert contradictions("When is the recycling centre closed?", ["It is open daily."]) == [
+        Contradiction("closed", "open")
+    ]
+    maya = hit(1, "Maya is older than most of her class by almost a year.")
+    ps = [PassageSentences.of(1, maya)]
+    assert check("Is Maya younger than most of her class?", ps, None, 0.0).missing == []
+    assert "younger" in check("Who is younger than most of her class?", ps, None, 0.0).missing
+    # a comparison turned round answers a wh-question that compares nothing
+    pharmacy = hit(2, "The pharmacy in the high street is cheaper than the one in the park.")
+    ps = [PassageSentences.of(1, pharmacy)]
+    assert check("Which pharmacy is more expensive?", ps, None, 0.0).missing == []
+    bare = hit(3, "The pharmacy in the high street is cheaper.")
+    got = check("Which pharmacy is more expensive?", [PassageSentences.of(1, bare)], None, 0.0)
+    assert got.missing == ["expensive"]
