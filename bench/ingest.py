@@ -9,7 +9,8 @@
 3. Print chunks/s for each and the throughput ratio bare_time / kb_time (target >= 1.5
    with ONNX Runtime; about 0.9 with ``--runtime sentence-transformers``), and the
    time the same embedder takes for the chunks' sentence vectors alone, with the
-   ratio kb ingest would have without that encode. ``--quantize
+   ratio kb ingest would have without that encode, and the ratio against a bare
+   encode of the same work (the chunks and their sentences). ``--quantize
    int8`` ingests with the int8 model (:mod:`kb.backends.onnx_quantize`); the bare
    encode stays the float sentence-transformers model.
 4. ``--memory``: ingest corpora of 1x, 2x and 4x the size in fresh subprocesses and print
@@ -91,6 +92,13 @@ def throughput(corpus: Path, runtime: str, quantize: str = "none") -> None:
         t0 = time.perf_counter()
         bare.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
         bare_s = time.perf_counter() - t0
+        bare_sentences_s = 0.0
+        if sentence_s > 0:
+            t0 = time.perf_counter()
+            bare.encode(
+                sentences, batch_size=64, normalize_embeddings=True, show_progress_bar=False
+            )
+            bare_sentences_s = time.perf_counter() - t0
     n = len(texts)
     print(f"corpus: {corpus} ({report.count('added')} Markdown files, {n} chunks)")
     print(
@@ -111,6 +119,8 @@ def throughput(corpus: Path, runtime: str, quantize: str = "none") -> None:
             f"  without the sentence vectors' encode: {bare_s / rest:.2f}x "
             f"(kb ingest less {sentence_s:.1f} s: what they cost the ratio)"
         )
+        same = bare_s + bare_sentences_s
+        print(f"  the same work bare (chunks and sentences, {same:.1f} s): {same / kb_s:.2f}x")
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
