@@ -56,7 +56,8 @@ lead-in followed by a one-line fenced command is quoted with that command after 
 (:func:`command_after`), and a question the note asks with the sentence that answers
 it (:func:`answer_after`: "Does she need a production login? Security said not before
 the probation review."); a question the note leaves open is no candidate, unless every
-sentence is one.
+sentence is one. A sentence that starts by pointing back ("He had been replaced by
+Abercrombie ...") is quoted after the sentence it points to (:func:`lead_before`).
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
 """
@@ -107,6 +108,9 @@ class Candidate:
     #: sentence that answers a question the note asks (:func:`answer_after`), quoted
     #: after it; or ""
     follow: str = ""
+    #: the sentence a sentence that starts by referring back ("He", "This") refers to,
+    #: quoted before it (:func:`lead_before`); or ""
+    lead: str = ""
 
 
 #: a question about what is not done yet ("What is *still* on my to-do list?"): *still*
@@ -148,12 +152,13 @@ def rank_candidates(
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
-            if kind is not None and holds(kind, text, question):
+            lead = lead_before(p, j, text)
+            if kind is not None and holds(kind, f"{lead} {text}".strip(), question):
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS
             follow = command_after(p, j, text) or answer_after(p, j, text)
-            cands.append(Candidate(p.n, j, text, rel, follow))
+            cands.append(Candidate(p.n, j, text, rel, follow, lead))
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
     asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
     if asking and len(asking) < len(cands):
@@ -162,11 +167,11 @@ def rank_candidates(
         kept = [c for c in cands if negates(c.text) or says_denied(question, c.text) is None]
         cands = kept or cands
     cands.sort(key=lambda c: (-c.relevance, c.n, c.j))
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
     unique = []
     for c in cands:  # a sentence two passages hold (a chunk repeats the one before the cut)
-        if (c.text, c.follow) not in seen:  # a lead-in before another command is another
-            seen.add((c.text, c.follow))
+        if (c.lead, c.text, c.follow) not in seen:  # a lead-in before another command is another
+            seen.add((c.lead, c.text, c.follow))
             unique.append(c)
     return unique[:limit]
 
@@ -242,15 +247,48 @@ def answer_after(p: PassageSentences, j: int, text: str) -> str:
     return folded if len(text) + len(folded) <= MAX_QUOTE_CHARS else ""
 
 
+#: a sentence that starts by referring back to the one before it (:func:`lead_before`)
+_REFERS_BACK = re.compile(r"(?:It|Its|They|Their|He|His|She|Her|This|These|Those)\b")
+#: a blank line: the end of a paragraph
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def lead_before(p: PassageSentences, j: int, text: str) -> str:
+    """The sentence before sentence ``j`` of ``p`` (folded) when ``text`` starts by
+    referring back to it (*He, She, It, They, His, Her, Its, Their, This, These,
+    Those*) in the same paragraph; "" otherwise. "He had been replaced by Abercrombie
+    as commander in chief." says nothing of who without "Loudoun ... was ...": a quote
+    that starts with a pronoun is quoted with the sentence it points to, both
+    verbatim, each with its citation. Not across a blank line, nor from or to a list
+    item, a table row, a heading or a question, nor when the two are longer than
+    :data:`MAX_QUOTE_CHARS`."""
+    if j == 0 or _REFERS_BACK.match(text) is None:
+        return ""
+    here = p.sentence(j).strip()
+    before = p.sentence(j - 1).strip()
+    if _BLANK_LINE.search(p.hit.text, p.spans[j - 1][1], p.spans[j][0]) is not None:
+        return ""
+    for piece in (here, before):
+        if not piece or piece.startswith(("#", "|")) or starts_item(piece):
+            return ""
+    folded = " ".join(before.split())
+    if is_question(folded) or len(folded) + len(text) + 1 > MAX_QUOTE_CHARS:
+        return ""
+    return folded
+
+
 #: a line that labels itself an answer: "A: ...", "**A:** ...", "Answer: ..."
 _ANSWER_LABEL = re.compile(r"^(?:\*\*|__|[*_])?(?:A|Answer)[ \t]*[:.]", re.IGNORECASE)
 
 
-def quote_line(c: Candidate) -> str:
-    """What the model writes for candidate ``c``: the sentence, a space, its citation;
-    then what follows it (a lead-in's command, a question's answer), with the same
-    citation."""
+def quote_line(c: Candidate, *, lead: bool = True) -> str:
+    """What the model writes for candidate ``c``: the sentence it refers back to
+    (:func:`lead_before`; not with ``lead=False``), then the sentence, a space, its
+    citation; then what follows it (a lead-in's command, a question's answer), each
+    with the same citation."""
     line = f"{c.text} [#{c.n}]"
+    if c.lead and lead:
+        line = f"{c.lead} [#{c.n}] {line}"
     return f"{line} {c.follow} [#{c.n}]" if c.follow else line
 
 
@@ -272,7 +310,9 @@ def quote_grammar(cands: Sequence[Candidate], refusal_phrase: str, max_quotes: i
 
 def candidates_block(cands: Sequence[Candidate]) -> str:
     """The numbered candidate list shown in the prompt, one per line: ``1. sentence``."""
-    return "\n".join(f"{i}. {c.text} {c.follow}".rstrip() for i, c in enumerate(cands, 1))
+    return "\n".join(
+        " ".join(f"{i}. {c.lead} {c.text} {c.follow}".split()) for i, c in enumerate(cands, 1)
+    )
 
 
 class LabelExpander:
@@ -331,11 +371,13 @@ class LabelExpander:
             return ""
         c = self.cands[label - 1]
         chosen = [self.cands[k - 1] for k in self._chosen]
-        written = {t for d in chosen for t in (d.text, d.follow)}
+        written = {t for d in chosen for t in (d.lead, d.text, d.follow) if t}
         if c.text in written:  # a command already quoted after its lead-in
             return ""
         sep = " " if self._chosen else ""
         self._chosen.append(label)
+        lead = not (c.lead and c.lead in written)  # the sentence it refers to: once
         if c.follow and c.follow in written:
-            return sep + f"{c.text} [#{c.n}]"  # its lead-in after the command: once each
-        return sep + quote_line(c)
+            # its lead-in after the command: once each
+            return sep + quote_line(Candidate(c.n, c.j, c.text, c.relevance, "", c.lead), lead=lead)
+        return sep + quote_line(c, lead=lead)

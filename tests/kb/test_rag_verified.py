@@ -40,7 +40,7 @@ from kb.rag.lexical import (
     stem,
     unit_words,
 )
-from kb.rag.quote import quote_grammar, quote_line, rank_candidates
+from kb.rag.quote import candidates_block, quote_grammar, quote_line, rank_candidates
 from kb.rag.record import VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
@@ -1484,6 +1484,38 @@ def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
     e = LabelExpander(many)
     assert e.feed("3") == "Sentence 2. [#1]" and e.feed(" 1") == ""
     assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]
+
+
+def test_a_quote_that_refers_back_is_quoted_with_the_sentence_it_points_to() -> None:
+    """ "He had been replaced by Abercrombie as commander in chief." says nothing of who
+    without the sentence before it: both are quoted, each verbatim with its citation.
+    Not across a blank line, nor from a list item or a heading."""
+    from kb.rag.quote import lead_before
+
+    text = (
+        "Loudoun was a capable administrator but a cautious field commander. He had been "
+        "replaced by Abercrombie as commander in chief after the failures of 1757.\n\n"
+        "He left for England in March.\n- Pitt approved the plan.\n- This was new."
+    )
+    p = PassageSentences.of(1, hit(1, text))
+    texts = [" ".join(p.sentence(j).split()) for j in range(len(p.spans))]
+    assert lead_before(p, 1, texts[1]) == texts[0]
+    assert lead_before(p, 0, texts[0]) == ""  # no sentence before
+    assert lead_before(p, 2, texts[2]) == ""  # a blank line between
+    assert lead_before(p, len(texts) - 1, texts[-1]) == ""  # a list item
+    cands = rank_candidates("Who did Abercrombie replace as commander in chief?", [p], None, 9)
+    best = cands[0]
+    assert best.text.startswith("He had been replaced") and best.lead == texts[0]
+    assert quote_line(best) == f"{texts[0]} [#1] {best.text} [#1]"
+    assert candidates_block([best]) == f"1. {texts[0]} {best.text}"
+    # the sentence it points to, chosen too, is written once, in either order
+    from kb.rag.quote import Candidate, LabelExpander
+
+    lead = Candidate(1, 0, texts[0], 0.5)
+    e = LabelExpander([best, lead])
+    assert e.feed("1 2") + e.finish() == quote_line(best)
+    e = LabelExpander([best, lead])
+    assert e.feed("2 1") + e.finish() == f"{texts[0]} [#1] {best.text} [#1]"
 
 
 def test_a_command_chosen_after_its_lead_in_is_written_once() -> None:
