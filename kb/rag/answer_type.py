@@ -164,11 +164,15 @@ def expected_type(question: str) -> AnswerType | None:
 
 def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     """``sentence`` can hold an answer of ``kind`` (module docstring); True for
-    ``None`` (nothing expected). ``question``'s own words are no ``"name"`` answer."""
+    ``None`` (nothing expected). ``question``'s own words are no ``"name"`` answer, and
+    its own numbers no other: "How many parts does Stage *3* have?" is not answered by
+    "Stage 3 is the final stage", nor "How many of the *352* votes are needed?" by "In
+    total there are 352 votes"."""
     if kind is None:
         return True
     if kind == "name":
         return has_name(sentence, question)
+    sentence = _without_numbers_of(question, sentence)
     if kind == "money":
         return bool(_MONEY_SHAPE.search(sentence))
     if kind == "time":
@@ -178,6 +182,22 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
         return True
     words = TIME_WORDS if kind == "time" else QUANTITY_WORDS
     return any(w.lower() in words for w in _WORD.findall(sentence))
+
+
+#: a number as a question writes it: digits with their separators ("352", "1,435")
+_QUESTION_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
+
+
+def _without_numbers_of(question: str, sentence: str) -> str:
+    """``sentence`` with the numbers and number words ``question`` holds blanked out."""
+    numbers = {m.group() for m in _QUESTION_NUMBER.finditer(question)}
+    words = {w.lower() for w in _WORD.findall(question)} & QUANTITY_WORDS
+    for n in sorted(numbers, key=len, reverse=True):
+        sentence = re.sub(rf"(?<![\w.,]){re.escape(n)}(?![\w]|[.,]\d)", "_", sentence)
+    if words:
+        alt = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+        sentence = re.sub(rf"\b(?:{alt})\b", "_", sentence, flags=re.IGNORECASE)
+    return sentence
 
 
 def _item_number_end(sentence: str) -> int:

@@ -117,6 +117,25 @@ def _passages(text: str) -> list[PassageSentences]:
     return [PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=loc, score=1.0))]
 
 
+def test_the_questions_own_numbers_hold_no_answer() -> None:
+    """ "How many parts does Stage 3 have?" is not answered by "Stage 3 is the final
+    stage": a number (or number word) the question gives is no answer to it."""
+    q = "How many parts does the consideration of a bill in Stage 3 have?"
+    assert not holds("quantity", "Stage 3 is the final stage of the bill.", q)
+    assert holds("quantity", "It has two parts.", q)
+    votes = "How many votes out of the 352 total votes are needed for a majority?"
+    assert not holds("quantity", "In total there are 352 votes.", votes)
+    assert holds("quantity", "A qualified majority needs 260 votes.", votes)
+    assert not holds("time", "The fort fell in 1565.", "When did the fort fall, in 1565?")
+    # a number word of the question is blanked too, not a unit word after it
+    assert holds("quantity", "It takes three hours.", "How long do the three stages take?")
+    assert not holds(
+        "quantity", "The three stages are listed.", "How long do the three stages take?"
+    )
+    # another number of the same digits is kept ("13" is not "3")
+    assert holds("quantity", "Stage 13 has 4 parts.", q)
+
+
 def test_the_bonus_decides_between_sentences_that_match_alike() -> None:
     # both sentences hold "boiler" and "serviced"; without the bonus, passage order
     ps = _passages("The boiler was serviced by Hans. The boiler was serviced on 12 October.")
