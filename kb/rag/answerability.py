@@ -99,6 +99,7 @@ from kb.rag.lexical import (
     key_tokens,
     number_value,
     quantities,
+    stem,
     token_matches,
     tokens,
 )
@@ -116,6 +117,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import swaps
+from kb.rag.superlative import SUPERLATIVES, asked_extreme, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -217,6 +219,11 @@ LIGHT_VERBS = frozenset(
         "exist",
         "exists",
         "existed",
+        # a change of state names its result, which the passage says ("Which country's
+        # cars *became* sought after?" over "Japanese imports ... were sought after")
+        "become",
+        "becomes",
+        "became",
     ]
 )
 
@@ -310,6 +317,8 @@ class Terms(dict[str, tuple[str, float]]):
         #: the question compares ("What is older than Tom?"): a sentence's comparison
         #: turned round does not answer it
         self.compares = any(w.lower() == "than" for w in self.words)
+        #: the extreme a superlative question asks for ("Which laptop is *cheapest*?")
+        self.extreme = asked_extreme(question)
 
 
 def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
@@ -732,6 +741,8 @@ def found_terms(
     out = [s for s in terms if found(s, here)]
     if isinstance(terms, Terms):
         out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
+        if terms.extreme is not None:
+            out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
     unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
     if unable and any(_NOT.search(p.sentence(k)) for k in range(lo, hi)):
         out += unable
@@ -760,6 +771,31 @@ def opposites_said(
                 out.append(s)
                 break
     return out
+
+
+def measured_extreme(
+    terms: Terms, lacking: Sequence[str], p: PassageSentences, sentences: range
+) -> list[str]:
+    """The superlative of ``lacking`` (*cheapest*, *most expensive*'s *expensive*:
+    :func:`kb.rag.superlative.asked_extreme`) when one of ``sentences`` is a list item
+    or table row that holds a quantity of the kind it compares: "Which policy is
+    cheapest?" over "| Home contents | Aviva | £212 a year |", whose price says how
+    cheap it is (quote mode picks the row with the extreme value)."""
+    extreme = terms.extreme
+    if extreme is None:
+        return []
+    wanted = [s for s in lacking if terms[s][0].lower() in SUPERLATIVES or s in _PRICE_STEMS]
+    if not wanted:
+        return []
+    for k in sentences:
+        text = p.sentence(k)
+        if is_item(text) and measure(text, extreme) is not None:
+            return wanted
+    return []
+
+
+#: the price words *most* and *least* make a superlative of ("the most *expensive*")
+_PRICE_STEMS = frozenset(stem(w) for w in ("expensive", "costly", "pricey"))
 
 
 #: question words that a sentence with a plain negation of a verb (:data:`_NOT`) says

@@ -29,7 +29,10 @@ date or time, an amount of money, a number or quantity word), and as much again 
 the question is negated and the sentence negates too ("When should I *not* promote the
 replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`), or
 asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
-the passport", which negates). A
+the passport", which negates). The list item or table row with the extreme value a
+superlative question asks for ("Which laptop is cheapest?": the lowest price,
+:mod:`kb.rag.superlative`) gets :data:`EXTREME_BONUS`, and at least half of it above
+the best sentence of its passage. A
 sentence that says the very word a negated question denies, with no negation cue
 (:func:`kb.rag.polarity.says_denied`: "The team agreed that ..." for "What did the team
 *not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?"; not
@@ -81,6 +84,7 @@ from kb.rag.answerability import (
 from kb.rag.grammar import _case_insensitive, _literal
 from kb.rag.lexical import stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
+from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.sentence_spans import TABLE_RULE, is_question, starts_item
 
@@ -92,6 +96,12 @@ MAX_QUOTE_CHARS = 600
 #: other (147); the first two, for 4 more there (0.05: 1 more; 0.2: 3 more on the
 #: second half, 1 fewer on the first)
 TYPE_BONUS = 0.1
+#: added to the relevance of the list item or table row that holds the extreme value a
+#: superlative question asks for ("Which laptop is cheapest?": the lowest price,
+#: :mod:`kb.rag.superlative`), and it is put at least half as far above the passage's
+#: best sentence: the comparison of values decides where words cannot (the item that
+#: says *cheaper* matches the question's words best)
+EXTREME_BONUS = 0.2
 #: a Markdown bullet or block-quote marker at the start of a sentence
 _MARKER = re.compile(r"^(?:[-*+•>]\s+)+")
 
@@ -137,6 +147,7 @@ def rank_candidates(
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
+    passages_by_n = {p.n: p for p in passages}
     for p in passages:
         cos = (
             p.vectors @ qvec
@@ -159,6 +170,14 @@ def rank_candidates(
                 rel += TYPE_BONUS
             follow = command_after(p, j, text) or answer_after(p, j, text)
             cands.append(Candidate(p.n, j, text, rel, follow, lead))
+    # "Which laptop is cheapest?": the item of a list with the lowest price
+    for n in {c.n for c in cands}:
+        of_passage = [(i, passages_by_n[n].sentence(c.j)) for i, c in enumerate(cands) if c.n == n]
+        top = max(cands[i].relevance for i, _ in of_passage)
+        for i in extremes(question, of_passage):
+            c = cands[i]
+            rel = max(c.relevance + EXTREME_BONUS, top + EXTREME_BONUS / 2)
+            cands[i] = Candidate(c.n, c.j, c.text, rel, c.follow, c.lead)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
     asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
     if asking and len(asking) < len(cands):

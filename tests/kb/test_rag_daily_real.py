@@ -77,6 +77,11 @@ NOTES = {
         "# Kids\n\n## Maya\n\nShe is older than most of her class by almost a year.\n"
         "PE kit on Tuesdays and Thursdays.\n"
     ),
+    "home/laptops.md": (
+        "# Laptop shortlist for Maya\n\n- ThinkPad X1 Carbon: 1.12 kg, £1,349.\n"
+        "- Dell XPS 13: heavier at 1.24 kg, but cheaper than the ThinkPad at £1,099.\n"
+        "- MacBook Air M2: £999 on the education store.\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -131,6 +136,9 @@ def ask(kb: Any, question: str) -> Any:
         ("Is the recycling centre closed on Tuesday?", "open every day except Tuesday"),
         ("Is Maya younger than her classmates?", "older than most of her class"),
         ("Which pharmacy is more expensive?", "cheaper than the one in the retail park"),
+        # a superlative over a list: the item with the extreme value
+        ("Which laptop is cheapest?", "MacBook Air M2: £999"),
+        ("Which laptop is the most expensive?", "ThinkPad X1 Carbon"),
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(

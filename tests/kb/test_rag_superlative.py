@@ -1,0 +1,76 @@
+"""Superlative questions over a list (kb.rag.superlative) and how quote mode and the
+evidence check use them."""
+
+from __future__ import annotations
+
+from kb.rag.answerability import check
+from kb.rag.quote import rank_candidates
+from kb.rag.superlative import Extreme, asked_extreme, extremes, is_item, measure
+from kb.rag.verify import PassageSentences
+from tests.kb.test_rag_verified import hit
+
+LAPTOPS = (
+    "# Laptop shortlist\n\n"
+    "- ThinkPad X1 Carbon: 1.12 kg, £1,349.\n"
+    "- Dell XPS 13: heavier at 1.24 kg, but cheaper than the ThinkPad at £1,099.\n"
+    "- MacBook Air M2: £999 on the education store.\n"
+)
+
+
+def test_the_question_names_the_extreme_and_what_it_compares() -> None:
+    assert asked_extreme("Which laptop is cheapest?") == Extreme(frozenset({"money"}), -1)
+    assert asked_extreme("Which is the most expensive?") == Extreme(frozenset({"money"}), 1)
+    assert asked_extreme("Which one is least costly?") == Extreme(frozenset({"money"}), -1)
+    assert asked_extreme("Which run was the longest?") == Extreme(
+        frozenset({"distance", "time"}), 1
+    )
+    assert asked_extreme("Which policy has the highest premium?") == Extreme(None, 1)
+    # "most" alone is too common to compare anything; no superlative, nothing
+    assert asked_extreme("What is the most famous bridge?") is None
+    assert asked_extreme("Which laptop did we choose?") is None
+
+
+def test_items_are_compared_by_value_in_one_unit() -> None:
+    items = [(0, "- A: £1,349."), (1, "- B: £1,099."), (2, "- C: £999 on offer.")]
+    assert extremes("Which is cheapest?", items) == {2}
+    assert extremes("Which is the most expensive?", items) == {0}
+    assert measure("- C: £999 on offer.", Extreme(frozenset({"money"}), -1)) == (999.0, "£")
+    # ties give each tied item; one item, or none of the kind, gives nothing
+    tied = [(0, "- A: £5."), (1, "- B: £5."), (2, "- C: £7.")]
+    assert extremes("Which is cheapest?", tied) == {0, 1}
+    assert extremes("Which is cheapest?", items[:1]) == set()
+    assert extremes("Which is heaviest?", items) == set()
+    # units differ: "1.2 kg" and "900 grams" are not compared
+    mixed = [(0, "- A: 1.2 kg."), (1, "- B: 900 grams.")]
+    assert extremes("Which is lightest?", mixed) == set()
+    # only list items and table rows, not prose, nor a table's rule line
+    prose = [(0, "The tour costs £40."), (1, "The museum costs £12.")]
+    assert extremes("Which is cheapest?", prose) == set()
+    assert is_item("| Car | Admiral | £540 a year |") and not is_item("| --- | --- |")
+
+
+def test_quote_mode_offers_the_item_with_the_extreme_value_first() -> None:
+    """The XPS item says *cheaper* and matches the question's words best; the
+    MacBook's price is the lowest."""
+    ps = [PassageSentences.of(1, hit(1, LAPTOPS))]
+    assert rank_candidates("Which laptop is cheapest?", ps, None, 5)[0].text.startswith(
+        "MacBook Air M2"
+    )
+    most = rank_candidates("Which laptop is the most expensive?", ps, None, 5)
+    assert most[0].text.startswith("ThinkPad X1 Carbon")
+    assert rank_candidates("Which laptop is heaviest?", ps, None, 5)[0].text.startswith(
+        "Dell XPS 13"
+    )
+
+
+def test_a_measured_item_holds_the_superlative_for_the_evidence_check() -> None:
+    table = hit(
+        1,
+        "| Policy | Insurer | Premium |\n| --- | --- | --- |\n"
+        "| Home contents | Aviva | £212 a year |\n| Car | Admiral | £540 a year |",
+    )
+    ps = [PassageSentences.of(1, table)]
+    assert "cheapest" not in check("Which policy is cheapest?", ps, None, 0.0).missing
+    prose = hit(2, "The policy was renewed with Aviva in March.")
+    got = check("Which policy is cheapest?", [PassageSentences.of(1, prose)], None, 0.0)
+    assert "cheapest" in got.missing
