@@ -60,6 +60,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from kb.months import MONTH_NAMES
 from kb.rag.lexical import STOPWORDS
 from kb.sentence_spans import AUXILIARIES, ITEM_NUMBER
 
@@ -173,6 +174,8 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     if kind == "name":
         return has_name(sentence, question)
     sentence = _without_numbers_of(question, sentence)
+    if kind == "quantity" and _COUNT_OF_THINGS.search(question):
+        sentence = _DATE_PARTS.sub("_", sentence)  # a count of buildings is no year
     if kind == "money":
         return bool(_MONEY_SHAPE.search(sentence))
     if kind == "time":
@@ -184,6 +187,27 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
     return any(w.lower() in words for w in _WORD.findall(sentence))
 
 
+#: "how many" before a noun that is no unit of time: a count of things, which a year, a
+#: date or a clock time does not give ("How many buildings were razed by the fire?" is
+#: not answered by "On May 3, 1901, downtown Jacksonville was ravaged by a fire")
+_COUNT_OF_THINGS = re.compile(
+    r"\bhow\s+many\s+(?!(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?"
+    r"|centuries|century|times?)\b)[^\W\d_]",
+    re.IGNORECASE,
+)
+#: a month's name, whole or short, as a date writes it
+_MONTHS_RE = (
+    "(?:"
+    + "|".join(sorted({*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES), "sept"}, key=len, reverse=True))
+    + r")\.?"
+)
+#: a year, a date's parts and a clock time (:func:`holds` for a count of things)
+_DATE_PARTS = re.compile(
+    r"(?<![\w.,])(?:1\d{3}|2[01]\d{2})(?:s|'s)?(?![\w.,]\d|\w)"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b|\b\d{1,2}:\d{2}\b"
+    rf"|\b{_MONTHS_RE}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS_RE}",
+    re.IGNORECASE,
+)
 #: a number as a question writes it: digits with their separators ("352", "1,435")
 _QUESTION_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 

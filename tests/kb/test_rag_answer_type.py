@@ -134,6 +134,12 @@ def test_the_questions_own_numbers_hold_no_answer() -> None:
     )
     # another number of the same digits is kept ("13" is not "3")
     assert holds("quantity", "Stage 13 has 4 parts.", q)
+    # a count of things is no year, date or clock time; a count of years may be
+    fire = "How many buildings were razed by the fire?"
+    assert not holds("quantity", "On May 3, 1901, the city was ravaged by a fire.", fire)
+    assert not holds("quantity", "It burned from 12:30 on 3 May.", fire)
+    assert holds("quantity", "The fire destroyed over 2,000 buildings.", fire)
+    assert holds("quantity", "It lasted from 1947 to 1967.", "How many years did it last?")
 
 
 def test_the_bonus_decides_between_sentences_that_match_alike() -> None:
