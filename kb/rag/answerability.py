@@ -117,7 +117,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import swaps
-from kb.rag.superlative import SUPERLATIVES, asked_extreme, is_item, measure
+from kb.rag.superlative import COMPARATIVES, SUPERLATIVES, asked_extreme, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -784,7 +784,13 @@ def measured_extreme(
     extreme = terms.extreme
     if extreme is None:
         return []
-    wanted = [s for s in lacking if terms[s][0].lower() in SUPERLATIVES or s in _PRICE_STEMS]
+    wanted = [
+        s
+        for s in lacking
+        if terms[s][0].lower() in SUPERLATIVES
+        or terms[s][0].lower() in COMPARATIVES
+        or s in _PRICE_STEMS
+    ]
     if not wanted:
         return []
     for k in sentences:

@@ -32,7 +32,10 @@ sentences ranked by the question's idf-weighted coverage, ties broken by cosine
   alternative question ("Which is older, A or B?"), which the antonym answers ("B is
   younger than A"), nor when the sentence's antonym compares two things (*than*
   follows it: "Which son is older?" over "Ben is younger than Tom") and the question
-  compares nothing ("What is older than Tom?" is contradicted), nor for a yes/no
+  compares nothing ("What is older than Tom?" is contradicted), nor when the sentence
+  is a list item or table row with a value of the kind a superlative or comparative
+  question compares ("Which laptop is lighter?" over "- Dell XPS 13: heavier at 1.24
+  kg": the list's values answer it, :mod:`kb.rag.superlative`), nor for a yes/no
   question, which the antonym answers ("Is the shop open on Sundays?" over "The shop
   is closed on Sundays": no). The lexicon holds
   common English antonym pairs (direction, size, order, time, quantity, success),
@@ -72,6 +75,7 @@ from kb.rag.lexical import (
     token_matches,
     tokens,
 )
+from kb.rag.superlative import COMPARATIVES, SUPERLATIVES, asked_extreme, is_item, measure
 from kb.sentence_spans import AUXILIARIES, TASK_BOX
 
 T = TypeVar("T")
@@ -329,6 +333,10 @@ def contradictions(
     seen: set[str] = set()
     framed = {m.start(1) for m in _INTERVAL.finditer(question)}
     compared = any(t.lower() == "than" for t in tokens(question))
+    extreme = asked_extreme(question)
+    measured = (
+        extreme is not None and is_item(ranked[0]) and measure(ranked[0], extreme) is not None
+    )
     for m in token_matches(question):
         t = m.group()
         s = DIRECTION_FORMS.get(t.lower()) or stem(t)
@@ -340,6 +348,8 @@ def contradictions(
         said = sorted(ANTONYMS[s] & best)
         if said and not compared and compares(ranked[0], said[0]):
             continue  # "A is heavier than B" says which is lighter
+        if said and measured and t.lower() in (SUPERLATIVES.keys() | COMPARATIVES.keys()):
+            continue  # "- XPS: heavier at 1.24 kg": a list's values say which is lighter
         if said:
             out.append(Contradiction(t, bounded.get(said[0]) or _written(ranked[0], said[0])))
     return out

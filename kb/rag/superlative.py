@@ -12,7 +12,9 @@ this module does, for the quote candidates that are items of one list or rows of
 table.
 
 The question names the extreme (:data:`SUPERLATIVES`): a superlative word (*cheapest*,
-*heaviest*, *longest* ...) or *most*/*least* before *expensive* or *costly*, with the
+*heaviest*, *longest* ...), or a comparative asked between the items ("Which laptop is
+*lighter*?", :data:`COMPARATIVES`), or *most*/*least* (*more*/*less*) before
+*expensive* or *costly*, with the
 kind of quantity it compares (:func:`kb.rag.lexical.quantities`' kinds: *cheapest*
 compares money, *lightest* weight, *coldest* temperature, *longest* a distance or a
 time) and whether the largest or the smallest value wins. *highest*, *lowest*,
@@ -54,7 +56,24 @@ SUPERLATIVES: dict[str, tuple[frozenset[str] | None, int]] = {
     **{w: (None, 1) for w in ("highest", "largest", "biggest")},
     **{w: (None, -1) for w in ("lowest", "smallest")},
 }
-#: *most* / *least* before these compare money ("the most expensive", "least costly")
+#: comparatives a question asks between a list's items with ("Which laptop is
+#: *lighter*?" over two or three of them): read as the superlative
+COMPARATIVES: dict[str, tuple[frozenset[str] | None, int]] = {
+    "cheaper": (frozenset({"money"}), -1),
+    **{w: (frozenset({"money"}), 1) for w in ("dearer", "pricier", "costlier")},
+    "lighter": (frozenset({"weight"}), -1),
+    "heavier": (frozenset({"weight"}), 1),
+    **{w: (frozenset({"temperature"}), 1) for w in ("hotter", "warmer")},
+    **{w: (frozenset({"temperature"}), -1) for w in ("colder", "cooler")},
+    "longer": (frozenset({"distance", "time"}), 1),
+    "shorter": (frozenset({"distance", "time"}), -1),
+    **{w: (frozenset({"distance"}), -1) for w in ("nearer", "closer")},
+    "farther": (frozenset({"distance"}), 1),
+    **{w: (None, 1) for w in ("higher", "larger", "bigger")},
+    **{w: (None, -1) for w in ("lower", "smaller")},
+}
+#: *most* / *least* (*more* / *less*) before these compare money ("the most expensive",
+#: "less costly")
 _PRICE_WORDS = frozenset(["expensive", "costly", "pricey"])
 
 
@@ -71,12 +90,15 @@ def asked_extreme(question: str) -> Extreme | None:
     """The extreme ``question`` asks for (module docstring), or ``None``."""
     words = [w.lower() for w in tokens(question)]
     for i, w in enumerate(words):
-        if w in ("most", "least") and i + 1 < len(words) and words[i + 1] in _PRICE_WORDS:
-            return Extreme(frozenset({"money"}), 1 if w == "most" else -1)
-        if w in SUPERLATIVES:
-            kinds, direction = SUPERLATIVES[w]
+        if w in _MOST_LEAST and i + 1 < len(words) and words[i + 1] in _PRICE_WORDS:
+            return Extreme(frozenset({"money"}), _MOST_LEAST[w])
+        if w in SUPERLATIVES or w in COMPARATIVES:
+            kinds, direction = SUPERLATIVES.get(w) or COMPARATIVES[w]
             return Extreme(kinds, direction)
     return None
+
+
+_MOST_LEAST = {"most": 1, "more": 1, "least": -1, "less": -1}
 
 
 def is_item(sentence: str) -> bool:

@@ -25,6 +25,9 @@ def test_the_question_names_the_extreme_and_what_it_compares() -> None:
         frozenset({"distance", "time"}), 1
     )
     assert asked_extreme("Which policy has the highest premium?") == Extreme(None, 1)
+    # a comparative asked between the items reads as the superlative
+    assert asked_extreme("Which laptop is lighter?") == Extreme(frozenset({"weight"}), -1)
+    assert asked_extreme("Which is less expensive?") == Extreme(frozenset({"money"}), -1)
     # "most" alone is too common to compare anything; no superlative, nothing
     assert asked_extreme("What is the most famous bridge?") is None
     assert asked_extreme("Which laptop did we choose?") is None
@@ -74,3 +77,19 @@ def test_a_measured_item_holds_the_superlative_for_the_evidence_check() -> None:
     prose = hit(2, "The policy was renewed with Aviva in March.")
     got = check("Which policy is cheapest?", [PassageSentences.of(1, prose)], None, 0.0)
     assert "cheapest" in got.missing
+
+
+def test_a_list_item_with_a_value_is_no_contradiction_of_a_comparative() -> None:
+    """ "Which laptop is lighter?" over "- Dell XPS 13: heavier at 1.24 kg": the list's
+    values answer it; prose that says the opposite still contradicts."""
+    from kb.rag.polarity import Contradiction, contradictions
+
+    item = ["- Dell XPS 13: heavier at 1.24 kg, but cheaper at £1,099."]
+    assert contradictions("Which laptop is lighter?", item) == []
+    prose = ["The Dell XPS 13 is the heavier one."]
+    assert contradictions("Which laptop is lighter?", prose) == [
+        Contradiction("lighter", "heavier")
+    ]
+    ps = [PassageSentences.of(1, hit(1, LAPTOPS))]
+    top = rank_candidates("Which laptop is lighter?", ps, None, 5)[0]
+    assert top.text.startswith("ThinkPad X1 Carbon")
