@@ -224,6 +224,12 @@ LIGHT_VERBS = frozenset(
         "become",
         "becomes",
         "became",
+        # where a thing is kept or how long it keeps, which a note says by a place or a
+        # time ("Where do I keep the spare key?" over "Spare key: kitchen drawer", "How
+        # long does the chili keep?" over "It freezes well for up to three months")
+        "keep",
+        "keeps",
+        "kept",
     ]
 )
 

@@ -104,15 +104,17 @@ class AnswerRecord:
 
     def evidence_by_n(self) -> dict[int, Any]:
         """Per cited passage number, the best evidence of a *supported* sentence (the
-        quote Sources shows under that source). A passage that only unsupported
-        sentences cite has none: their closest sentence is not evidence, and showing
-        it under Sources would read as if it were."""
+        quote Sources shows under that source); of equal scores, the later sentence's:
+        a quote written after the sentence it points back to, a command after its
+        lead-in and an answer after the note's question are what answers. A passage
+        that only unsupported sentences cite has none: their closest sentence is not
+        evidence, and showing it under Sources would read as if it were."""
         best: dict[int, Any] = {}
         for v in self.sentences:
             e = v.evidence
             if v.verdict != "supported" or e is None:
                 continue
-            if e.n not in best or e.score > best[e.n].score:
+            if e.n not in best or e.score >= best[e.n].score:
                 best[e.n] = e
         return best
 

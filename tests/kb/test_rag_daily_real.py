@@ -159,6 +159,8 @@ def test_a_negated_question_is_answered_by_the_exclusion_not_the_cover(kb: Any) 
     assert out.text.endswith(
         "It excludes the baskets, the cutlery tray and any damage from limescale. [#1]"
     )
+    # Sources shows the quote that answers, not the sentence it points back to
+    assert out.evidence_by_n()[1].quote.startswith("It excludes the baskets")
 
 
 @pytest.mark.slow

@@ -486,6 +486,10 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     nightly = hit(3, "Restic backs up /srv every night at 02:30.")
     got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # how long a thing keeps is said by a time: "keep" is a light verb
+    chili = hit(5, "Simmer the chili for 90 minutes. It freezes well for up to three months.")
+    got = check("How long does the chili keep frozen?", [PassageSentences.of(1, chili)], None, 0.0)
+    assert "keep" not in got.missing
     # existence is said by "are", "there is", "in": "exist" is a light verb
     wolves = hit(4, "Grey wolves live in the Białowieża Forest and the Carpathians.")
     got = check("Where do grey wolves exist?", [PassageSentences.of(1, wolves)], None, 0.0)
