@@ -113,6 +113,8 @@ from kb.rag.polarity import (
     contradictions,
     cosines_of,
     denied,
+    heading_negates,
+    negation_asked,
     rank_sentences,
     yes_no,
 )
@@ -325,6 +327,8 @@ class Terms(dict[str, tuple[str, float]]):
         self.compares = any(w.lower() == "than" for w in self.words)
         #: the extreme a superlative question asks for ("Which laptop is *cheapest*?")
         self.extreme = asked_extreme(question)
+        #: the question asks what is not so ("What was *not* decided?"; not a yes/no one)
+        self.negated = negation_asked(question) is not None
 
 
 def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
@@ -530,6 +534,15 @@ def check(
     ranked = ranked_sentences(terms, passages, matches, qvec)
     best_sentences = [p.sentence(j) for p, j in ranked]
     headings = [section_heading(p.hit) for p, _ in ranked[:NEGATION_SENTENCES]]
+    if section and terms.negated:
+        # a named section whose heading negates holds the cue: "What was not decided?"
+        # over "## Not decided" (its sentences need not say *not*)
+        named = [
+            section_heading(ps.hit)
+            for ps in passages
+            if names_section(terms, ps.hit, ps.heading_stems)
+        ]
+        headings = [h for h in named if heading_negates(h)][:1] + headings
     result.contradictions = contradictions(question, best_sentences, headings)
     if ranked:
         best, j = ranked[0]
@@ -872,7 +885,10 @@ def names_section(
     4") name nothing a question asks. A journal's date heading names its day by the
     month it is in ("What did I do on 16 November?" over "## 2026-11-16":
     :func:`kb.rag.lexical.date_words`), and so does a daily note without a heading by
-    its file's name (``2026-11-09.md``: :func:`_file_title`)."""
+    its file's name (``2026-11-09.md``: :func:`_file_title`). A heading that negates
+    (:func:`kb.rag.polarity.heading_negates`: "## Not decided") names its section only
+    for a negated question ("What was not decided?"), and one that does not, only for
+    a question that is not ("What was decided?" is not answered by "Not decided")."""
     path = hit.locator.heading_path or _file_title(hit)
     asked = asked_terms(terms)
     if not path or not asked:
@@ -880,6 +896,8 @@ def names_section(
     last = content_stems(path[-1], joined=True) | date_words(path[-1])  # "## 2026-11-16"
     if not any(found(s, last) for s in asked if not s[:1].isdigit()):
         return False  # "Part 3" names no section for "What is 3?"
+    if isinstance(terms, Terms) and heading_negates(path[-1]) != terms.negated:
+        return False  # "## Not decided" is no answer to "What was decided?", nor the reverse
     held = heading if heading is not None else heading_stems_of(hit)
     return all(found(s, held) for s in asked)
 

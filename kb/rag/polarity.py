@@ -318,7 +318,7 @@ def contradictions(
     neg = negation_asked(question)
     if neg is not None and not (
         any(negates(s) for s in ranked[:NEGATION_SENTENCES])
-        or any(_HEADING_NEGATION.search(h) for h in headings[:NEGATION_SENTENCES])
+        or any(heading_negates(h) for h in headings[:NEGATION_SENTENCES])
         or open_tasks_answer(ranked)
     ):
         out.append(Contradiction(neg))
@@ -381,6 +381,12 @@ def _written(sentence: str, word_stem: str) -> str:
 
 #: a section heading's negation (:func:`contradictions`): *not*, *never*, *n't*
 _HEADING_NEGATION = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
+
+
+def heading_negates(heading: str) -> bool:
+    """A section heading says *not*, *never* or *n't* ("## Not decided", "## Why it
+    wasn't caught"): its section is about what is not so."""
+    return _HEADING_NEGATION.search(heading) is not None
 
 
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",

@@ -82,6 +82,11 @@ NOTES = {
         "- Dell XPS 13: heavier at 1.24 kg, but cheaper than the ThinkPad at £1,099.\n"
         "- MacBook Air M2: £999 on the education store.\n"
     ),
+    "work/budget.md": (
+        "# Budget meeting, 3 November\n\nAttendees: Priya, Tom, Elena.\n\n## Decisions\n"
+        "- Marketing budget for Q1 is cut by 15%.\n- The new CRM is postponed to Q3.\n\n"
+        "## Not decided\n- Whether the offsite goes ahead in Porto.\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -208,3 +213,15 @@ def test_a_day_the_journal_has_no_entry_for_is_refused(kb: Any) -> None:
     """ "## 2026-11-09" names 9 November; no heading names the 20th."""
     out = ask(kb, "What did I do on 20 November?")
     assert out.refused, out.text
+
+
+@pytest.mark.slow
+def test_a_section_headed_not_answers_only_the_negated_question(kb: Any) -> None:
+    """ "## Not decided" names *decided*, but what it lists was not decided."""
+    out = ask(kb, "What was decided at the budget meeting?")
+    assert not out.refused, out.refusal_reason
+    assert "Marketing budget for Q1" in out.text and "offsite" not in out.text, out.text
+    out = ask(kb, "What was not decided at the budget meeting?")
+    assert not out.refused, out.refusal_reason
+    assert "Whether the offsite goes ahead in Porto" in out.text, out.text
+    assert "Marketing budget" not in out.text, out.text
