@@ -18,8 +18,9 @@ The question names the extreme (:data:`SUPERLATIVES`): a superlative word (*chea
 kind of quantity it compares (:func:`kb.rag.lexical.quantities`' kinds: *cheapest*
 compares money, *lightest* weight, *coldest* temperature, *longest* a distance or a
 time) and whether the largest or the smallest value wins. *highest*, *lowest*,
-*largest*, *biggest* and *smallest* compare whatever quantity with a unit the items
-hold (bare numbers, often years or counts of something else, are not compared); *most*
+*largest*, *biggest* and *smallest* compare whatever quantity with a unit, or score
+out of a total ("4/5"), the items hold (bare numbers, often years or counts of
+something else, are not compared); *most*
 and *least* alone are too common ("the most famous") to read as a comparison.
 
 Among the items of one passage (list items or table rows, :func:`is_item`), those that
@@ -110,10 +111,18 @@ def is_item(sentence: str) -> bool:
 _DIGITS = re.compile(r"[\d.,]+")
 
 
+#: a rating or score out of a total: "4/5", "8.5 / 10" (not a date, "12/03/2026")
+_SCORE = re.compile(r"(?<![\d/.])(\d+(?:\.\d+)?)\s*/\s*(\d+)(?![\d/])")
+
+
 def measure(sentence: str, extreme: Extreme) -> tuple[float, str] | None:
     """The first quantity of ``sentence`` of the compared kind, as (value, unit): the
     unit is the quantity as written without its digits ("£", "kg"). ``None`` when it
-    holds none; for any kind (``extreme.kinds`` is ``None``), a number with a unit."""
+    holds none; for any kind (``extreme.kinds`` is ``None``), a number with a unit, or
+    else a score out of a total ("4/5": 4 in unit "/5"; "Which book did I rate
+    highest?")."""
+    if extreme.kinds is None and (score := _SCORE.search(sentence)) is not None:
+        return float(score.group(1)), "/" + score.group(2)
     for value, kinds, written in quantities(sentence):
         if extreme.kinds is None and not kinds:
             continue

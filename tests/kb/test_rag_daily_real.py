@@ -87,6 +87,12 @@ NOTES = {
         "- Marketing budget for Q1 is cut by 15%.\n- The new CRM is postponed to Q3.\n\n"
         "## Not decided\n- Whether the offsite goes ahead in Porto.\n"
     ),
+    "reading.md": (
+        "# Reading list 2026\n\n| Title | Author | Status | Rating |\n| --- | --- | --- | --- |\n"
+        "| The Overstory | Richard Powers | finished | 5/5 |\n"
+        "| Middlemarch | George Eliot | reading | |\n"
+        "| The Dawn of Everything | Graeber and Wengrow | abandoned | 2/5 |\n"
+    ),
     "home/boiler.md": (
         "# Boiler\n\nWorcester Bosch Greenstar 30i, installed March 2019 by HeatRight Ltd.\n"
         "Annual service is due every September; the last one cost £95.\n"
@@ -145,6 +151,7 @@ def ask(kb: Any, question: str) -> Any:
         ("Which laptop is cheapest?", "MacBook Air M2: £999"),
         ("Which laptop is the most expensive?", "ThinkPad X1 Carbon"),
         ("Which laptop is lighter?", "ThinkPad X1 Carbon"),  # "heavier at 1.24 kg"
+        ("Which title has the lowest rating?", "The Dawn of Everything"),  # "2/5"
     ],
 )
 def test_an_everyday_question_is_answered_from_the_sentence_that_says_it(

@@ -50,6 +50,17 @@ def test_items_are_compared_by_value_in_one_unit() -> None:
     prose = [(0, "The tour costs £40."), (1, "The museum costs £12.")]
     assert extremes("Which is cheapest?", prose) == set()
     assert is_item("| Car | Admiral | £540 a year |") and not is_item("| --- | --- |")
+    # a score out of a total compares for "highest"/"lowest", not a date; an empty
+    # cell is no score
+    books = [
+        (0, "| The Overstory | finished | 5/5 |"),
+        (1, "| Middlemarch | reading | |"),
+        (2, "| The Dawn of Everything | abandoned | 2/5 |"),
+    ]
+    assert extremes("Which title has the highest rating?", books) == {0}
+    assert extremes("Which title has the lowest rating?", books) == {2}
+    assert measure("| Dentist | 12/03/2026 |", Extreme(None, 1)) is None
+    assert extremes("Which is cheapest?", books) == set()  # a score is no price
 
 
 def test_quote_mode_offers_the_item_with_the_extreme_value_first() -> None:
