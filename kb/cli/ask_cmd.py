@@ -239,21 +239,24 @@ def _render_text(stream: AnswerStream, settings: Settings) -> int:
     from kb.rag import TokenEvent
 
     out = sys.stdout
+    last = ""  # the last text streamed: what the next line must not be glued to
     try:
         for event in stream:
-            if isinstance(event, TokenEvent):
+            if isinstance(event, TokenEvent) and event.text:
                 out.write(event.text)
                 out.flush()
+                last = event.text
     except KeyboardInterrupt:
         stream.cancel()
-        record = stream.result()
-        if record.text and not record.text.endswith("\n"):
+        stream.result()
+        if last and not last.endswith("\n"):
             out.write("\n")
         out.flush()
         err("interrupted")
         return EXIT_INTERRUPTED
     record = stream.result()
-    if record.text and not record.text.endswith("\n"):
+    # a sentence cut by --max-tokens was streamed, then dropped from the answer
+    if last and not last.endswith("\n"):
         out.write("\n")
     _summary(record, settings)
     if record.error:

@@ -296,3 +296,16 @@ def _fake_model(
     fake = _SlowFake(pieces, interrupt_at)
     monkeypatch.setattr(g, "make_generator", lambda *a, **k: fake)
     return fake
+
+
+def test_a_truncation_note_starts_its_own_line_when_the_cut_sentence_was_streamed(
+    demo_kb: Path, shared_embedder: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unfinished sentence streams before the cut is known; it is dropped from the
+    answer, and the note that says so must not be glued to it ("… is: 2note: …")."""
+    _fake_model(monkeypatch, ["The", " answer", " is", ":", " 2", "4", " hours"])
+    args = ["ask", "How long is the cold proof?", "--kb", str(demo_kb), "--answer-mode"]
+    args += ["generate", "--min-answerable", "0", "--max-tokens", "5"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "\nnote: the answer reached --max-tokens 5" in r.stdout, r.stdout
