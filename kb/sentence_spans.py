@@ -353,7 +353,7 @@ def read_row(header: Sequence[str], row: str) -> str:
     return "; ".join(parts) if parts else row
 
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def table_rows(
@@ -370,7 +370,7 @@ def table_rows(
     prev: str | None = None  # the line before, while it may head a table
     prev_end = 0
     for a, b in spans:
-        if _BLANK_LINE.search(text, prev_end, a):
+        if BLANK_LINE.search(text, prev_end, a):
             header, prev = None, None
         prev_end = b
         lines = text[a:b].split("\n")

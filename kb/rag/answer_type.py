@@ -60,8 +60,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from kb.months import MONTH_NAMES
-from kb.rag.lexical import STOPWORDS
+from kb.rag.lexical import DAY_DATE, STOPWORDS
 from kb.sentence_spans import AUXILIARIES, ITEM_NUMBER
 
 AnswerType = Literal["time", "money", "quantity", "name"]
@@ -195,17 +194,10 @@ _COUNT_OF_THINGS = re.compile(
     r"|centuries|century|times?)\b)[^\W\d_]",
     re.IGNORECASE,
 )
-#: a month's name, whole or short, as a date writes it
-_MONTHS_RE = (
-    "(?:"
-    + "|".join(sorted({*MONTH_NAMES, *(m[:3] for m in MONTH_NAMES), "sept"}, key=len, reverse=True))
-    + r")\.?"
-)
 #: a year, a date's parts and a clock time (:func:`holds` for a count of things)
 _DATE_PARTS = re.compile(
     r"(?<![\w.,])(?:1\d{3}|2[01]\d{2})(?:s|'s)?(?![\w.,]\d|\w)"
-    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b|\b\d{1,2}:\d{2}\b"
-    rf"|\b{_MONTHS_RE}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS_RE}",
+    r"|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b|\b\d{1,2}:\d{2}\b|" + DAY_DATE,
     re.IGNORECASE,
 )
 #: a number as a question writes it: digits with their separators ("352", "1,435")

@@ -99,7 +99,6 @@ from kb.rag.lexical import (
     key_tokens,
     number_value,
     quantities,
-    stem,
     token_matches,
     tokens,
 )
@@ -109,6 +108,7 @@ from kb.rag.polarity import (
     NEGATION_SENTENCES,
     Contradiction,
     affirmed,
+    asks_comparison,
     compares,
     contradictions,
     cosines_of,
@@ -119,7 +119,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import swaps
-from kb.rag.superlative import COMPARATIVES, SUPERLATIVES, asked_extreme, is_item, measure
+from kb.rag.superlative import asked_extreme, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -324,7 +324,7 @@ class Terms(dict[str, tuple[str, float]]):
         self.yes_no = yes_no(question)
         #: the question compares ("What is older than Tom?"): a sentence's comparison
         #: turned round does not answer it
-        self.compares = any(w.lower() == "than" for w in self.words)
+        self.compares = asks_comparison(question)
         #: the extreme a superlative question asks for ("Which laptop is *cheapest*?")
         self.extreme = asked_extreme(question)
         #: the question asks what is not so ("What was *not* decided?"; not a yes/no one)
@@ -516,7 +516,10 @@ def check(
         model = DEFAULT_MODEL if cos is not None else LEXICAL_MODEL
     p = model.score(cov, cos, chunk)
     every = holds_every_term(terms, passages, matches)
-    section = any(names_section(terms, ps.hit, ps.heading_stems) for ps in passages)
+    named = [
+        section_heading(ps.hit) for ps in passages if names_section(terms, ps.hit, ps.heading_stems)
+    ]
+    section = bool(named)
     if every or section:
         p = max(p, EVERY_TERM_FLOOR)
     result = Answerability(
@@ -534,15 +537,9 @@ def check(
     ranked = ranked_sentences(terms, passages, matches, qvec)
     best_sentences = [p.sentence(j) for p, j in ranked]
     headings = [section_heading(p.hit) for p, _ in ranked[:NEGATION_SENTENCES]]
-    if section and terms.negated:
-        # a named section whose heading negates holds the cue: "What was not decided?"
-        # over "## Not decided" (its sentences need not say *not*)
-        named = [
-            section_heading(ps.hit)
-            for ps in passages
-            if names_section(terms, ps.hit, ps.heading_stems)
-        ]
-        headings = [h for h in named if heading_negates(h)][:1] + headings
+    # a named section whose heading negates holds the cue: "What was not decided?" over
+    # "## Not decided" (its sentences need not say *not*)
+    headings = [h for h in named if heading_negates(h)][:1] + headings
     result.contradictions = contradictions(question, best_sentences, headings)
     if ranked:
         best, j = ranked[0]
@@ -564,9 +561,7 @@ def check(
 Matches = list[list[frozenset[str]]]
 
 
-def sentence_matches(
-    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences]
-) -> Matches:
+def sentence_matches(terms: Terms, passages: Sequence[PassageSentences]) -> Matches:
     """:func:`found_terms` of every sentence of every passage, computed once for
     :func:`coverage` and :func:`ranked_sentences`."""
     return [[frozenset(found_terms(terms, p, j)) for j in range(len(p.stems))] for p in passages]
@@ -626,7 +621,7 @@ PAIR_PENALTY = 0.2
 
 
 def coverage(
-    terms: dict[str, tuple[str, float]],
+    terms: Terms,
     passages: Sequence[PassageSentences],
     matches: Matches | None = None,
 ) -> tuple[float, list[str]]:
@@ -679,9 +674,7 @@ def coverage(
 EVERY_TERM_FLOOR = 0.5
 
 
-def holds_every_term(
-    terms: dict[str, tuple[str, float]], passages: Sequence[PassageSentences], matches: Matches
-) -> bool:
+def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches: Matches) -> bool:
     """True when one passage sentence (its words, what its quantities and values say,
     and its chunk's headings and file name: :func:`found_terms`, as ``matches`` holds
     them, :func:`sentence_matches`) holds every question
@@ -736,7 +729,7 @@ def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int)
 
 
 def found_terms(
-    terms: dict[str, tuple[str, float]],
+    terms: Terms,
     p: PassageSentences,
     j: int,
     *,
@@ -755,13 +748,10 @@ def found_terms(
     for k in range(lo, hi):
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
-            qwords = terms.words if isinstance(terms, Terms) else None
-            here = here | aliases(terms, p.words(k), qwords)
+            here = here | aliases(terms, p.words(k), terms.words)
     out = [s for s in terms if found(s, here)]
-    if isinstance(terms, Terms):
-        out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
-        if terms.extreme is not None:
-            out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
+    out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
+    out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
     unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
     if unable and any(_NOT.search(p.sentence(k)) for k in range(lo, hi)):
         out += unable
@@ -795,32 +785,21 @@ def opposites_said(
 def measured_extreme(
     terms: Terms, lacking: Sequence[str], p: PassageSentences, sentences: range
 ) -> list[str]:
-    """The superlative of ``lacking`` (*cheapest*, *most expensive*'s *expensive*:
-    :func:`kb.rag.superlative.asked_extreme`) when one of ``sentences`` is a list item
-    or table row that holds a quantity of the kind it compares: "Which policy is
-    cheapest?" over "| Home contents | Aviva | £212 a year |", whose price says how
-    cheap it is (quote mode picks the row with the extreme value)."""
+    """The word of ``lacking`` that asks the question's extreme (*cheapest*, *most
+    expensive*'s *expensive*: :func:`kb.rag.superlative.asked_extreme`) when one of
+    ``sentences`` is a list item or table row that holds a quantity of the kind it
+    compares: "Which policy is cheapest?" over "| Home contents | Aviva | £212 a year
+    |", whose price says how cheap it is (quote mode picks the row with the extreme
+    value)."""
     extreme = terms.extreme
-    if extreme is None:
-        return []
-    wanted = [
-        s
-        for s in lacking
-        if terms[s][0].lower() in SUPERLATIVES
-        or terms[s][0].lower() in COMPARATIVES
-        or s in _PRICE_STEMS
-    ]
-    if not wanted:
+    wanted = [s for s in lacking if extreme is not None and terms[s][0].lower() == extreme.word]
+    if extreme is None or not wanted:
         return []
     for k in sentences:
         text = p.sentence(k)
         if is_item(text) and measure(text, extreme) is not None:
             return wanted
     return []
-
-
-#: the price words *most* and *least* make a superlative of ("the most *expensive*")
-_PRICE_STEMS = frozenset(stem(w) for w in ("expensive", "costly", "pricey"))
 
 
 #: question words that a sentence with a plain negation of a verb (:data:`_NOT`) says
@@ -870,9 +849,7 @@ def chunk_cosine(passages: Sequence[PassageSentences]) -> float | None:
     return max(got) if got else None
 
 
-def names_section(
-    terms: dict[str, tuple[str, float]], hit: Hit, heading: AbstractSet[str] | None = None
-) -> bool:
+def names_section(terms: Terms, hit: Hit, heading: AbstractSet[str] | None = None) -> bool:
     """``hit``'s own section heading names what the question asks about: the question
     has content terms (light verbs aside), the last heading of the hit's path holds one
     of them at least, a word (not a number: squad-dev's "Part 3" names nothing for
@@ -896,7 +873,7 @@ def names_section(
     last = content_stems(path[-1], joined=True) | date_words(path[-1])  # "## 2026-11-16"
     if not any(found(s, last) for s in asked if not s[:1].isdigit()):
         return False  # "Part 3" names no section for "What is 3?"
-    if isinstance(terms, Terms) and heading_negates(path[-1]) != terms.negated:
+    if heading_negates(path[-1]) != terms.negated:
         return False  # "## Not decided" is no answer to "What was decided?", nor the reverse
     held = heading if heading is not None else heading_stems_of(hit)
     return all(found(s, held) for s in asked)

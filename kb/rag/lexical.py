@@ -486,6 +486,10 @@ _MONTH_NAME = (
 )
 #: a month's name in any case
 _MONTH = rf"(?i:{_MONTH_NAME})"
+#: a date as a pattern: ISO, or a day with its month's name ("3 May", "May 3", "3rd May")
+DAY_DATE = (
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b"
+)
 
 #: what a number with a unit answers: "30 °C" answers a question about a *temperature*,
 #: "375 g" one about *grams* or *weight* (stems of the words a question would use)
@@ -585,7 +589,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     (
         re.compile(
-            rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b",
+            DAY_DATE,
             re.IGNORECASE,
         ),
         frozenset(["date", "day"]),

@@ -75,7 +75,7 @@ from kb.rag.lexical import (
     token_matches,
     tokens,
 )
-from kb.rag.superlative import COMPARATIVES, SUPERLATIVES, asked_extreme, is_item, measure
+from kb.rag.superlative import asked_extreme, is_item, measure
 from kb.sentence_spans import AUXILIARIES, TASK_BOX
 
 T = TypeVar("T")
@@ -332,7 +332,7 @@ def contradictions(
     best |= set(bounded)
     seen: set[str] = set()
     framed = {m.start(1) for m in _INTERVAL.finditer(question)}
-    compared = any(t.lower() == "than" for t in tokens(question))
+    compared = asks_comparison(question)
     extreme = asked_extreme(question)
     measured = (
         extreme is not None and is_item(ranked[0]) and measure(ranked[0], extreme) is not None
@@ -348,11 +348,17 @@ def contradictions(
         said = sorted(ANTONYMS[s] & best)
         if said and not compared and compares(ranked[0], said[0]):
             continue  # "A is heavier than B" says which is lighter
-        if said and measured and t.lower() in (SUPERLATIVES.keys() | COMPARATIVES.keys()):
+        if said and measured and extreme is not None and t.lower() == extreme.word:
             continue  # "- XPS: heavier at 1.24 kg": a list's values say which is lighter
         if said:
             out.append(Contradiction(t, bounded.get(said[0]) or _written(ranked[0], said[0])))
     return out
+
+
+def asks_comparison(question: str) -> bool:
+    """The question compares two things itself ("What is older than Tom?"): a sentence's
+    comparison turned round (:func:`compares`) does not answer it."""
+    return any(t.lower() == "than" for t in tokens(question))
 
 
 def compares(sentence: str, word_stem: str) -> bool:

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -86,7 +86,7 @@ from kb.rag.lexical import stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
-from kb.sentence_spans import TABLE_RULE, is_question, starts_item
+from kb.sentence_spans import BLANK_LINE, TABLE_RULE, is_question, starts_item
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -147,7 +147,6 @@ def rank_candidates(
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
-    passages_by_n = {p.n: p for p in passages}
     for p in passages:
         cos = (
             p.vectors @ qvec
@@ -170,14 +169,8 @@ def rank_candidates(
                 rel += TYPE_BONUS
             follow = command_after(p, j, text) or answer_after(p, j, text)
             cands.append(Candidate(p.n, j, text, rel, follow, lead))
-    # "Which laptop is cheapest?": the item of a list with the lowest price
-    for n in {c.n for c in cands}:
-        of_passage = [(i, passages_by_n[n].sentence(c.j)) for i, c in enumerate(cands) if c.n == n]
-        top = max(cands[i].relevance for i, _ in of_passage)
-        for i in extremes(question, of_passage):
-            c = cands[i]
-            rel = max(c.relevance + EXTREME_BONUS, top + EXTREME_BONUS / 2)
-            cands[i] = Candidate(c.n, c.j, c.text, rel, c.follow, c.lead)
+    if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
+        cands = _lift_extremes(question, cands, passages)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
     asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
     if asking and len(asking) < len(cands):
@@ -193,6 +186,23 @@ def rank_candidates(
             seen.add((c.lead, c.text, c.follow))
             unique.append(c)
     return unique[:limit]
+
+
+def _lift_extremes(
+    question: str, cands: list[Candidate], passages: Sequence[PassageSentences]
+) -> list[Candidate]:
+    """``cands`` with the list item or table row of each passage that holds the extreme
+    value the question asks for (:func:`kb.rag.superlative.extremes`) lifted by
+    :data:`EXTREME_BONUS`, and at least half of it above the passage's best candidate."""
+    out = list(cands)
+    by_n = {p.n: p for p in passages}
+    for n in {c.n for c in cands}:
+        of_passage = [(i, by_n[n].sentence(c.j)) for i, c in enumerate(cands) if c.n == n]
+        top = max(cands[i].relevance for i, _ in of_passage)
+        for i in extremes(question, of_passage):
+            rel = max(cands[i].relevance + EXTREME_BONUS, top + EXTREME_BONUS / 2)
+            out[i] = replace(cands[i], relevance=rel)
+    return out
 
 
 #: the most sentences one answer quotes from a section the question names
@@ -268,8 +278,6 @@ def answer_after(p: PassageSentences, j: int, text: str) -> str:
 
 #: a sentence that starts by referring back to the one before it (:func:`lead_before`)
 _REFERS_BACK = re.compile(r"(?:It|Its|They|Their|He|His|She|Her|This|These|Those)\b")
-#: a blank line: the end of a paragraph
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def lead_before(p: PassageSentences, j: int, text: str) -> str:
@@ -285,7 +293,7 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
         return ""
     here = p.sentence(j).strip()
     before = p.sentence(j - 1).strip()
-    if _BLANK_LINE.search(p.hit.text, p.spans[j - 1][1], p.spans[j][0]) is not None:
+    if BLANK_LINE.search(p.hit.text, p.spans[j - 1][1], p.spans[j][0]) is not None:
         return ""
     for piece in (here, before):
         if not piece or piece.startswith(("#", "|")) or starts_item(piece):
@@ -398,5 +406,5 @@ class LabelExpander:
         lead = not (c.lead and c.lead in written)  # the sentence it refers to: once
         if c.follow and c.follow in written:
             # its lead-in after the command: once each
-            return sep + quote_line(Candidate(c.n, c.j, c.text, c.relevance, "", c.lead), lead=lead)
+            return sep + quote_line(replace(c, follow=""), lead=lead)
         return sep + quote_line(c, lead=lead)

@@ -11,9 +11,9 @@ answer is the item with the smallest price. Words and cosines cannot compare val
 this module does, for the quote candidates that are items of one list or rows of one
 table.
 
-The question names the extreme (:data:`SUPERLATIVES`): a superlative word (*cheapest*,
+The question names the extreme (:data:`SCALE_WORDS`): a superlative word (*cheapest*,
 *heaviest*, *longest* ...), or a comparative asked between the items ("Which laptop is
-*lighter*?", :data:`COMPARATIVES`), or *most*/*least* (*more*/*less*) before
+*lighter*?"), or *most*/*least* (*more*/*less*) before
 *expensive* or *costly*, with the
 kind of quantity it compares (:func:`kb.rag.lexical.quantities`' kinds: *cheapest*
 compares money, *lightest* weight, *coldest* temperature, *longest* a distance or a
@@ -36,55 +36,53 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kb.rag.lexical import quantities, tokens
-from kb.sentence_spans import starts_item
+from kb.sentence_spans import TABLE_RULE, starts_item
 
-#: superlative -> (the kind of quantity it compares, or ``None`` for any; +1 when the
-#: largest value wins, -1 when the smallest does)
-SUPERLATIVES: dict[str, tuple[frozenset[str] | None, int]] = {
-    **{w: (frozenset({"money"}), -1) for w in ("cheapest",)},
-    **{w: (frozenset({"money"}), 1) for w in ("dearest", "priciest", "costliest")},
-    "lightest": (frozenset({"weight"}), -1),
-    "heaviest": (frozenset({"weight"}), 1),
-    **{w: (frozenset({"temperature"}), 1) for w in ("hottest", "warmest")},
-    **{w: (frozenset({"temperature"}), -1) for w in ("coldest", "coolest")},
-    "longest": (frozenset({"distance", "time"}), 1),
-    "shortest": (frozenset({"distance", "time"}), -1),
-    **{w: (frozenset({"distance"}), -1) for w in ("nearest", "closest")},
-    **{w: (frozenset({"distance"}), 1) for w in ("farthest", "furthest")},
-    **{w: (None, 1) for w in ("highest", "largest", "biggest")},
-    **{w: (None, -1) for w in ("lowest", "smallest")},
-}
-#: comparatives a question asks between a list's items with ("Which laptop is
-#: *lighter*?" over two or three of them): read as the superlative
-COMPARATIVES: dict[str, tuple[frozenset[str] | None, int]] = {
-    "cheaper": (frozenset({"money"}), -1),
-    **{w: (frozenset({"money"}), 1) for w in ("dearer", "pricier", "costlier")},
-    "lighter": (frozenset({"weight"}), -1),
-    "heavier": (frozenset({"weight"}), 1),
-    **{w: (frozenset({"temperature"}), 1) for w in ("hotter", "warmer")},
-    **{w: (frozenset({"temperature"}), -1) for w in ("colder", "cooler")},
-    "longer": (frozenset({"distance", "time"}), 1),
-    "shorter": (frozenset({"distance", "time"}), -1),
-    **{w: (frozenset({"distance"}), -1) for w in ("nearer", "closer")},
-    "farther": (frozenset({"distance"}), 1),
-    **{w: (None, 1) for w in ("higher", "larger", "bigger")},
-    **{w: (None, -1) for w in ("lower", "smaller")},
+_MONEY = frozenset({"money"})
+_WEIGHT = frozenset({"weight"})
+_TEMPERATURE = frozenset({"temperature"})
+_DISTANCE = frozenset({"distance"})
+_LENGTH = frozenset({"distance", "time"})
+#: the superlatives and comparatives (asked between a list's items: "Which laptop is
+#: *lighter*?", read as the superlative) of each scale, the kind of quantity they
+#: compare (``None``: any) and which end wins (+1 the largest value, -1 the smallest);
+#: not *further* ("further details"), nor *most*/*least* alone ("the most famous")
+_SCALES: tuple[tuple[str, frozenset[str] | None, int], ...] = (
+    ("cheapest cheaper", _MONEY, -1),
+    ("dearest dearer priciest pricier costliest costlier", _MONEY, 1),
+    ("lightest lighter", _WEIGHT, -1),
+    ("heaviest heavier", _WEIGHT, 1),
+    ("hottest hotter warmest warmer", _TEMPERATURE, 1),
+    ("coldest colder coolest cooler", _TEMPERATURE, -1),
+    ("longest longer", _LENGTH, 1),
+    ("shortest shorter", _LENGTH, -1),
+    ("nearest nearer closest closer", _DISTANCE, -1),
+    ("farthest farther furthest", _DISTANCE, 1),
+    ("highest higher largest larger biggest bigger", None, 1),
+    ("lowest lower smallest smaller", None, -1),
+)
+#: word -> (the kinds it compares, the end that wins), from :data:`_SCALES`
+SCALE_WORDS: dict[str, tuple[frozenset[str] | None, int]] = {
+    w: (kinds, direction) for words, kinds, direction in _SCALES for w in words.split()
 }
 #: *most* / *least* (*more* / *less*) before these compare money ("the most expensive",
 #: "less costly")
 _PRICE_WORDS = frozenset(["expensive", "costly", "pricey"])
+_MOST_LEAST = {"most": 1, "more": 1, "least": -1, "less": -1}
 
 
 @dataclass(frozen=True)
 class Extreme:
-    """What a superlative question compares: the quantity kinds (``None``: any) and
-    the direction (+1 largest, -1 smallest)."""
+    """What a superlative question compares: the quantity kinds (``None``: any), the
+    direction (+1 largest, -1 smallest), and the question's word that asks it
+    (*cheapest*; *expensive* of "most expensive"), which plays no part in equality."""
 
     kinds: frozenset[str] | None
     direction: int
+    word: str = field(default="", compare=False)
 
 
 def asked_extreme(question: str) -> Extreme | None:
@@ -92,20 +90,17 @@ def asked_extreme(question: str) -> Extreme | None:
     words = [w.lower() for w in tokens(question)]
     for i, w in enumerate(words):
         if w in _MOST_LEAST and i + 1 < len(words) and words[i + 1] in _PRICE_WORDS:
-            return Extreme(frozenset({"money"}), _MOST_LEAST[w])
-        if w in SUPERLATIVES or w in COMPARATIVES:
-            kinds, direction = SUPERLATIVES.get(w) or COMPARATIVES[w]
-            return Extreme(kinds, direction)
+            return Extreme(_MONEY, _MOST_LEAST[w], words[i + 1])
+        if w in SCALE_WORDS:
+            kinds, direction = SCALE_WORDS[w]
+            return Extreme(kinds, direction, w)
     return None
-
-
-_MOST_LEAST = {"most": 1, "more": 1, "least": -1, "less": -1}
 
 
 def is_item(sentence: str) -> bool:
     """``sentence`` is a list item or a table row (not a table's rule line)."""
     text = sentence.lstrip()
-    return starts_item(text) or (text.startswith("|") and "---" not in text)
+    return starts_item(text) or (text.startswith("|") and TABLE_RULE.search(text) is None)
 
 
 _DIGITS = re.compile(r"[\d.,]+")

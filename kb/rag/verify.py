@@ -56,6 +56,7 @@ from kb.rag.lexical import (
 )
 from kb.rag.sentences import cited_numbers, split_sentences, strip_citations
 from kb.sentence_spans import (
+    BLANK_LINE,
     FIELD_LINE,
     TASK_BOX,
     is_question,
@@ -304,8 +305,6 @@ _BACK_REFERENCE = re.compile(
     r"|(?!(?:I|We|You)\b)[A-Z][\w-]*(?:[ \t]+(?!(?:I|we|you)\b)[\w-]+){0,3},?[ \t]+"
     r"(?:it|they|he|she)\b"
 )
-#: a blank line (spaces or tabs on it): a paragraph break
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 #: the most content words of a sentence's lead (:func:`lead_words`)
 LEAD_WORDS = 4
 
@@ -355,7 +354,7 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
             j > 0
             and bool(lead)
             and not listed
-            and _BLANK_LINE.search(text, spans[j - 1][1], a) is None
+            and BLANK_LINE.search(text, spans[j - 1][1], a) is None
             and _BACK_REFERENCE.match(piece) is not None
         )
         if follows:
