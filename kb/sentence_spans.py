@@ -21,7 +21,9 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
 previous sentence (``"(b)"`` is not a sentence), but a bulleted list item stands alone
-(``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy); a Markdown
+(``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy), and so does a
+label that opens a paragraph of its own and ends with a colon (``"Follow-ups:"`` before
+a list: the list's lead-in, not the previous paragraph's tail); a Markdown
 heading line stays a piece of its own, and a short table line joins the table line
 before it only (a rule line its header, a short row ``| x | 1 |`` the row above), never
 a paragraph, so a short header ``| Item | Cost |`` after a paragraph starts its own
@@ -69,6 +71,8 @@ _NEXT_TOKEN = re.compile(r"\s+[\"'(“‘\[]*([^\s\"')”’\]]+)")
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
+#: a paragraph break: a line with nothing but white space
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
@@ -310,6 +314,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         before = text[spans[-1][0]] if spans else ""
         if BULLET.match(text, s):
             short = False  # a list item stands alone however short: "- 1 egg, beaten"
+        elif short and text[e - 1] == ":" and spans and BLANK_LINE.search(text, spans[-1][1], s):
+            short = False  # a paragraph's lead-in label ("Follow-ups:") is no tail of the last
         if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
             continue
@@ -351,9 +357,6 @@ def read_row(header: Sequence[str], row: str) -> str:
         head = header[i] if i < len(header) else ""
         parts.append(f"{head}: {cell}" if head else cell)
     return "; ".join(parts) if parts else row
-
-
-BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def table_rows(

@@ -226,6 +226,17 @@ LIGHT_VERBS = frozenset(
         "become",
         "becomes",
         "became",
+        # what was found or bought, which a note says by the thing and its price or
+        # place ("What fault code did the garage *find*?" over "The garage read fault
+        # code P0101"; "What tyres did I *buy*?" over "Replaced both front tyres with
+        # ..., £236 fitted"; "Where are the dunes *found*?"; selling is *buy*'s
+        # antonym, which :mod:`kb.rag.polarity` still reads)
+        "find",
+        "finds",
+        "found",
+        "buy",
+        "buys",
+        "bought",
         # where a thing is kept or how long it keeps, which a note says by a place or a
         # time ("Where do I keep the spare key?" over "Spare key: kitchen drawer", "How
         # long does the chili keep?" over "It freezes well for up to three months")
@@ -352,6 +363,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue
         elif word.lower() == "times" and _HOW_MANY.search(question, 0, m.start()):
             continue  # "how many times" asks for a count a note writes "twice"
+        elif word.lower() in _LAST_WORDS and _HOW_LONG.search(question, 0, m.start()):
+            continue  # "how long did the outage last" asks for a time: "for 47 minutes"
         elif _EXPANSION.match(question, m.start()):
             continue  # "What is QED short for?" asks what the letters spell out
         else:
@@ -385,6 +398,11 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
 
 #: "how many" right before a word (searched in the text before it)
 _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
+#: "how long" somewhere before a word, and the verb it asks the span of ("How long did
+#: the outage *last*?": the note says "for 47 minutes"; "the *last* remnant" is no
+#: duration)
+_HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
+_LAST_WORDS = frozenset(["last", "lasts", "lasted"])
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
 #: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
 _EXPANSION = re.compile(r"(?:short|stands?)\s+for\b|abbreviation\s+(?:for|of)\b", re.IGNORECASE)
@@ -877,6 +895,30 @@ def names_section(terms: Terms, hit: Hit, heading: AbstractSet[str] | None = Non
         return False  # "## Not decided" is no answer to "What was decided?", nor the reverse
     held = heading if heading is not None else heading_stems_of(hit)
     return all(found(s, held) for s in asked)
+
+
+def named_lists(terms: Terms, ps: PassageSentences) -> list[int]:
+    """The items of the lists in ``ps`` whose lead-in names what the question asks
+    about (:func:`kb.rag.verify.list_leads`), as :func:`names_section` reads a section's
+    heading: the lead-in holds one of the question's words at least (not a number),
+    and with the chunk's headings and file name it holds them all. "What are the
+    follow-ups?" over "Follow-ups:" / "1. Add a check ..." / "2. Alert on ...": the
+    list is the answer. A lead-in that negates names its list only for a negated
+    question, and one that does not only for a question that is not. Sentence indexes
+    in passage order; empty when no lead-in is named."""
+    asked = asked_terms(terms)
+    out: list[int] = []
+    if not asked:
+        return out
+    for lead, items in ps.lists:
+        said = content_stems(ps.sentence(lead), joined=True)
+        if not any(found(s, said) for s in asked if not s[:1].isdigit()):
+            continue
+        if heading_negates(ps.sentence(lead)) != terms.negated:
+            continue
+        if all(found(s, said | ps.heading_stems) for s in asked):
+            out.extend(items)
+    return out
 
 
 def _file_title(hit: Hit) -> tuple[str, ...]:

@@ -242,6 +242,13 @@ ABBREVIATED: dict[str, str] = {
 _VOWEL = re.compile(r"[aeiouy]")
 _CVC = re.compile(r"^[^aeiou]*[aeiouy][^aeiouwxy]$")
 _CVC_END = re.compile(r"[^aeiou][aeiouy][^aeiouwxy]$")
+#: stem ends that English spells only with a silent ``e`` after them, so a stripped
+#: ``-ed``/``-ing``/``-es`` takes it back: ``-ue`` (*argue*, *issue*, *value*), a
+#: vowel pair before ``s`` or ``z`` (*cause*, *raise*, *house*, *release*, *seize*; not
+#: ``-ias``: *bias*, *alias*), ``-ize``, ``-nce`` after a vowel (*dance*, *announce*;
+#: not *sync*), ``-rce``/``-lce``/``-uce`` (*force*, *reduce*), ``-dge``/``-rge``/``-lge``
+#: (*judge*, *urge*, *bulge*; not ``-ng``: *bang*, *long*) and ``-ve`` (*serve*, *solve*)
+_SILENT_E = re.compile(r"(?:u|(?!ia)[aeiou][aeiou][sz]|iz|[aeiou]nc|[rlu]c|[dlr]g|v)$")
 
 
 def _restored(base: str) -> str:
@@ -251,12 +258,15 @@ def _restored(base: str) -> str:
     a consonant-vowel-consonant end (``runn`` -> ``run``, ``stopp`` -> ``stop``; not
     ``add``, ``staff``, ``fill``, ``miss``), and a short consonant-vowel-consonant
     stem takes its ``e`` back (``sav`` -> ``save``, ``hop`` -> ``hope``, ``bak`` ->
-    ``bake``; not after ``w``, ``x``, ``y``: ``fix``, ``play``)."""
+    ``bake``; not after ``w``, ``x``, ``y``: ``fix``, ``play``), as does any stem whose
+    end English spells only with a silent ``e`` (:data:`_SILENT_E`: ``caus`` ->
+    ``cause``, so "What *caused* it?" meets "Root *cause*:"; a 4-letter stem is too short
+    for :func:`near` to forgive)."""
     if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "aeiouylszf":
         if _CVC_END.search(base[:-1]):
             return base[:-1]
         return base
-    if _CVC.match(base):
+    if _CVC.match(base) or _SILENT_E.search(base):
         return base + "e"
     return base
 
@@ -281,7 +291,7 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + repl
     if w.endswith("es") and len(w) > 4 and w[-3] in "sxz":
-        return w[:-2]
+        return w[:-1] if _SILENT_E.search(w[:-2]) else w[:-2]
     if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
         return w[:-1]
     return w

@@ -71,6 +71,7 @@ from kb.rag.quote import (
     SECTION_QUOTES,
     LabelExpander,
     candidates_block,
+    list_candidates,
     quote_grammar,
     rank_candidates,
     section_candidates,
@@ -315,8 +316,14 @@ class AskPipeline:
         most = a.quote_max_sentences
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
-        if assessed.answerability.section and expected_type(q) is None:
-            inside = section_candidates(q, verifier.passages, cands)
+        if expected_type(q) is None:
+            inside = (
+                section_candidates(q, verifier.passages, cands)
+                if (assessed.answerability.section)
+                else []
+            )
+            # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
+            inside = inside or list_candidates(q, verifier.passages, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
 

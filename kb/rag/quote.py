@@ -77,6 +77,7 @@ from kb.rag.answer_type import expected_type, holds
 from kb.rag.answerability import (
     DocFreq,
     found_terms,
+    named_lists,
     names_section,
     question_terms,
     weighted_share,
@@ -159,6 +160,8 @@ def rank_candidates(
                 continue
             if _header_only(p.sentence(j)):
                 continue  # a table's header row names columns; it answers nothing
+            if _lead_in_only(p, j):
+                continue  # "Follow-ups:" before its list: the items answer
             one = weighted_share(terms, found_terms(terms, p, j))
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
@@ -218,6 +221,14 @@ def _header_only(sentence: str) -> bool:
     return rule is not None and not sentence[rule.end() :].strip()
 
 
+def _lead_in_only(p: PassageSentences, j: int) -> bool:
+    """Sentence ``j`` of ``p`` introduces the list that follows it ("Follow-ups:" /
+    "1. Add a check ..."): it ends with a colon and the next sentence is a list item.
+    The items say what it announces (and hold its words:
+    :func:`kb.rag.verify._add_list_leads`); quoted alone it says nothing."""
+    return p.sentence(j).endswith(":") and j + 1 < len(p.spans) and starts_item(p.sentence(j + 1))
+
+
 def section_candidates(
     question: str,
     passages: Sequence[PassageSentences],
@@ -231,6 +242,19 @@ def section_candidates(
     terms = question_terms(question, None)  # the weights play no part
     named = {p.n for p in passages if names_section(terms, p.hit, p.heading_stems)}
     return sorted((c for c in cands if c.n in named), key=lambda c: (c.n, c.j))
+
+
+def list_candidates(
+    question: str,
+    passages: Sequence[PassageSentences],
+    cands: Sequence[Candidate],
+) -> list[Candidate]:
+    """The candidates that are items of a list whose lead-in names what the question
+    asks about (:func:`kb.rag.answerability.named_lists`: "What are the follow-ups?"
+    over "Follow-ups:" and its items), in passage order; empty when none is named."""
+    terms = question_terms(question, None)
+    named = {(p.n, j) for p in passages for j in named_lists(terms, p)}
+    return sorted((c for c in cands if (c.n, c.j) in named), key=lambda c: (c.n, c.j))
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

@@ -114,6 +114,9 @@ class PassageSentences:
     #: file's name (``meeting-2024-03-12.md`` -> meeting, 2024, 03, 12): both name
     #: what the chunk's sentences are about
     heading_stems: set[str] = field(default_factory=set)
+    #: the lists a lead-in introduces, ``(lead, items)`` sentence indexes
+    #: (:func:`list_leads`)
+    lists: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     #: :func:`kb.rag.lexical.unit_words` of each sentence, made on first use (:meth:`units`)
     _units: list[set[str]] | None = field(default=None, repr=False, compare=False)
     #: each sentence's tokens, made on first use (:meth:`words`)
@@ -148,13 +151,17 @@ class PassageSentences:
         stems = [content_stems(hit.text[s:e], joined=True) for s, e in spans]
         _add_table_headers(hit.text, spans, stems)
         _add_item_leads(hit.text, spans, stems)
+        lists = list_leads(hit.text, spans)
+        _add_list_leads(stems, lists)
         _add_record_keys(hit.text, spans, stems)
         _add_antecedents(hit.text, spans, stems)
         _add_task_boxes(hit.text, spans, stems)
         keys = [key_tokens(hit.text[s:e], names=False) for s, e in spans]
         window = [set().union(*stems[max(0, j - 1) : j + 2]) for j in range(len(stems))]
         wkeys = [window[j].union(*keys[max(0, j - 1) : j + 2]) for j in range(len(stems))]
-        return cls(n, hit, spans, stems, window, wkeys, heading_stems=heading_stems_of(hit))
+        return cls(
+            n, hit, spans, stems, window, wkeys, heading_stems=heading_stems_of(hit), lists=lists
+        )
 
     def sentence(self, j: int) -> str:
         s, e = self.spans[j]
@@ -239,6 +246,41 @@ def _add_item_leads(text: str, spans: Sequence[tuple[int, int]], stems: list[set
             lead = None
         else:
             stems[j] |= lead
+
+
+def list_leads(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, tuple[int, ...]]]:
+    """The lists of ``text`` that a lead-in introduces: ``(lead, items)`` sentence
+    indexes, the lead a sentence ending with a colon right before the first item
+    ("Follow-ups:" / "1. Add a check ...", "We agreed on three changes:" / "- ..."),
+    the items the sentences after it that start with a list marker
+    (:func:`kb.sentence_spans.starts_item`) or continue an item on its line or indented
+    below it. A lead-in not followed by an item leads no list."""
+    out: list[tuple[int, tuple[int, ...]]] = []
+    lead: int | None = None
+    items: list[int] = []
+    prev_end = 0
+    for j, (a, b) in enumerate(spans):
+        gap, piece = text[prev_end:a], text[a:b]
+        prev_end = b
+        if lead is not None and (starts_item(piece) or (items and _continues(gap))):
+            items.append(j)
+            continue
+        if lead is not None and items:
+            out.append((lead, tuple(items)))
+        items = []
+        lead = j if piece.endswith(":") and not starts_item(piece) else None
+    if lead is not None and items:
+        out.append((lead, tuple(items)))
+    return out
+
+
+def _add_list_leads(stems: list[set[str]], lists: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+    """Give each item of a list (:func:`list_leads`) the content stems of its lead-in,
+    as a section's sentences get its heading's: "What follow-ups came out of the
+    incident?" is answered by the items, which do not say *follow-up*."""
+    for lead, items in lists:
+        for j in items:
+            stems[j] |= stems[lead]
 
 
 #: what any task box says, and what an open one says besides

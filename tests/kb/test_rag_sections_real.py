@@ -17,8 +17,14 @@ from ingest.pipeline import ingest_paths
 from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
-from kb.rag.answerability import check, names_section, question_terms, section_named
-from kb.rag.quote import Candidate, section_candidates
+from kb.rag.answerability import (
+    check,
+    named_lists,
+    names_section,
+    question_terms,
+    section_named,
+)
+from kb.rag.quote import Candidate, list_candidates, rank_candidates, section_candidates
 from kb.rag.verify import PassageSentences
 from kb.search import Retriever, SearchOptions
 from kb.store import Store
@@ -33,6 +39,14 @@ PLANNING = (
     "sandbox is still down.\n"
 )
 PLANTS = "# Plants\n\nThe snake plant only needs water every three weeks.\n"
+INCIDENT = (
+    "# Incident: checkout outage, 30 October\n\n"
+    "Summary: checkout returned HTTP 502 for 47 minutes.\n\n"
+    "Impact: about 1,300 orders failed. No card was charged twice.\n\n"
+    "Follow-ups:\n"
+    "1. Add a check that rejects pool sizes below 20 in config review.\n"
+    "2. Alert on 5xx rate above 2% for 3 minutes.\n"
+)
 
 
 def _hit(text: str, *path: str, file: str = "work/q3-planning.md") -> Hit:
@@ -103,6 +117,29 @@ def test_section_candidates_are_the_named_sections_sentences_in_passage_order() 
     assert section_candidates("What are the costs?", [risks], cands) == []
 
 
+def test_a_lead_in_names_its_list() -> None:
+    """ "Follow-ups:" after a blank line was glued to the sentence before it ("No card
+    was charged twice. Follow-ups:"), its items did not hold its word, and quote mode
+    offered the label alone as an answer. Now the label is a sentence of its own that
+    leads the items, and a question that names it is answered by the items."""
+    ps = PassageSentences.of(1, _hit(INCIDENT, "Incident: checkout outage, 30 October"))
+    said = [ps.sentence(j) for j in range(len(ps.spans))]
+    assert "No card was charged twice." in said and "Follow-ups:" in said
+    lead = said.index("Follow-ups:")
+    assert ps.lists == [(lead, (lead + 1, lead + 2))]
+    assert all({"follow", "followup"} <= ps.stems[j] for j in (lead + 1, lead + 2))
+    assert named_lists(question_terms("What are the follow-ups?", None), ps) == [lead + 1, lead + 2]
+    assert named_lists(question_terms("What are the risks?", None), ps) == []
+    assert named_lists(question_terms("What were the follow-ups not done?", None), ps) == []
+    cands = rank_candidates("What are the follow-ups?", [ps], None, 8)
+    assert "Follow-ups:" not in [c.text for c in cands]  # the label alone says nothing
+    got = list_candidates("What are the follow-ups?", [ps], cands)
+    assert [c.j for c in got] == [lead + 1, lead + 2]
+    # a colon that leads no list ("Impact:" has its value on its line) leads nothing
+    plain = PassageSentences.of(1, _hit("Next steps:\n\nWe wait for the vendor.", "Notes"))
+    assert plain.lists == []
+
+
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("sections")
@@ -110,6 +147,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
     (notes / "work").mkdir(parents=True)
     (notes / "work" / "q3-planning.md").write_text(PLANNING, encoding="utf-8")
     (notes / "plants.md").write_text(PLANTS, encoding="utf-8")
+    (notes / "work" / "incident.md").write_text(INCIDENT, encoding="utf-8")
     settings = load_settings(root / "kb", user_file=root / "none.toml")
     store = Store.open(settings.home)
     ingest_paths(store, settings, [notes], embedder=real_embedder)
@@ -144,6 +182,18 @@ def test_a_named_section_is_quoted_item_by_item(kb: Any) -> None:
     assert out.text.startswith("The mobile app redesign ships in September.")
     assert "We drop the legacy CSV export." in out.text  # the second item, in note order
     assert 'answer ::= label (" " label){0,1}' in str(gen.calls[-1]["grammar"])  # 2 items
+
+
+@pytest.mark.slow
+def test_a_list_a_lead_in_names_is_quoted_item_by_item(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    gen = ScriptedGenerator(["1 2"])
+    out = AskPipeline(r, gen, settings).ask("What are the follow-ups?", opts).result()
+    assert not out.refused, out.refusal_reason
+    assert out.text.startswith("1. Add a check that rejects pool sizes below 20")
+    assert "2. Alert on 5xx rate above 2% for 3 minutes." in out.text
+    assert "Follow-ups:" not in out.text
 
 
 @pytest.mark.slow
