@@ -94,6 +94,7 @@ from kb.rag.lexical import (
     content_stems,
     date_words,
     found,
+    glued_codes,
     hyphen_parts,
     hyphenated_stem,
     key_tokens,
@@ -428,7 +429,9 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`). An
     acronym is there when a passage spells it out ("BP": "blood pressure",
     :mod:`kb.rag.acronyms`), and names that spell an acronym a passage writes ("European
-    Union": "EU")."""
+    Union": "EU"). A code of letters and digits (:func:`kb.rag.lexical.glued_codes`:
+    *Q2*, *P0101*, *v2*) must be written whole in a passage, its headings or its file's
+    path: "Who presented the *Q2* roadmap?" over "the *Q1* roadmap" and "two weeks"."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
@@ -445,6 +448,15 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
         and not (k[:1].isdigit() and number_value(k) in values)
         and not (k in acronyms and any(spelled_in(acronyms[k], p.hit.text) for p in passages))
     )
+    codes = glued_codes(question)
+    if codes:  # "the Q2 roadmap" where the notes say "Q1": the code, not its digit
+        written: dict[str, str] = {}
+        for p in passages:
+            place = " ".join(
+                (*p.hit.locator.heading_path, re.sub(r"[-_/.]", " ", p.hit.locator.path))
+            )
+            written |= glued_codes(f"{p.hit.text} {place}")
+        absent += sorted(shown for code, shown in codes.items() if code not in written)
     return absent + other_quantities(question, passages, set(absent))
 
 

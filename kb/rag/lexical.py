@@ -31,6 +31,7 @@ from collections.abc import Set as AbstractSet
 
 from kb.edits import within
 from kb.months import MONTH_NAMES
+from kb.sentence_spans import is_abbreviation
 
 #: a number (its ordinal ending glued on: "2nd", "21st", "100th", which
 #: :func:`_number` drops), or a word
@@ -382,10 +383,31 @@ def key_tokens(text: str, *, names: bool = True) -> set[str]:
     return out
 
 
+#: a code of letters with digits glued to them: a quarter or half (*Q2*, *H1*), a
+#: version (*v2*), a fault or part code (*P0101*, *B05S*), a road (*M25*), a paper size
+#: (*A4*). Letters first: "70Ah", "5kg" and "4K" are quantities
+_GLUED_CODE = re.compile(r"(?<![\w.\-])[^\W\d_]{1,4}\d{1,6}[^\W\d_]{0,2}(?![\w\-])")
+
+
+def glued_codes(text: str) -> dict[str, str]:
+    """The codes of letters and digits written as one word in ``text``
+    (:data:`_GLUED_CODE`): lower-cased code -> the code as first written. The word
+    tokens split them ("Q2": *q*, *2*), and "two weeks" holds a *2*, so only the whole
+    code tells the *Q2* roadmap from the *Q1* one."""
+    out: dict[str, str] = {}
+    for m in _GLUED_CODE.finditer(text):
+        out.setdefault(m.group().lower(), m.group())
+    return out
+
+
 def ends_sentence(text: str, pos: int) -> bool:
     """A sentence end (``.``, ``!``, ``?`` or ``:`` and white space) sits at ``pos``:
-    the next token starts a sentence, so a capital there names nothing."""
-    return re.match(r"[.!?:]\s", text[pos : pos + 3]) is not None
+    the next token starts a sentence, so a capital there names nothing. The dot of an
+    abbreviation or an initial ends none (:func:`kb.sentence_spans.is_abbreviation`):
+    in "What did Dr. Smith say?" *Smith* is a name."""
+    if re.match(r"[.!?:]\s", text[pos : pos + 3]) is None:
+        return False
+    return not is_abbreviation(text, pos)
 
 
 def number_value(token: str) -> str:

@@ -35,6 +35,7 @@ from kb.rag.lexical import (
     bounds,
     content_stems,
     found,
+    glued_codes,
     key_tokens,
     recall,
     stem,
@@ -1130,6 +1131,48 @@ def test_a_number_is_read_with_the_kind_of_quantity_its_unit_says() -> None:
         frozenset(),
         frozenset({"temperature"}),
     ]
+
+
+def test_a_code_of_letters_and_digits_must_be_written_whole() -> None:
+    """ "Who presented the Q2 roadmap?" over "the Q1 roadmap ... in two weeks" was
+    answered: the tokens split *Q2* into *q* and *2*, and "two" holds a 2. The code
+    itself must be in a passage, its headings or its path; it is named as written."""
+    note = hit(1, "Priya will present the Q1 roadmap. The migration is two weeks behind.")
+    ps = [PassageSentences.of(1, note)]
+
+    def absent(q: str) -> list[str]:
+        return check(q, ps, None, 0.0, require_keys=True).absent_keys
+
+    assert absent("Who presented the Q2 roadmap?") == ["Q2"]
+    assert absent("Who presented the q1 roadmap?") == []
+    garage = [PassageSentences.of(1, hit(1, "The garage read fault code P0101."))]
+    got = check("What does fault code P0300 mean?", garage, None, 0.0, require_keys=True)
+    assert "P0300" in got.absent_keys and not got.answerable
+    titled = replace(note, locator=replace(note.locator, path="work/q3-planning.md"))
+    assert (
+        "Q3"
+        not in check(
+            "What are the Q3 risks?", [PassageSentences.of(1, titled)], None, 0.0, require_keys=True
+        ).absent_keys
+    )
+    # a quantity is no code: "70Ah", "5kg"
+    assert glued_codes("a 70Ah battery of 5kg, code B05S, v2 of the A4 form") == {
+        "b05s": "B05S",
+        "v2": "v2",
+        "a4": "A4",
+    }
+
+
+def test_a_name_after_a_title_is_a_name() -> None:
+    """ "What did Dr. Smith say?" over "Dr. Okafor checked my blood pressure": the dot
+    of *Dr.* was read as a sentence end, so *Smith* started a sentence and was no name,
+    and the question was answered from Dr. Okafor's words."""
+    assert "smith" in key_tokens("What did Dr. Smith say about my blood pressure?")
+    assert "smith" in key_tokens("What did J. Smith say?")
+    assert "smith" not in key_tokens("I met him. Smith said no.")
+    gp = [PassageSentences.of(1, hit(1, "Dr. Okafor checked my blood pressure: 138/86."))]
+    got = check("What did Dr. Smith say about my blood pressure?", gp, None, 0.0, require_keys=True)
+    assert got.absent_keys == ["smith"] and not got.answerable
 
 
 def test_a_quantity_the_passages_hold_only_as_another_kind_is_absent() -> None:
