@@ -73,6 +73,8 @@ _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
 _BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
 #: a paragraph break: a line with nothing but white space
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
+#: what starts a piece of structure, not prose: a heading, a list item, a quote, a row
+_STRUCTURE_START = re.compile(r"#{1,6}\s|[-*+•]\s|\d+[.)]\s|>|\|")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")
@@ -290,6 +292,16 @@ def _raw_boundaries(text: str) -> list[int]:
     return sorted(cuts)
 
 
+def _runs_on(text: str, end: int) -> bool:
+    """The paragraph goes on after ``end`` with prose: no blank line, heading, list
+    item, quote or table row follows."""
+    gap = _SPACE.match(text, end)
+    after = gap.end() if gap is not None else end
+    if after >= len(text) or BLANK_LINE.search(text, end, after + 1):
+        return False
+    return _STRUCTURE_START.match(text, after) is None
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of ``text`` (see the module docstring)."""
     spans: list[tuple[int, int]] = []
@@ -314,8 +326,19 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         before = text[spans[-1][0]] if spans else ""
         if BULLET.match(text, s):
             short = False  # a list item stands alone however short: "- 1 egg, beaten"
-        elif short and text[e - 1] == ":" and spans and BLANK_LINE.search(text, spans[-1][1], s):
-            short = False  # a paragraph's lead-in label ("Follow-ups:") is no tail of the last
+        elif (
+            short
+            and spans
+            and _STRUCTURE_START.match(text, s) is None
+            and BLANK_LINE.search(text, spans[-1][1], s)
+        ):
+            # a paragraph's short first sentence is no tail of the paragraph before:
+            # a lead-in label ("Follow-ups:") stands alone, "Called Mum." joins the
+            # sentence after it in its own paragraph ("Her operation is booked ...")
+            if text[e - 1] != ":" and i + 1 < len(cuts) and _runs_on(text, e):
+                carry = s
+                continue
+            short = False
         if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
             continue

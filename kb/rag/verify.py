@@ -347,6 +347,35 @@ _BACK_REFERENCE = re.compile(
     r"|(?!(?:I|We|You)\b)[A-Z][\w-]*(?:[ \t]+(?!(?:I|we|you)\b)[\w-]+){0,3},?[ \t]+"
     r"(?:it|they|he|she)\b"
 )
+#: a back reference to a person (*he*, *she*, *his*, *her*), who is often not the
+#: sentence's first words: "Lunch with Tomás at the Lebanese place. He is moving to
+#: Porto in March."
+_PERSON = re.compile(r"\b(?:[Hh]e|[Hh]is|[Ss]he|[Hh]er)$|^(?:He|His|She|Her)\b")
+
+
+def names_in(sentence: str) -> set[str]:
+    """The stems of the names of people ``sentence`` may write
+    (:func:`kb.rag.lexical.key_tokens`: capitalised words that do not start it),
+    numbers aside, and not a place's name: a capitalised word of :data:`PLACE_WORDS`
+    or right before one ("Carver Street", "St Mary's Hospital")."""
+    places = {stem(m.group(1)) for m in _PLACE_NAME.finditer(sentence)} | PLACE_WORDS
+    keys = key_tokens(sentence)
+    return {k for k in keys if not k[:1].isdigit() and " " not in k and k not in places}
+
+
+_PLACE_TEXT = (
+    "street road avenue lane square park place way drive close bridge station river "
+    "lake mountain hill hospital school church hotel"
+)
+#: the nouns that make the capitalised word before them a place's name
+PLACE_WORDS = frozenset(stem(w) for w in _PLACE_TEXT.split())
+_PLACE_NAME = re.compile(
+    r"\b([A-Z][\w'-]*)[ \t]+(?=(?:"
+    + "|".join(w.capitalize() for w in _PLACE_TEXT.split())
+    + r")\b)"
+)
+
+
 #: the most content words of a sentence's lead (:func:`lead_words`)
 LEAD_WORDS = 4
 
@@ -380,7 +409,11 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
     three leaves in October." the second sentence is about the fig, and "Why did the
     fig drop leaves?" is answered by it. A run of such sentences all get the lead of
-    the one that started it ("... It dropped three leaves. It also yellowed."). Any
+    the one that started it ("... It dropped three leaves. It also yellowed."). A
+    reference to a person (*he*, *she*, *his*, *her*) also gets the names the sentence
+    before writes, as :func:`names_in` reads them: in "Lunch with Tomás at the Lebanese
+    place. He is moving to Porto in March." the second sentence is about Tomás, who is
+    not the first sentence's lead. Any
     other pronoun inside a sentence is left alone (read that way too, one more
     squad-dev unanswerable question was answered; the leading-phrase form answered one
     answerable question more and no unanswerable one), and a blank line between the
@@ -388,21 +421,26 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     the sentence's first words, not its parsed subject: "Dr Patel prescribed
     amoxicillin. It caused a rash." gives the second sentence *Patel* too."""
     lead: set[str] = set()
+    people: set[str] = set()  # the names the sentence before writes
     for j in range(len(spans)):
         a, b = spans[j]
         piece = text[a:b]
         listed = piece.startswith(("|", "#")) or starts_item(piece)
+        ref = _BACK_REFERENCE.match(piece)
         follows = (
             j > 0
-            and bool(lead)
+            and bool(lead | people)
             and not listed
             and BLANK_LINE.search(text, spans[j - 1][1], a) is None
-            and _BACK_REFERENCE.match(piece) is not None
+            and ref is not None
         )
-        if follows:
+        if follows and ref is not None:
             stems[j] |= lead  # and the lead carries on to the next sentence
+            if _PERSON.search(ref.group()):
+                stems[j] |= people
         else:
             lead = set() if listed else content_stems(" ".join(lead_words(piece)))
+            people = set() if listed else names_in(piece)
 
 
 def _continues(gap: str) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kb.rag.answerability import check
 from kb.rag.lexical import stem
-from kb.rag.verify import PassageSentences, lead_words
+from kb.rag.verify import PassageSentences, lead_words, names_in
+from kb.sentence_spans import split_sentences
 from tests.kb.test_rag_verified import hit
 
 FIG = (
@@ -86,3 +87,38 @@ def test_a_subject_pronoun_after_a_short_leading_phrase_refers_back_too() -> Non
     for second in ("I moved it to the hall.", "Yesterday we saw it again."):
         p = PassageSentences.of(1, hit(1, "Tamara Lempicka painted portraits. " + second))
         assert stem("lempicka") not in p.stems[1], second
+
+
+def test_a_person_reference_holds_the_names_the_sentence_before_writes() -> None:
+    """ "Lunch with Tomás at the Lebanese place on Carver Street. He is moving to Porto
+    in March." refused "Where is Tomás moving?": the lead of the first sentence is
+    *lunch*, not Tomás. A person's pronoun now also gets the names before it, but not a
+    place's name, and *it* (a thing) gets none."""
+    lunch = "Lunch with Tomás at the Lebanese place on Carver Street. He is moving to Porto."
+    p = PassageSentences.of(1, hit(1, lunch))
+    assert stem("tomás") in p.stems[1] and stem("lebanese") in p.stems[1]
+    assert stem("carver") not in p.stems[1] and stem("street") not in p.stems[1]
+    got = check("Where is Tomás moving?", [p], None, 0.4)
+    assert got.coverage == 1.0 and got.missing == []
+    assert names_in("Lunch with Tomás at Kings Hospital on Carver Street.") == {stem("tomás")}
+    thing = PassageSentences.of(
+        1, hit(1, "Lunch with Tomás at the cafe. It was closed for a private party.")
+    )
+    assert stem("tomás") not in thing.stems[1]
+
+
+def test_a_short_first_sentence_of_a_paragraph_joins_its_own_paragraph() -> None:
+    """ "Called Mum." after a blank line was glued to the paragraph before ("... a jar
+    of honey. Called Mum."), so "When is Mum's operation?" met no sentence that held
+    both words. A short sentence opens its own paragraph's first sentence instead."""
+    note = (
+        "Farmers' market: bought sourdough and a jar of honey.\n\n"
+        "Called Mum. Her hip operation is booked for 9 January.\n\nOk.\n\n- eggs"
+    )
+    said = [note[a:b] for a, b in split_sentences(note)]
+    assert said == [
+        "Farmers' market: bought sourdough and a jar of honey.",
+        "Called Mum. Her hip operation is booked for 9 January.",
+        "Ok.",
+        "- eggs",
+    ]
