@@ -122,6 +122,9 @@ class Candidate:
     #: the sentence a sentence that starts by referring back ("He", "This") refers to,
     #: quoted before it (:func:`lead_before`); or ""
     lead: str = ""
+    #: the sentence is a list item or a table row: items quoted one after another
+    #: stand on lines of their own, as in the note
+    item: bool = False
 
 
 #: a question about what is not done yet ("What is *still* on my to-do list?"): *still*
@@ -171,7 +174,8 @@ def rank_candidates(
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS
             follow = command_after(p, j, text) or answer_after(p, j, text)
-            cands.append(Candidate(p.n, j, text, rel, follow, lead))
+            item = starts_item(p.sentence(j)) or p.sentence(j).startswith("|")
+            cands.append(Candidate(p.n, j, text, rel, follow, lead, item))
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
         cands = _lift_extremes(question, cands, passages)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
@@ -368,7 +372,8 @@ def candidates_block(cands: Sequence[Candidate]) -> str:
 
 class LabelExpander:
     """Turns the model's streamed choice (``"2"``, ``"2 1"``, or the refusal phrase) into
-    the answer text: each chosen candidate as ``sentence [#n]``, repeats skipped.
+    the answer text: each chosen candidate as ``sentence [#n]``, repeats skipped, after
+    a space, or after a line break between two list items or table rows.
 
     ``feed`` returns the text to emit for a piece. A label is complete once a space or
     the end follows it, or as soon as no longer label exists (``"2"`` of 8 candidates:
@@ -425,7 +430,9 @@ class LabelExpander:
         written = {t for d in chosen for t in (d.lead, d.text, d.follow) if t}
         if c.text in written:  # a command already quoted after its lead-in
             return ""
-        sep = " " if self._chosen else ""
+        sep = ""
+        if self._chosen:  # items of a list one per line, as the note writes them
+            sep = "\n" if c.item and self.cands[self._chosen[-1] - 1].item else " "
         self._chosen.append(label)
         lead = not (c.lead and c.lead in written)  # the sentence it refers to: once
         if c.follow and c.follow in written:

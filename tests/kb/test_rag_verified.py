@@ -1577,6 +1577,22 @@ def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
     assert e.finish() == " Sentence 0. [#1]" and e.chosen == [3, 1]
 
 
+def test_quoted_list_items_stand_on_lines_of_their_own() -> None:
+    """ "What are the ingredients?" quoted five items on one line ("250 g red lentils
+    [#1] 1 onion, chopped [#1] ..."). Items (and table rows) quoted one after another
+    now stand one per line; prose sentences still run on with a space."""
+    from kb.rag.quote import LabelExpander
+
+    note = "Serves 4. Takes 35 minutes.\n\nIngredients:\n- 250 g red lentils\n- 1 onion, chopped"
+    ps = PassageSentences.of(1, hit(1, note))
+    cands = sorted(rank_candidates("What are the ingredients?", [ps], None, 8), key=lambda c: c.j)
+    assert [c.item for c in cands] == [False, True, True]  # "Ingredients:" is no candidate
+    e = LabelExpander(cands)
+    assert e.feed("2 3") + e.finish() == "250 g red lentils [#1]\n1 onion, chopped [#1]"
+    e = LabelExpander(cands)
+    assert e.feed("1 2") + e.finish() == "Serves 4. Takes 35 minutes. [#1] 250 g red lentils [#1]"
+
+
 def test_a_quote_that_refers_back_is_quoted_with_the_sentence_it_points_to() -> None:
     """ "He had been replaced by Abercrombie as commander in chief." says nothing of who
     without the sentence before it: both are quoted, each verbatim with its citation.
