@@ -100,6 +100,7 @@ from kb.rag.lexical import (
     key_tokens,
     number_value,
     quantities,
+    stem,
     token_matches,
     tokens,
 )
@@ -341,6 +342,9 @@ class Terms(dict[str, tuple[str, float]]):
         self.extreme = asked_extreme(question)
         #: the question asks what is not so ("What was *not* decided?"; not a yes/no one)
         self.negated = negation_asked(question) is not None
+        #: light verbs a person does here, as an activity, not a thing: "How far did *I
+        #: run*?" asks about a run ("When does the backup *run*?" does not)
+        self.done = {stem(m.group(2)) for m in _PERSON_DOES.finditer(question)}
 
 
 def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
@@ -397,6 +401,9 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
     return frozenset(out)
 
 
+#: a person doing a light verb that is an activity of its own when a person does it
+#: (*run*: a thing runs on a schedule, a person runs a distance)
+_PERSON_DOES = re.compile(r"\b(I|we|you|he|she|they)\s+(run|runs|ran)\b", re.IGNORECASE)
 #: "how many" right before a word (searched in the text before it)
 _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 #: "how long" somewhere before a word, and the verb it asks the span of ("How long did
@@ -845,7 +852,10 @@ def _asks_acronym(terms: dict[str, tuple[str, float]]) -> bool:
 
 
 def is_light(terms: dict[str, tuple[str, float]], stem: str) -> bool:
-    """True when ``stem``'s question word is one of :data:`LIGHT_VERBS`."""
+    """True when ``stem``'s question word is one of :data:`LIGHT_VERBS`, and not one a
+    person does as an activity (:attr:`Terms.done`)."""
+    if isinstance(terms, Terms) and stem in terms.done:
+        return False
     return terms[stem][0].lower() in LIGHT_VERBS
 
 

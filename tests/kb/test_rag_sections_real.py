@@ -18,6 +18,7 @@ from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
 from kb.rag.answerability import (
+    asked_terms,
     check,
     named_lists,
     names_section,
@@ -75,6 +76,16 @@ def test_the_last_heading_must_name_a_term_and_the_path_must_hold_them_all() -> 
 
 def test_a_journal_date_heading_names_its_day() -> None:
     day = _hit("Dentist at 14:30: one small filling.", "Journal", "2026-11-09")
+    # a run a person does is what the question asks about, not a light verb: no run is
+    # written on this day ("How far did I run on Saturday?" was answered from a day of
+    # a market and a call); a thing that runs still runs lightly
+    assert not names_section(question_terms("How far did I run on 9 November?", None), day)
+    ran = PassageSentences.of(1, _hit("Ran 10 km along the river.", "Journal", "2026-11-09"))
+    got = check("How far did I run on 9 November?", [ran], None, 0.4)  # the sentence says it
+    assert got.every_term and got.answerable
+    assert names_section(question_terms("What did I get on 9 November?", None), day)
+    assert "run" in asked_terms(question_terms("How far did I run?", None))
+    assert "run" not in asked_terms(question_terms("When does the backup run?", None))
     assert names_section(question_terms("What did I do on 9 November?", None), day)
     assert not names_section(question_terms("What did I do on 20 November?", None), day)
     assert not names_section(question_terms("What did I do on the 9th?", None), day)  # no word
