@@ -353,11 +353,6 @@ _BACK_REFERENCE = re.compile(
 _PERSON = re.compile(r"\b(?:[Hh]e|[Hh]is|[Ss]he|[Hh]er)$|^(?:He|His|She|Her)\b")
 
 
-#: a person referred to inside a sentence, as its object ("stay with *her*", "called
-#: *him*")
-_PERSON_OBJECT = re.compile(r"\s(?:him|her)\b")
-
-
 def names_in(sentence: str) -> set[str]:
     """The stems of the names of people ``sentence`` may write
     (:func:`kb.rag.lexical.key_tokens`: capitalised words that do not start it),
@@ -418,11 +413,11 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     reference to a person (*he*, *she*, *his*, *her*) also gets the names the sentence
     before writes, as :func:`names_in` reads them: in "Lunch with Tomás at the Lebanese
     place. He is moving to Porto in March." the second sentence is about Tomás, who is
-    not the first sentence's lead; so does a sentence that refers to a person inside it
-    as *him* or *her* ("Called Mum. Her operation is on 9 January." / "Aunt Rosa will
-    stay with her for the first week.": who will stay with Mum). Any
+    not the first sentence's lead. Any
     other pronoun inside a sentence is left alone (read that way too, one more
-    squad-dev unanswerable question was answered; the leading-phrase form answered one
+    squad-dev unanswerable question was answered, and so it was when only *him* and
+    *her* inside a sentence took the names before: "traversed and mapped by *him*"
+    made "How many times did Maclure cross the Union states?" answerable; the leading-phrase form answered one
     answerable question more and no unanswerable one), and a blank line between the
     two, or a list item or table row on either side, breaks the reference. The lead is
     the sentence's first words, not its parsed subject: "Dr Patel prescribed
@@ -445,17 +440,9 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
             stems[j] |= lead  # and the lead carries on to the next sentence
             if _PERSON.search(ref.group()):
                 stems[j] |= people
-            continue
-        if (
-            j > 0
-            and people
-            and not listed
-            and BLANK_LINE.search(text, spans[j - 1][1], a) is None
-            and _PERSON_OBJECT.search(piece)
-        ):
-            stems[j] |= people  # "Aunt Rosa will stay with *her*": the person before
-        lead = set() if listed else content_stems(" ".join(lead_words(piece)))
-        people = set() if listed else names_in(piece)
+        else:
+            lead = set() if listed else content_stems(" ".join(lead_words(piece)))
+            people = set() if listed else names_in(piece)
 
 
 def _continues(gap: str) -> bool:

@@ -122,18 +122,3 @@ def test_a_short_first_sentence_of_a_paragraph_joins_its_own_paragraph() -> None
         "Ok.",
         "- eggs",
     ]
-
-
-def test_a_person_inside_a_sentence_is_the_person_named_before() -> None:
-    """ "Who will stay with Mum?" over "Called Mum. Her hip operation is booked for 9
-    January." / "Aunt Rosa will stay with her for the first week." was refused: *her*
-    inside the sentence referred to nobody. *him* and *her* inside a sentence now get
-    the names of the sentence before, in the same paragraph; *it* and *them* do not."""
-    note = "Called Mum. Her hip operation is booked for 9 January.\nAunt Rosa will stay with her."
-    p = PassageSentences.of(1, hit(1, note))
-    assert stem("mum") in p.stems[1]
-    got = check("Who will stay with Mum?", [p], None, 0.4)
-    assert got.coverage == 1.0 and got.missing == []
-    for other in ("Aunt Rosa will stay with it for a week.", "\nAunt Rosa will stay with her."):
-        q = PassageSentences.of(1, hit(1, "Called Mum. Her hip operation is booked.\n" + other))
-        assert stem("mum") not in q.stems[-1], other
