@@ -417,8 +417,9 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     other pronoun inside a sentence is left alone (read that way too, one more
     squad-dev unanswerable question was answered, and so it was when only *him* and
     *her* inside a sentence took the names before: "traversed and mapped by *him*"
-    made "How many times did Maclure cross the Union states?" answerable; the leading-phrase form answered one
-    answerable question more and no unanswerable one), and a blank line between the
+    made "How many times did Maclure cross the Union states?" answerable; the
+    leading-phrase form answered one answerable question more and no unanswerable
+    one), and a blank line between the
     two, or a list item or table row on either side, breaks the reference. The lead is
     the sentence's first words, not its parsed subject: "Dr Patel prescribed
     amoxicillin. It caused a rash." gives the second sentence *Patel* too."""
