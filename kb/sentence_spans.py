@@ -23,7 +23,10 @@ Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged int
 previous sentence (``"(b)"`` is not a sentence), but a bulleted list item stands alone
 (``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy), and so does a
 label that opens a paragraph of its own and ends with a colon (``"Follow-ups:"`` before
-a list: the list's lead-in, not the previous paragraph's tail); a Markdown
+a list: the list's lead-in, not the previous paragraph's tail); a short sentence that
+opens a paragraph is never the tail of the one before either: it joins the sentence
+after it in its own paragraph ("Called Mum. Her operation is on 9 January."), or
+stands alone when nothing of its paragraph follows; a Markdown
 heading line stays a piece of its own, and a short table line joins the table line
 before it only (a rule line its header, a short row ``| x | 1 |`` the row above), never
 a paragraph, so a short header ``| Item | Cost |`` after a paragraph starts its own
