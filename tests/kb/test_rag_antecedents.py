@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kb.rag.answerability import check
 from kb.rag.lexical import stem
 from kb.rag.verify import PassageSentences, lead_words, names_in
@@ -122,3 +125,42 @@ def test_a_short_first_sentence_of_a_paragraph_joins_its_own_paragraph() -> None
         "Ok.",
         "- eggs",
     ]
+
+
+_PIECES = [
+    "Called Mum.",
+    "Ok.",
+    "Follow-ups:",
+    "- eggs",
+    "1. Add a check here now.",
+    "# Head",
+    "| a | b |",
+    "This is a longer sentence that goes on.",
+    "Dr. Smith came.",
+    "12",
+    "> quoted line here",
+]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_PIECES), st.sampled_from(["\n\n", " ", "\n", "\n\n\n"])),
+        min_size=1,
+        max_size=10,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_sentence_spans_are_ordered_slices_that_lose_no_word(
+    pieces: list[tuple[str, str]],
+) -> None:
+    """However short pieces, labels, items and blank lines mix, the spans are ordered,
+    disjoint real slices, and every letter or digit of the text is in one of them (a
+    short piece joins a neighbour or stands alone; it is never dropped)."""
+    text = "".join(p + sep for p, sep in pieces)
+    spans = split_sentences(text)
+    prev = 0
+    for a, b in spans:
+        assert prev <= a < b <= len(text)
+        prev = b
+    covered = {i for a, b in spans for i in range(a, b)}
+    assert all(i in covered for i, c in enumerate(text) if c.isalnum())
