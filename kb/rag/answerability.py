@@ -103,6 +103,7 @@ from kb.rag.lexical import (
     stem,
     token_matches,
     tokens,
+    written_codes,
 )
 from kb.rag.periods import other_periods
 from kb.rag.polarity import (
@@ -438,7 +439,9 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     :mod:`kb.rag.acronyms`), and names that spell an acronym a passage writes ("European
     Union": "EU"). A code of letters and digits (:func:`kb.rag.lexical.glued_codes`:
     *Q2*, *P0101*, *v2*) must be written whole in a passage, its headings or its file's
-    path: "Who presented the *Q2* roadmap?" over "the *Q1* roadmap" and "two weeks"."""
+    path (glued, with subscript digits, "CO₂", or apart, "Q 2":
+    :func:`kb.rag.lexical.written_codes`): "Who presented the *Q2* roadmap?" over "the
+    *Q1* roadmap" and "two weeks" is not answerable."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
@@ -457,12 +460,12 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     )
     codes = glued_codes(question)
     if codes:  # "the Q2 roadmap" where the notes say "Q1": the code, not its digit
-        written: dict[str, str] = {}
+        written: set[str] = set()
         for p in passages:
             place = " ".join(
                 (*p.hit.locator.heading_path, re.sub(r"[-_/.]", " ", p.hit.locator.path))
             )
-            written |= glued_codes(f"{p.hit.text} {place}")
+            written |= written_codes(f"{p.hit.text} {place}")
         absent += sorted(shown for code, shown in codes.items() if code not in written)
     return absent + other_quantities(question, passages, set(absent))
 

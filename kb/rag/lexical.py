@@ -400,6 +400,20 @@ def glued_codes(text: str) -> dict[str, str]:
     return out
 
 
+#: subscript and superscript digits as digits ("CO₂": CO2)
+_SCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹", "01234567890123456789")
+#: a code's letters and digits written apart by a hyphen or a space ("COVID-19", "Q 2")
+_SPLIT_CODE = re.compile(r"(?<![\w.\-])([^\W\d_]{1,4})[- ](\d{1,6})(?![\w\-])")
+
+
+def written_codes(text: str) -> set[str]:
+    """The codes :func:`glued_codes` reads, lower-cased, as ``text`` may write them:
+    glued, with subscript digits ("CO₂") or apart by a hyphen or a space ("COVID-19",
+    "Q 2"): where a passage is searched for a question's code."""
+    plain = text.translate(_SCRIPT_DIGITS)
+    return set(glued_codes(plain)) | set(glued_codes(_SPLIT_CODE.sub(r"\1\2", plain)))
+
+
 def ends_sentence(text: str, pos: int) -> bool:
     """A sentence end (``.``, ``!``, ``?`` or ``:`` and white space) sits at ``pos``:
     the next token starts a sentence, so a capital there names nothing. The dot of an

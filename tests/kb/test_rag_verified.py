@@ -1155,6 +1155,13 @@ def test_a_code_of_letters_and_digits_must_be_written_whole() -> None:
             "What are the Q3 risks?", [PassageSentences.of(1, titled)], None, 0.0, require_keys=True
         ).absent_keys
     )
+    # written with subscript digits or apart, the code is there all the same
+    co2 = [PassageSentences.of(1, hit(1, "The Amazon absorbs 1.5 gigatons of CO₂ a year."))]
+    got = check("How much CO2 does the Amazon absorb?", co2, None, 0.0, require_keys=True)
+    assert "CO2" not in got.absent_keys
+    apart = [PassageSentences.of(1, hit(1, "The Q 2 numbers are in: sales rose by a tenth."))]
+    got = check("What are the Q2 numbers?", apart, None, 0.0, require_keys=True)
+    assert "Q2" not in got.absent_keys
     # a quantity is no code: "70Ah", "5kg"
     assert glued_codes("a 70Ah battery of 5kg, code B05S, v2 of the A4 form") == {
         "b05s": "B05S",
