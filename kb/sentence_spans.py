@@ -73,11 +73,13 @@ _NEXT_LINE = re.compile(r"[ \t]*\n[ \t]*[\"'(“‘\[]*[A-Z]")
 _NEXT_TOKEN = re.compile(r"\s+[\"'(“‘\[]*([^\s\"')”’\]]+)")
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
-_BLOCK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|))|(?<=\|)[ \t]*\n")
+#: what starts a piece of structure, not prose: a heading, a list item, a quote, a row
+_STRUCTURE = r"#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|"
+_BLOCK = re.compile(rf"\n[ \t]*\n|\n(?=[ \t]*(?:{_STRUCTURE}))|(?<=\|)[ \t]*\n")
 #: a paragraph break: a line with nothing but white space
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
-#: what starts a piece of structure, not prose: a heading, a list item, a quote, a row
-_STRUCTURE_START = re.compile(r"#{1,6}\s|[-*+•]\s|\d+[.)]\s|>|\|")
+#: the same at a piece's start, a "•" bullet too (:data:`BULLET`)
+_STRUCTURE_START = re.compile(rf"{_STRUCTURE}|•\s")
 _HEADING_LINE = re.compile(r"(?m)^[ \t]*#{1,6}\s[^\n]*$")
 #: a line's item number: "6. Governing law." (its dot is not a sentence end)
 ITEM_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}[.)](?=[ \t])")

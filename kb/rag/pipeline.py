@@ -69,6 +69,7 @@ from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
 from kb.rag.quote import (
     SECTION_QUOTES,
+    Candidate,
     LabelExpander,
     candidates_block,
     list_candidates,
@@ -317,11 +318,9 @@ class AskPipeline:
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         if expected_type(q) is None:
-            inside = (
-                section_candidates(q, verifier.passages, cands)
-                if (assessed.answerability.section)
-                else []
-            )
+            inside: list[Candidate] = []
+            if assessed.answerability.section:
+                inside = section_candidates(q, verifier.passages, cands)
             # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
             inside = inside or list_candidates(q, verifier.passages, cands)
             if inside:

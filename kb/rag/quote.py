@@ -227,10 +227,9 @@ def _header_only(sentence: str) -> bool:
 
 def _lead_in_only(p: PassageSentences, j: int) -> bool:
     """Sentence ``j`` of ``p`` introduces the list that follows it ("Follow-ups:" /
-    "1. Add a check ..."): it ends with a colon and the next sentence is a list item.
-    The items say what it announces (and hold its words:
-    :func:`kb.rag.verify._add_list_leads`); quoted alone it says nothing."""
-    return p.sentence(j).endswith(":") and j + 1 < len(p.spans) and starts_item(p.sentence(j + 1))
+    "1. Add a check ...": :attr:`kb.rag.verify.PassageSentences.lists`). The items say
+    what it announces (and hold its words); quoted alone it says nothing."""
+    return any(lead == j for lead, _ in p.lists)
 
 
 def section_candidates(

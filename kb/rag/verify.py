@@ -424,7 +424,7 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     the sentence's first words, not its parsed subject: "Dr Patel prescribed
     amoxicillin. It caused a rash." gives the second sentence *Patel* too."""
     lead: set[str] = set()
-    people: set[str] = set()  # the names the sentence before writes
+    source = ""  # the sentence the lead comes from, whose names a person reference takes
     for j in range(len(spans)):
         a, b = spans[j]
         piece = text[a:b]
@@ -432,18 +432,18 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
         ref = _BACK_REFERENCE.match(piece)
         follows = (
             j > 0
-            and bool(lead | people)
             and not listed
-            and BLANK_LINE.search(text, spans[j - 1][1], a) is None
             and ref is not None
+            and BLANK_LINE.search(text, spans[j - 1][1], a) is None
+            and bool(lead or names_in(source))  # names read only when a reference needs them
         )
         if follows and ref is not None:
             stems[j] |= lead  # and the lead carries on to the next sentence
             if _PERSON.search(ref.group()):
-                stems[j] |= people
+                stems[j] |= names_in(source)
         else:
             lead = set() if listed else content_stems(" ".join(lead_words(piece)))
-            people = set() if listed else names_in(piece)
+            source = "" if listed else piece
 
 
 def _continues(gap: str) -> bool:
