@@ -957,11 +957,48 @@ def _file_title(hit: Hit) -> tuple[str, ...]:
     return (name,)
 
 
+def named_records(terms: Terms, ps: PassageSentences) -> list[int]:
+    """The ``key: value`` lines of ``ps`` whose key names what the question asks about,
+    as :func:`names_section` reads a heading: the key holds one of the question's words
+    at least (not a number), and with the chunk's headings and file name it holds them
+    all. "What is the risk?" over a standup note's "Risk: the payments team has not
+    signed off the webhook changes." (sentence cosine 0.24, chunk 0.09: the label is
+    the only word in common, and it is the answer's name, as a heading is). A key that
+    negates ("Not decided: ...") names its line only for a negated question, and one
+    that does not only for a question that is not. A key is at most 30 characters
+    (:data:`kb.sentence_spans.FIELD_LINE`): "Risk", "**Owner**", "Next step". Sentence
+    indexes in passage order; empty when no key is named."""
+    asked = asked_terms(terms)
+    out: list[int] = []
+    if not asked:
+        return out
+    for j in range(len(ps.spans)):
+        text = ps.sentence(j).strip()
+        if bullet := BULLET.match(text):
+            text = text[bullet.end() :].lstrip()
+        if not FIELD_LINE.match(text):
+            continue
+        key = text[: text.index(":")]
+        said = content_stems(key, joined=True)
+        if not any(found(s, said) for s in asked if not s[:1].isdigit()):
+            continue
+        if heading_negates(key) != terms.negated:
+            continue
+        if all(found(s, said | ps.heading_stems) for s in asked):
+            out.append(j)
+    return out
+
+
 def section_named(question: str, hits: Sequence[Hit]) -> bool:
-    """:func:`names_section` for one of ``hits``: the lexical pass of ``kb ask``'s
-    retrieval rule that needs no cosine (:func:`kb.search.evidence.ask_passes`)."""
+    """:func:`names_section` or :func:`named_records` for one of ``hits``: the lexical
+    pass of ``kb ask``'s retrieval rule that needs no cosine
+    (:func:`kb.search.evidence.ask_passes`)."""
     terms = question_terms(question, None)  # the weights play no part
-    return bool(terms) and any(names_section(terms, h) for h in hits)
+    if not terms:
+        return False
+    if any(names_section(terms, h) for h in hits):
+        return True
+    return any(named_records(terms, PassageSentences.of(n, h)) for n, h in enumerate(hits, 1))
 
 
 def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:

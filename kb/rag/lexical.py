@@ -642,27 +642,29 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # an identifier: capitals and digits, 4 characters or more with its - or / ("B-52"),
     # two or more digits, and a capital before a digit ("HX-44821", "B05S", "A380",
-    # "7/AB-22"): a policy, order or serial *number*, a *code*. None: all-digit values
-    # (years, amounts), a number with a unit in capitals ("16GB", "10AM", "240V"), and
-    # words with small letters
+    # "7/AB-22"): a policy, order or serial *number*, a *code*, a product's *model*
+    # ("Synology DS220+", "Brother HL-L2350DW"). None: all-digit values (years,
+    # amounts), a number with a unit in capitals ("16GB", "10AM", "240V"), and words
+    # with small letters
     (
         re.compile(
             r"(?<![\w/-])(?=[A-Z\d/-]{4})(?=[A-Z\d/-]*[A-Z][A-Z/-]*\d)"
             r"(?=(?:[A-Z/-]*\d){2})[A-Z\d]+(?:[-/][A-Z\d]+)*(?![\w/-])"
         ),
-        frozenset(["number", "code", "id", "reference", "serial"]),
+        frozenset(["number", "code", "id", "reference", "serial", "model"]),
     ),
     # a version: "v2", "1.4.2" (not a fourth part: an IP address), or a name with a
     # number of one or two digits right after it ("Postgres 16", "Python 3.11",
     # "Android 9"; not a day after its month, "March 12", nor before it, "Installed
-    # 14 March"), which "Which Postgres *version* do we use?" asks for
+    # 14 March"), which "Which Postgres *version* do we use?" asks for, and a *model*
+    # ("Worcester Greenstar 30i", "iPhone 15": "What is the boiler model?")
     (
         re.compile(
             r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
             rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
             rf"(?!\s+{_MONTH_NAME})"
         ),
-        frozenset(["version"]),
+        frozenset(["version", "model"]),
     ),
 )
 _DIGIT = re.compile(r"\d")
@@ -720,6 +722,13 @@ _PHONE_STEMS = frozenset(
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain
+#: a title's author after *by* (:data:`_TEXT_SHAPES`); case-sensitive inside the
+#: case-insensitive shapes
+_AUTHORED = (
+    r"(?-i:(?:\b[A-Z][\w'’]*(?<!ed)|[\"”’*_])\s+by\s+"
+    rf"(?!{_MONTH_NAME}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|Christmas\b|Easter\b)"
+    r"[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})"
+)
 _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...] = tuple(
     (hints, re.compile(pattern, re.IGNORECASE), frozenset(stem(w) for w in words))
     for hints, pattern, words in (
@@ -731,6 +740,13 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         ),
         # inline code in Markdown: what a runbook tells you to type
         (("`",), r"`[^`\n]+`", ["command", "code"]),
+        # a title and its author, as reading lists write them: "Piranesi by Susanna
+        # Clarke", "*Slow Horses* by Mick Herron", "The Overstory" by Richard Powers
+        # ("Who wrote Piranesi?"): a capitalised word or closing quote or emphasis
+        # before *by*, a capitalised name of one to three words after it. Not a verb's
+        # agent ("Designed by", "installed in 2019 by Hale Heating"), nor a deadline
+        # ("Ship by Friday", "Done by March")
+        ((" by ",), _AUTHORED, ["author", "wrote", "write", "written", "writer"]),
     )
 )
 

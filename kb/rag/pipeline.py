@@ -75,6 +75,7 @@ from kb.rag.quote import (
     list_candidates,
     quote_grammar,
     rank_candidates,
+    record_candidates,
     section_candidates,
 )
 from kb.rag.record import (
@@ -323,6 +324,8 @@ class AskPipeline:
                 inside = section_candidates(q, verifier.passages, cands)
             # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
             inside = inside or list_candidates(q, verifier.passages, cands)
+            # or the lines a key names ("What is the risk?" over "Risk: ...")
+            inside = inside or record_candidates(q, verifier.passages, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
 

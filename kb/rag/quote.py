@@ -78,6 +78,7 @@ from kb.rag.answerability import (
     DocFreq,
     found_terms,
     named_lists,
+    named_records,
     names_section,
     question_terms,
     weighted_share,
@@ -257,6 +258,21 @@ def list_candidates(
     over "Follow-ups:" and its items), in passage order; empty when none is named."""
     terms = question_terms(question, None)
     named = {(p.n, j) for p in passages for j in named_lists(terms, p)}
+    return sorted((c for c in cands if (c.n, c.j) in named), key=lambda c: (c.n, c.j))
+
+
+def record_candidates(
+    question: str,
+    passages: Sequence[PassageSentences],
+    cands: Sequence[Candidate],
+) -> list[Candidate]:
+    """The candidates that are ``key: value`` lines whose key names what the question
+    asks about (:func:`kb.rag.answerability.named_records`: "What is the risk?" over
+    "Risk: the payments team has not signed off the webhook changes."), in passage
+    order; empty when none is named. A table row that holds the word in a cell ("|
+    Hotel | €980 |") is no record of the key "Hotel"."""
+    terms = question_terms(question, None)
+    named = {(p.n, j) for p in passages for j in named_records(terms, p)}
     return sorted((c for c in cands if (c.n, c.j) in named), key=lambda c: (c.n, c.j))
 
 

@@ -21,11 +21,18 @@ from kb.rag.answerability import (
     asked_terms,
     check,
     named_lists,
+    named_records,
     names_section,
     question_terms,
     section_named,
 )
-from kb.rag.quote import Candidate, list_candidates, rank_candidates, section_candidates
+from kb.rag.quote import (
+    Candidate,
+    list_candidates,
+    rank_candidates,
+    record_candidates,
+    section_candidates,
+)
 from kb.rag.verify import PassageSentences
 from kb.search import Retriever, SearchOptions
 from kb.store import Store
@@ -47,6 +54,12 @@ INCIDENT = (
     "Follow-ups:\n"
     "1. Add a check that rejects pool sizes below 20 in config review.\n"
     "2. Alert on 5xx rate above 2% for 3 minutes.\n"
+)
+
+STANDUP = (
+    "# Standup 24 Nov\n\nAna: finished the export endpoint, starting on rate limiting.\n"
+    "Ben: waiting for DBA approval on the staging migration.\n\n"
+    "Blocker: the payments team has not signed off the webhook changes.\n"
 )
 
 
@@ -151,6 +164,27 @@ def test_a_lead_in_names_its_list() -> None:
     assert plain.lists == []
 
 
+def test_a_key_names_its_line() -> None:
+    """A ``key: value`` line's key is the name of what it says, as a heading is: "What
+    is the blocker?" over "Blocker: the payments team ..." (cosine 0.2: the key is the
+    only word in common) is answered by that line, not refused as no hit."""
+    ps = PassageSentences.of(1, _hit(STANDUP, "Standup 24 Nov", file="work/standup.md"))
+    said = [ps.sentence(j) for j in range(len(ps.spans))]
+    line = next(j for j, t in enumerate(said) if t.startswith("Blocker:"))
+    assert named_records(question_terms("What is the blocker?", None), ps) == [line]
+    assert named_records(question_terms("What was the standup blocker?", None), ps) == [line]
+    # the key must hold a word of the question; the heading alone names no line
+    assert named_records(question_terms("What was the standup?", None), ps) == []
+    assert named_records(question_terms("What is the blocker for Ana?", None), ps) == []
+    assert named_records(question_terms("What is not a blocker?", None), ps) == []
+    assert section_named("What is the blocker?", [ps.hit])
+    assert not section_named("What is the holiday plan?", [ps.hit])
+    cands = rank_candidates("What is the blocker?", [ps], None, 8)
+    got = record_candidates("What is the blocker?", [ps], cands)
+    assert [c.j for c in got] == [line]
+    assert record_candidates("What did Ben wait for?", [ps], cands) == []
+
+
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
     root = tmp_path_factory.mktemp("sections")
@@ -159,6 +193,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
     (notes / "work" / "q3-planning.md").write_text(PLANNING, encoding="utf-8")
     (notes / "plants.md").write_text(PLANTS, encoding="utf-8")
     (notes / "work" / "incident.md").write_text(INCIDENT, encoding="utf-8")
+    (notes / "work" / "standup.md").write_text(STANDUP, encoding="utf-8")
     settings = load_settings(root / "kb", user_file=root / "none.toml")
     store = Store.open(settings.home)
     ingest_paths(store, settings, [notes], embedder=real_embedder)
@@ -217,3 +252,17 @@ def test_a_question_no_section_names_is_still_refused(kb: Any) -> None:
         "What are the holiday plans?", opts
     )
     assert rec.result().refused
+
+
+@pytest.mark.slow
+def test_kb_ask_answers_from_the_line_a_key_names(kb: Any) -> None:
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    res = r.search("What is the blocker?", opts)
+    assert not res.has_evidence(opts.min_score), (res.best_cosine, res.best_sentence)
+    assert _ask_would_answer(res, opts, store)
+    gen = ScriptedGenerator(["1"])
+    out = AskPipeline(r, gen, settings).ask("What is the blocker?", opts).result()
+    assert not out.refused, out.refusal_reason
+    assert out.text.startswith("Blocker: the payments team has not signed off")
+    assert out.citations[0].locator["path"].endswith("standup.md")

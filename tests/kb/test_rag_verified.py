@@ -800,6 +800,29 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     assert not unit_words("Installed 14 March 2023") & version  # a day before its month
     # "may" after a version is the verb, not the month
     assert unit_words("Postgres 16 may be needed.") >= version
+    # a product's name and number is also its model ("What is the boiler model?")
+    assert "model" in unit_words("The boiler is a Worcester Greenstar 30i.")
+    assert "model" in unit_words("NAS: Synology DS220+, backs up every night")
+
+
+def test_a_title_by_a_name_says_who_wrote_it() -> None:
+    """A reading list's "Piranesi by Susanna Clarke" answers "Who wrote Piranesi?",
+    which was refused for *wrote*; a verb's agent or a deadline after *by* says no
+    author."""
+    books = hit(1, "- Piranesi by Susanna Clarke — finished in January, loved it.")
+    got = check("Who wrote Piranesi?", [PassageSentences.of(1, books)], None, 0.0)
+    assert "wrote" not in got.missing and got.coverage == 1.0
+    author = {stem("wrote")}  # *author* and *written* share its stem
+    for text in ("*Slow Horses* by Mick Herron", '"The Overstory" by Richard Powers'):
+        assert unit_words(text) >= author, text
+    for text in (
+        "Designed by Frank Gehry",  # a participle's agent
+        "installed in 2019 by Hale Heating",
+        "Ship by Friday",  # a deadline
+        "Done by March 2026",
+        "a study by Harvard University",  # no title before it
+    ):
+        assert not unit_words(text) & author, text
 
 
 def far_embed(texts: Sequence[str]) -> np.ndarray:
