@@ -33,6 +33,8 @@ from kb.rag.lexical import is_stopword, stem, tokens
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
+#: capitals standing alone: not glued to a digit ("TP1331", "A4", "MP3" are codes)
+_ALONE = re.compile(r"(?<![^\W_])[A-Z]{2,6}s?(?![^\W_])")
 
 
 #: capitals that are rarely initials of words a note writes out: times of day and
@@ -102,7 +104,7 @@ def spelled_in(acronym: str, text: str) -> bool:
 def spelled_out(question: str, texts: Sequence[str]) -> set[str]:
     """The stems of the question's words that spell an acronym one of ``texts`` writes
     ("European Union" when a passage says "EU")."""
-    found = {w for t in texts if has_acronym(t) for w in tokens(t) if is_acronym(w)}
+    found = {w for t in texts if has_acronym(t) for w in written_acronyms(t)}
     if not found:
         return set()
     qwords = tokens(question)
@@ -111,6 +113,16 @@ def spelled_out(question: str, texts: Sequence[str]) -> set[str]:
         for i, j in spells(acronym, qwords):
             out.update(stem(w) for w in qwords[i:j] if not is_stopword(w))
     return out
+
+
+def written_acronyms(text: str) -> list[str]:
+    """The acronyms ``text`` writes (:func:`is_acronym`), in order, each once; capitals
+    glued to a digit are a code, not initials: the flight "TP1331" spells no
+    "translated Piranesi" ("Who translated Piranesi?" was answered from a flight
+    booking), "A4" and "MP3" nothing either. "COVID-19" is an acronym (a hyphen
+    parts it from its number)."""
+    found = (m.group() for m in _ALONE.finditer(text))
+    return list(dict.fromkeys(w for w in found if is_acronym(w)))
 
 
 def question_acronyms(question: str) -> dict[str, str]:
@@ -127,13 +139,16 @@ def aliases(
     terms: Mapping[str, tuple[str, float]],
     words: Sequence[str],
     question_words: Sequence[str] | None = None,
+    acronyms: Sequence[str] | None = None,
 ) -> set[str]:
     """The stems of ``terms`` (the evidence check's question terms: stem -> (surface
     word, weight), in question order) that a sentence (its ``words``,
     :func:`kb.rag.lexical.tokens`) holds through an acronym (module docs).
     ``question_words``: the question's tokens as written, whose runs spell the
     sentence's acronyms; without them, the terms' surface words in order (which joins
-    words the question keeps apart)."""
+    words the question keeps apart). ``acronyms``: the sentence's acronyms as it writes
+    them (:func:`written_acronyms`, which knows a code's capitals from initials); the
+    acronym-shaped ``words`` without it."""
     out: set[str] = set()
     plain: list[tuple[str, str]] = []
     for s, (word, _) in terms.items():
@@ -145,7 +160,8 @@ def aliases(
     if len(plain) >= 2:
         surfaces = list(question_words) if question_words is not None else [w for _, w in plain]
         by_word = {w: s for s, w in plain}
-        for w in dict.fromkeys(w for w in words if is_acronym(w)):
+        written = acronyms if acronyms is not None else [w for w in words if is_acronym(w)]
+        for w in dict.fromkeys(written):
             for i, j in spells(w, surfaces):
                 out.update(by_word[x] for x in surfaces[i:j] if x in by_word)
     return out

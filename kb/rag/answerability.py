@@ -87,7 +87,14 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
+from kb.rag.acronyms import (
+    aliases,
+    is_acronym,
+    question_acronyms,
+    spelled_in,
+    spelled_out,
+    written_acronyms,
+)
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
@@ -788,7 +795,8 @@ def found_terms(
     for k in range(lo, hi):
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
-            here = here | aliases(terms, p.words(k), terms.words)
+            said = written_acronyms(p.sentence(k))
+            here = here | aliases(terms, p.words(k), terms.words, said)
     out = [s for s in terms if found(s, here)]
     out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))

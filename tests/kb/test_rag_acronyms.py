@@ -9,6 +9,7 @@ from kb.rag.acronyms import (
     question_acronyms,
     spelled_out,
     spells,
+    written_acronyms,
 )
 from kb.rag.answerability import check, question_terms
 from kb.rag.lexical import stem, tokens
@@ -91,3 +92,18 @@ def test_names_that_spell_a_passage_acronym_are_not_absent_keys() -> None:
         stem("Union"),
     }
     assert spelled_out("Did the European Union act?", ["Nothing here."]) == set()
+
+
+def test_capitals_glued_to_a_number_are_a_code_not_initials() -> None:
+    """The flight "TP1331" spelled "translated Piranesi": "Who translated Piranesi?" over
+    a reading list and a flight booking was answered from the booking (coverage 1.0)."""
+    assert written_acronyms("Flights booked with TAP: out (TP1331, 06:50)") == ["TAP"]
+    assert written_acronyms("A4 paper, an MP3, the COVID-19 rules, the NHS") == ["COVID", "NHS"]
+    flight = [PassageSentences.of(1, hit(1, "Flights booked with TAP: out on 12 March (TP1331)."))]
+    got = check("Who translated Piranesi?", flight, None, 0.0)
+    assert got.coverage == 0.0
+    # a code's capitals spell no passage acronym for spelled_out either
+    assert spelled_out("Who translated Piranesi?", ["Flight TP1331 is late."]) == set()
+    # an acronym standing alone still spells the question's words
+    tap = [PassageSentences.of(1, hit(1, "Flights booked with TP: out on 12 March."))]
+    assert check("Who translated Piranesi?", tap, None, 0.0).coverage == 1.0
