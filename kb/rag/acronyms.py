@@ -33,8 +33,9 @@ from kb.rag.lexical import is_stopword, stem, tokens
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")
-#: capitals standing alone: not glued to a digit ("TP1331", "A4", "MP3" are codes)
-_ALONE = re.compile(r"(?<![^\W_])[A-Z]{2,6}s?(?![^\W_])")
+#: capitals standing alone: not glued to a digit ("TP1331", "A4", "MP3" are codes),
+#: unless a reading follows ("BP120/80")
+_ALONE = re.compile(r"(?<![^\W_])[A-Z]{2,6}s?(?:(?![^\W_])|(?=\d+/\d+))")
 
 
 #: capitals that are rarely initials of words a note writes out: times of day and
@@ -120,7 +121,7 @@ def written_acronyms(text: str) -> list[str]:
     glued to a digit are a code, not initials: the flight "TP1331" spells no
     "translated Piranesi" ("Who translated Piranesi?" was answered from a flight
     booking), "A4" and "MP3" nothing either. "COVID-19" is an acronym (a hyphen
-    parts it from its number)."""
+    parts it from its number), and so is "BP120/80" (a reading glued to its name)."""
     found = (m.group() for m in _ALONE.finditer(text))
     return list(dict.fromkeys(w for w in found if is_acronym(w)))
 

@@ -968,33 +968,67 @@ def _file_title(hit: Hit) -> tuple[str, ...]:
 def named_records(terms: Terms, ps: PassageSentences) -> list[int]:
     """The ``key: value`` lines of ``ps`` whose key names what the question asks about,
     as :func:`names_section` reads a heading: the key holds one of the question's words
-    at least (not a number), and with the chunk's headings and file name it holds them
-    all. "What is the risk?" over a standup note's "Risk: the payments team has not
-    signed off the webhook changes." (sentence cosine 0.24, chunk 0.09: the label is
-    the only word in common, and it is the answer's name, as a heading is). A key that
-    negates ("Not decided: ...") names its line only for a negated question, and one
-    that does not only for a question that is not. A key is at most 30 characters
-    (:data:`kb.sentence_spans.FIELD_LINE`): "Risk", "**Owner**", "Next step". Sentence
-    indexes in passage order; empty when no key is named."""
+    at least (not a number), with the chunk's headings and file name it holds them all,
+    and it is a label: each of its words (numbers aside) is a word of the question or
+    of the headings. "What is the risk?" over a standup note's "Risk: the payments team
+    has not signed off the webhook changes." (sentence cosine 0.24, chunk 0.09: the
+    label is the only word in common, and it is the answer's name, as a heading is);
+    "Which hotel?" over "Hotel: Casa do Príncipe". Not named:
+
+    - a key that says more than the question asks ("Password reset needed: ..." for
+      "What is the password?", "Still to be decided: ..." for "What was decided?");
+    - any key for a *where*, *why* or *how* question (not *how many* or *how much*):
+      "Where is the hotel?" is answered by "Address: ...", not by "Hotel: ...";
+    - a key that negates ("Not decided: ...", "No decision: ...") unless the question
+      does, and one that does not for a negated question.
+
+    A key is at most 30 characters (:data:`kb.sentence_spans.FIELD_LINE`): "Risk",
+    "**Owner**", "Next step"; each line of a sentence is read ("Owner: Sofia" may end
+    the sentence before it when the splitter joins short lines). Sentence indexes in
+    passage order; empty when no key is named."""
     asked = asked_terms(terms)
     out: list[int] = []
-    if not asked:
+    if not asked or _asks_manner(terms.words):
         return out
     for j in range(len(ps.spans)):
-        text = ps.sentence(j).strip()
-        if bullet := BULLET.match(text):
-            text = text[bullet.end() :].lstrip()
-        if not FIELD_LINE.match(text):
-            continue
-        key = text[: text.index(":")]
-        said = content_stems(key, joined=True)
-        if not any(found(s, said) for s in asked if not s[:1].isdigit()):
-            continue
-        if heading_negates(key) != terms.negated:
-            continue
-        if all(found(s, said | ps.heading_stems) for s in asked):
+        if any(_names_line(terms, asked, line, ps) for line in ps.sentence(j).splitlines()):
             out.append(j)
     return out
+
+
+#: a key that opens with *no* says what is not so ("No decision: ..."); "No. of guests"
+#: is a number
+_NO_KEY = re.compile(r"\s*no\b(?!\.)", re.IGNORECASE)
+
+
+def _names_line(terms: Terms, asked: frozenset[str], line: str, ps: PassageSentences) -> bool:
+    """``line`` is a ``key: value`` line whose key names the question (:func:`named_records`)."""
+    text = line.strip()
+    if bullet := BULLET.match(text):
+        text = text[bullet.end() :].lstrip()
+    if not FIELD_LINE.match(text):
+        return False
+    key = text[: text.index(":")]
+    said = content_stems(key, joined=True)
+    if not any(found(s, said) for s in asked if not s[:1].isdigit()):
+        return False
+    if (heading_negates(key) or _NO_KEY.match(key) is not None) != terms.negated:
+        return False
+    known = set(terms) | ps.heading_stems
+    if not all(found(k, known) for k in said if not k[:1].isdigit()):
+        return False  # "Password reset needed:" says more than "What is the password?"
+    return all(found(s, said | ps.heading_stems) for s in asked)
+
+
+def _asks_manner(words: Sequence[str]) -> bool:
+    """The question opens with *where*, *why* or *how*, but not *how many* / *how
+    much*: a place, a reason or a way, which a record's key does not name."""
+    if not words:
+        return False
+    first = words[0].lower()
+    if first == "how":
+        return len(words) < 2 or words[1].lower() not in ("many", "much")
+    return first in ("where", "why")
 
 
 def section_named(question: str, hits: Sequence[Hit]) -> bool:

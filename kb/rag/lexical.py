@@ -642,29 +642,38 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # an identifier: capitals and digits, 4 characters or more with its - or / ("B-52"),
     # two or more digits, and a capital before a digit ("HX-44821", "B05S", "A380",
-    # "7/AB-22"): a policy, order or serial *number*, a *code*, a product's *model*
-    # ("Synology DS220+", "Brother HL-L2350DW"). None: all-digit values (years,
-    # amounts), a number with a unit in capitals ("16GB", "10AM", "240V"), and words
-    # with small letters
+    # "7/AB-22"): a policy, order or serial *number*, a *code*. None: all-digit values
+    # (years, amounts), a number with a unit in capitals ("16GB", "10AM", "240V"), and
+    # words with small letters
     (
         re.compile(
             r"(?<![\w/-])(?=[A-Z\d/-]{4})(?=[A-Z\d/-]*[A-Z][A-Z/-]*\d)"
             r"(?=(?:[A-Z/-]*\d){2})[A-Z\d]+(?:[-/][A-Z\d]+)*(?![\w/-])"
         ),
-        frozenset(["number", "code", "id", "reference", "serial", "model"]),
+        frozenset(["number", "code", "id", "reference", "serial"]),
     ),
     # a version: "v2", "1.4.2" (not a fourth part: an IP address), or a name with a
     # number of one or two digits right after it ("Postgres 16", "Python 3.11",
     # "Android 9"; not a day after its month, "March 12", nor before it, "Installed
-    # 14 March"), which "Which Postgres *version* do we use?" asks for, and a *model*
-    # ("Worcester Greenstar 30i", "iPhone 15": "What is the boiler model?")
+    # 14 March"), which "Which Postgres *version* do we use?" asks for
     (
         re.compile(
             r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
             rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
             rf"(?!\s+{_MONTH_NAME})"
         ),
-        frozenset(["version", "model"]),
+        frozenset(["version"]),
+    ),
+    # a product's *model*: a brand's capitalised name, then a token of letters and
+    # digits ("Worcester Greenstar 30i", "Synology DS220+", "Brother HL-L2350DW":
+    # "What is the boiler model?"); not a number alone ("Level 3", "Room 12", "Bus
+    # 73"), nor a day's ordinal ("March 12th")
+    (
+        re.compile(
+            r"(?<![\w-])[A-Za-z]*[A-Z][A-Za-z!]* (?!\d+(?:st|nd|rd|th)\b)"
+            r"(?=[\w+/-]*\d)(?=[\w+/-]*[A-Za-z])[A-Za-z\d][\w+/-]*"
+        ),
+        frozenset(["model"]),
     ),
 )
 _DIGIT = re.compile(r"\d")
@@ -722,13 +731,6 @@ _PHONE_STEMS = frozenset(
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain
-#: a title's author after *by* (:data:`_TEXT_SHAPES`); case-sensitive inside the
-#: case-insensitive shapes
-_AUTHORED = (
-    r"(?-i:(?:\b[A-Z][\w'’]*(?<!ed)|[\"”’*_])\s+by\s+"
-    rf"(?!{_MONTH_NAME}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|Christmas\b|Easter\b)"
-    r"[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})"
-)
 _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...] = tuple(
     (hints, re.compile(pattern, re.IGNORECASE), frozenset(stem(w) for w in words))
     for hints, pattern, words in (
@@ -740,15 +742,74 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         ),
         # inline code in Markdown: what a runbook tells you to type
         (("`",), r"`[^`\n]+`", ["command", "code"]),
-        # a title and its author, as reading lists write them: "Piranesi by Susanna
-        # Clarke", "*Slow Horses* by Mick Herron", "The Overstory" by Richard Powers
-        # ("Who wrote Piranesi?"): a capitalised word or closing quote or emphasis
-        # before *by*, a capitalised name of one to three words after it. Not a verb's
-        # agent ("Designed by", "installed in 2019 by Hale Heating"), nor a deadline
-        # ("Ship by Friday", "Done by March")
-        ((" by ",), _AUTHORED, ["author", "wrote", "write", "written", "writer"]),
     )
 )
+
+#: what a title's author line says (:func:`authored`)
+_AUTHOR_STEMS = frozenset(stem(w) for w in ("author", "wrote", "write", "written", "writer"))
+#: a reading list's line: an item marker, perhaps a short label ("Currently reading:"),
+#: then the title (capitalised words, emphasis or quotes around it) and "by" a name
+_TITLE_LINE = re.compile(
+    r"^[ \t]*(?:[-*+•][ \t]+|\d+[.)][ \t]+)?(?:[^:\n]{1,30}:[ \t]+)?"
+    r"(?P<title>[*_\"“‘']*[A-Z0-9][^\n]*?)[ \t]+by[ \t]+"
+    r"(?P<name>[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,2})",
+    re.MULTILINE,
+)
+#: a title closed by a quote, emphasis or a link anywhere: '"The Overstory" by Richard
+#: Powers', "*Slow Horses* by Mick Herron", "[Piranesi](https://…) by Susanna Clarke"
+_CLOSED_TITLE = re.compile(
+    r"(?:[\"”’*_]|\]\([^)\s]*\))[ \t]+by[ \t]+(?P<name>[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,2})"
+)
+_TITLE_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+#: small words a title holds in lower case ("Tomorrow, and Tomorrow", "Lord of the Flies")
+_TITLE_JOINERS_TEXT = "a an the and or of in on to for at with from by nor but as & de la"
+_TITLE_JOINERS = frozenset(_TITLE_JOINERS_TEXT.split())
+#: a past participle's agent, not a title's author ("Paid by Dad", "Built by Hale
+#: Heating"); a one-word "title" ending in -ed is one too ("Designed by ...")
+_PARTICIPLES_TEXT = """paid sent made built run taken chosen caught bought done given held led
+    told won sold brought found kept left met driven seen shown known grown drawn thrown set
+    put cut hit read"""
+_PARTICIPLES = frozenset(_PARTICIPLES_TEXT.split())
+#: what follows *by* that is no author: a deadline ("Ship by Friday", "Due by EOD", "by
+#: Q3"), a way of travel or payment ("by Train", "by Direct Debit")
+_NOT_AUTHOR = re.compile(
+    rf"(?:{_MONTH_NAME}|(?:Mon|Tue|Tues|Wed|Wednes|Thu|Thur|Thurs|Fri|Sat|Satur|Sun)(?:day)?\b"
+    r"|(?:EOD|EOW|EOM|EOY|COB|Q[1-4]|Noon|Midnight|End|Close|Christmas|Easter|Boxing"
+    r"|Tomorrow|Today|Tonight|Next|Train|Car|Bus|Coach|Plane|Air|Sea|Ferry|Taxi|Bike"
+    r"|Foot|Tube|Rail|Eurostar|Phone|Email|E-mail|Post|Courier|Hand|Cheque|Check|Card"
+    r"|Cash|Transfer|Direct|BACS|PayPal)\b)"
+)
+
+
+def authored(text: str) -> bool:
+    """``text`` names a title and its author, as a reading list writes them
+    ("Piranesi by Susanna Clarke", "- Currently reading: Slow Horses by Mick Herron",
+    '"The Overstory" by Richard Powers' anywhere), which says who *wrote* it: "Who
+    wrote Piranesi?" was refused for *wrote*. The title opens its line (after a list
+    marker and a short label) and is in title case (small joining words aside), or it
+    is closed by a quote, emphasis or a link; the author is one to three capitalised
+    words. Not an author: a participle's agent ("Paid by Dad", "Designed by Frank
+    Gehry", "installed in 2019 by Hale Heating": mid-sentence), a deadline or a way
+    ("Ship by Friday", "Essay by Fri", "Due by EOD", "Travel by Train"), a word
+    repeated ("Side by Side", "Step by Step") and prose ("the translation of the Bible
+    by Martin Luther" does not open its line)."""
+    for m in _CLOSED_TITLE.finditer(text):
+        if _NOT_AUTHOR.match(m.group("name")) is None:
+            return True
+    for m in _TITLE_LINE.finditer(text):
+        name, words = m.group("name"), _TITLE_WORD.findall(m.group("title"))
+        if not words or _NOT_AUTHOR.match(name) is not None:
+            continue
+        if any(w[0].islower() and w.lower() not in _TITLE_JOINERS for w in words):
+            continue  # a sentence, not a title: "Sintra by train", "the bins by Friday"
+        last = words[-1].lower()
+        if last in _PARTICIPLES or (len(words) == 1 and last.endswith("ed")):
+            continue
+        if last == name.split()[0].lower():
+            continue  # "Side by Side"
+        return True
+    return False
+
 
 _YEAR = r"(?:1[5-9]|20)\d\d\b(?![.,]\d)"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?\b"
@@ -857,4 +918,6 @@ def unit_words(text: str) -> set[str]:
     for hints, pattern, stems in _TEXT_SHAPES:  # cheap substring test first
         if any(h in text for h in hints) and pattern.search(text):
             out |= stems
+    if " by " in text and authored(text):
+        out |= _AUTHOR_STEMS
     return out | set(bounds(text)) | date_words(text)

@@ -99,6 +99,7 @@ def test_capitals_glued_to_a_number_are_a_code_not_initials() -> None:
     a reading list and a flight booking was answered from the booking (coverage 1.0)."""
     assert written_acronyms("Flights booked with TAP: out (TP1331, 06:50)") == ["TAP"]
     assert written_acronyms("A4 paper, an MP3, the COVID-19 rules, the NHS") == ["COVID", "NHS"]
+    assert written_acronyms("BP120/80 this morning") == ["BP"]  # a reading, not a code
     flight = [PassageSentences.of(1, hit(1, "Flights booked with TAP: out on 12 March (TP1331)."))]
     got = check("Who translated Piranesi?", flight, None, 0.0)
     assert got.coverage == 0.0

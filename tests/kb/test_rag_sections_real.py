@@ -177,6 +177,21 @@ def test_a_key_names_its_line() -> None:
     assert named_records(question_terms("What was the standup?", None), ps) == []
     assert named_records(question_terms("What is the blocker for Ana?", None), ps) == []
     assert named_records(question_terms("What is not a blocker?", None), ps) == []
+    # a key is a label: one that says more than the question asks names nothing, and a
+    # place, a reason or a way is not what a key names (review findings)
+    for q, record in [
+        ("What is the password?", "Password reset needed: the bank locked the account."),
+        ("What was decided?", "Still to be decided: the hosting provider."),
+        ("What was decided?", "No decision: we wait for legal."),
+        ("Where is the hotel?", "Hotel: Casa do Príncipe"),
+        ("Why is there a blocker?", "Blocker: legal has not signed off."),
+    ]:
+        other = PassageSentences.of(1, _hit(record, "Notes"))
+        assert named_records(question_terms(q, None), other) == [], (q, record)
+    # every line of a sentence is read: a short key line joins the sentence before it
+    owner = PassageSentences.of(1, _hit("Reason: the migration is good.\nOwner: Sofia", "Notes"))
+    assert named_records(question_terms("Who is the owner?", None), owner) == [0]
+    assert named_records(question_terms("How many guests?", None), owner) == []
     assert section_named("What is the blocker?", [ps.hit])
     assert not section_named("What is the holiday plan?", [ps.hit])
     cands = rank_candidates("What is the blocker?", [ps], None, 8)

@@ -803,6 +803,15 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     # a product's name and number is also its model ("What is the boiler model?")
     assert "model" in unit_words("The boiler is a Worcester Greenstar 30i.")
     assert "model" in unit_words("NAS: Synology DS220+, backs up every night")
+    # a code or a number alone is no model (review finding)
+    for text in (
+        "Car reg: AB12 CDE",
+        "Booking ref HX-44821",
+        "Level 3",
+        "Room 12",
+        "on March 12th",
+    ):
+        assert "model" not in unit_words(text), text
 
 
 def test_a_title_by_a_name_says_who_wrote_it() -> None:
@@ -813,7 +822,13 @@ def test_a_title_by_a_name_says_who_wrote_it() -> None:
     got = check("Who wrote Piranesi?", [PassageSentences.of(1, books)], None, 0.0)
     assert "wrote" not in got.missing and got.coverage == 1.0
     author = {stem("wrote")}  # *author* and *written* share its stem
-    for text in ("*Slow Horses* by Mick Herron", '"The Overstory" by Richard Powers'):
+    for text in (
+        "*Slow Horses* by Mick Herron",
+        '"The Overstory" by Richard Powers',
+        "- Currently reading: Slow Horses by Mick Herron.",
+        "1. Lord of the Flies by William Golding",
+        "[Piranesi](https://example.org/p) by Susanna Clarke",
+    ):
         assert unit_words(text) >= author, text
     for text in (
         "Designed by Frank Gehry",  # a participle's agent
@@ -821,6 +836,13 @@ def test_a_title_by_a_name_says_who_wrote_it() -> None:
         "Ship by Friday",  # a deadline
         "Done by March 2026",
         "a study by Harvard University",  # no title before it
+        "Paid by Dad",  # irregular participles (review findings)
+        "The Letter Sent by Tom",
+        "Essay by Fri",  # deadlines and ways
+        "Due by EOD",
+        "Travel by Train",
+        "Side by Side",  # a word repeated
+        "the translation of the Bible by Martin Luther",  # prose, mid-line
     ):
         assert not unit_words(text) & author, text
 
