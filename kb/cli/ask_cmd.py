@@ -277,6 +277,18 @@ def _contradiction_reason(c: dict[str, str | None]) -> str:
     )
 
 
+def _nearest_line(nearest: dict[str, Any]) -> str:
+    """Where the best hit of a refused search is, and how close it came: "notes/a.md ›
+    Standup · lines 3–8 (passage cosine 0.206, best sentence 0.447)"."""
+    scores = [
+        f"{label} {nearest[key]:.3f}"
+        for key, label in (("cosine", "passage cosine"), ("sentence", "best sentence"))
+        if nearest.get(key) is not None
+    ]
+    where = nearest["locator"]["display"]
+    return f"{where} ({', '.join(scores)})" if scores else where
+
+
 def _summary(record: AnswerRecord, settings: Settings) -> None:
     """Refusal / ungrounded labels, verdicts, invalid citations, truncation and Sources."""
     echo = typer.echo
@@ -293,6 +305,8 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             f"refused: no passage passed the retrieval threshold (min-score {m:g} for a "
             f"passage, {m + SENTENCE_MARGIN:g} for one sentence); the model was not run"
         )
+        if record.nearest is not None:
+            echo(f"  closest: {_nearest_line(record.nearest)}")
     elif record.refused and record.refusal_reason == "no_support":
         a = record.answerability or {}
         absent = a.get("absent_keys") or []

@@ -205,7 +205,8 @@ class AskPipeline:
             lambda: says_every_term(q, hits, self.doc_freq),
             lambda: section_named(q, hits),
         ):
-            return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None)
+            nearest = _nearest(result) if hits else None
+            return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None, nearest)
         # always measured (no model), recorded, and enforced when min_answerable > 0; the
         # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
         # with anyway, so generate mode with the check off skips them (lexical score only)
@@ -284,6 +285,7 @@ class AskPipeline:
         use_grammar: bool,
         mode: str,
         checked: Answerability | None,
+        nearest: dict[str, Any] | None = None,
     ) -> AnswerStream:
         return AnswerStream.finished(
             AnswerRecord(
@@ -295,6 +297,7 @@ class AskPipeline:
                 grammar=use_grammar,
                 mode=mode,
                 answerability=None if checked is None else checked.to_dict(),
+                nearest=nearest,
             )
         )
 
@@ -536,6 +539,23 @@ class _VerifierThread:
                 self.busy_s += time.perf_counter() - t
             self.verdicts.append(v)
             self.stream.put(VerdictEvent(v))
+
+
+def _nearest(result: Any) -> dict[str, Any]:
+    """The best hit of a search ``kb ask`` refused to answer from
+    (:attr:`kb.rag.record.AnswerRecord.nearest`): where it is, and how close the
+    closest passage and sentence came, rounded to 3 places."""
+    top = result.hits[0]
+
+    def r3(x: float | None) -> float | None:
+        return None if x is None else round(float(x), 3)
+
+    return {
+        "path": top.path,
+        "locator": top.locator.to_dict(),
+        "cosine": r3(getattr(result, "best_cosine", None)),
+        "sentence": r3(getattr(result, "best_sentence", None)),
+    }
 
 
 def _has_evidence(

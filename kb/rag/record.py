@@ -24,6 +24,11 @@ Definitions used by the record:
 - ``grounded``: not refused, at least one valid citation, and (with verification on)
   every sentence ``supported`` by one of its citations. An answer without a valid
   citation is *ungrounded* and must never be shown as cited.
+- ``nearest``: for a ``no_hits`` refusal with hits below the threshold, the best of
+  them, so the user can look: its ``path``, ``locator`` (as citations give it, with
+  its ``display``), and the ``cosine``
+  of the closest passage and ``sentence`` of the closest sentence in the search's
+  scope (either ``None`` when not measured); ``None`` otherwise.
 - ``truncated``: ``"max_tokens"`` when generation hit ``--max-tokens``; the text is
   then trimmed to its last complete sentence. ``contexts_cut`` records the passages
   the context window forced out (dropped chunk ids, the one cut short).
@@ -82,6 +87,7 @@ class AnswerRecord:
     contexts_cut: dict[str, Any] | None = None
     sentences: list[SentenceVerdict] = field(default_factory=list)
     answerability: dict[str, Any] | None = None
+    nearest: dict[str, Any] | None = None
     mode: str = "generate"
     verifier: str | None = None
     quote_choice: list[int] | None = None
@@ -136,6 +142,7 @@ class AnswerRecord:
             "sentences": [v.to_dict() for v in self.sentences],
             "citation_support_rate": self.citation_support_rate,
             "answerability": self.answerability,
+            "nearest": self.nearest,
             "timings": {k: (None if v is None else round(v, 6)) for k, v in self.timings.items()},
             "model_hash": self.model_hash,
             "model_path": self.model_path,

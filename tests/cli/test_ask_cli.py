@@ -162,6 +162,9 @@ def test_no_hit_refusal(demo_kb: Path, shared_embedder: None) -> None:
     assert r.exit_code == 0
     assert "refused: no passage passed the retrieval threshold (min-score 0.99 for a" in r.stdout
     assert "1.19 for one sentence)" in r.stdout
+    # and says where the closest passage is, and how close it came, so the user can look
+    closest = next(line for line in r.stdout.splitlines() if line.startswith("  closest: "))
+    assert ".md › " in closest and "(passage cosine 0." in closest, closest
     assert "Sources" not in r.stdout
 
 
@@ -175,6 +178,8 @@ def test_a_refusal_is_printed_while_the_model_loads_in_the_background(demo_kb: P
     j = kb_proc(*args, "--json", home=demo_kb)
     done = json.loads(j.stdout.strip().splitlines()[-1])
     assert done["event"] == "done" and done["answer"]["refusal_reason"] == "no_hits"
+    nearest = done["answer"]["nearest"]
+    assert nearest["locator"]["display"] and 0 < nearest["cosine"] < 0.99, nearest
 
 
 def test_ungrounded_answer_is_labelled(

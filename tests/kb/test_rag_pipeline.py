@@ -147,7 +147,7 @@ def test_no_hits_refuses_without_loading_the_model() -> None:
     rec = stream.result()
     assert rec.refused and rec.refusal_reason == "no_hits" and not rec.grounded
     assert rec.text == "" and rec.contexts == [] and rec.model_hash is None
-    assert rec.timings["first_token_s"] is None
+    assert rec.timings["first_token_s"] is None and rec.nearest is None  # nothing found
     assert calls == [] and not pipe.loaded
 
 

@@ -113,6 +113,9 @@ def test_questions_the_notes_know_nothing_about_are_still_refused(kb: Any, quest
     assert not _ask_would_answer(res, opts, store)  # kb search says kb ask would refuse
     rec = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask(question, opts).result()
     assert rec.refused and rec.refusal_reason == "no_hits"
+    # the refusal names the closest passage and how close it came (kb ask prints it)
+    assert rec.nearest is not None and rec.nearest["path"] == res.hits[0].path
+    assert rec.nearest["cosine"] == round(res.best_cosine, 3)
 
 
 def test_a_sentence_with_every_word_of_a_short_question_is_evidence(kb: Any) -> None:

@@ -233,6 +233,27 @@ def test_a_refusal_whose_words_are_all_there_says_the_meaning_is_far(
     assert page.errors == []
 
 
+def test_a_no_hits_refusal_names_the_closest_passage(page: Any, server: str) -> None:
+    loc = {"path": "work/standup.md", "display": "work/standup.md › Standup 24 Nov · lines 3–8"}
+    rec = {
+        "text": "",
+        "refused": True,
+        "refusal_reason": "no_hits",
+        "nearest": {"path": "work/standup.md", "locator": loc, "cosine": 0.206, "sentence": 0.447},
+        "grounded": False,
+        "citations": [],
+        "contexts": [],
+        "sentences": [],
+        "timings": {},
+    }
+    replay(page, server, "What is Ana working on?", [("done", {"answer": rec})])
+    label = page.inner_text("#label")
+    assert "nothing in the KB is close enough" in label, label
+    assert "Closest: work/standup.md › Standup 24 Nov · lines 3–8." in label, label
+    shot(page, "ask-no-hits-closest")
+    assert page.errors == []
+
+
 def test_a_pdf_citation_lands_on_its_page(page: Any, server: str) -> None:
     page.goto(server + "/?q=When+is+honey+ready+to+harvest%3F")
     page.wait_for_selector("#label:not([hidden])", timeout=90_000)

@@ -116,6 +116,7 @@
     if (rec.refused) {
       msg = rec.refusal_reason === "no_hits"
         ? "Refused: nothing in the KB is close enough to the question; the model was not run."
+          + (rec.nearest ? " Closest: " + rec.nearest.locator.display + "." : "")
         : rec.refusal_reason === "no_support"
           ? "Refused: " + supportReason(rec.answerability || {}) + "; the model was not run."
           : "Refused: the model found no answer in the retrieved passages.";
