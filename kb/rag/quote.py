@@ -84,7 +84,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.lexical import stem, tokens
+from kb.rag.lexical import DAY_DATE, stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
@@ -121,7 +121,8 @@ class Candidate:
     #: after it; or ""
     follow: str = ""
     #: the sentence a sentence that starts by referring back ("He", "This") refers to,
-    #: quoted before it (:func:`lead_before`); or ""
+    #: quoted before it (:func:`lead_before`), or the dated heading of a journal entry a
+    #: *when* question quotes (:func:`dated_heading`); or ""
     lead: str = ""
     #: the sentence is a list item or a table row: items quoted one after another
     #: stand on lines of their own, as in the note
@@ -170,6 +171,12 @@ def rank_candidates(
             around = weighted_share(terms, found_terms(terms, p, j, window=True))
             rel = (float(cos[j]) + (one + around) / 2) / 2
             lead = lead_before(p, j, text)
+            if (
+                kind == "time"
+                and not lead
+                and not holds(kind, _PART_OF_DAY.sub("", text), question)
+            ):
+                lead = dated_heading(p)  # "Thursday 20 November" over a journal's entry
             if kind is not None and holds(kind, f"{lead} {text}".strip(), question):
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
@@ -345,6 +352,36 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
     if is_question(folded) or len(folded) + len(text) + 1 > MAX_QUOTE_CHARS:
         return ""
     return folded
+
+
+_DAY_DATE = re.compile(DAY_DATE, re.IGNORECASE)
+#: a part of the day or a clock time, which say when on a day but not which day
+#: ("Evening: fixed the tap", "Dentist at 14:30"): the dated heading still says the day
+#: (:func:`dated_heading`)
+_PART_OF_DAY = re.compile(
+    r"\b(?:morning|afternoon|evening|night|tonight|today|lunchtime|midday)\b"
+    r"|\b\d{1,2}[:.]\d{2}(?:\s?[ap]\.?m\.?)?(?!\d)|\b\d{1,2}\s?[ap]\.?m\b\.?",
+    re.IGNORECASE,
+)
+
+
+def dated_heading(p: PassageSentences) -> str:
+    """The passage's own section heading (folded) when it holds a day's date ("Thursday
+    20 November", "2026-11-20", "v3.1 (2 October 2026)"); "" otherwise. A *when*
+    question over a journal is answered by an entry that says no time: "When did I fix
+    the kitchen tap?" over "# Thursday 20 November" / "Evening: fixed the dripping
+    kitchen tap." quoted only the entry, and the day stood only in Sources. Quote mode
+    quotes the heading before such a sentence (one that says no time, or only a part
+    of the day or a clock time: :data:`_PART_OF_DAY`), both verbatim, each with its citation; the
+    verifier reads a heading quoted whole as supported by its passage
+    (:meth:`kb.rag.verify.Verifier.best`). Not before a sentence that says a time of its
+    own ("Bought the car in 2019", written on 20 November: the heading's day is when
+    the entry was written). A year or a month alone ("1973 oil crisis", "Lisbon, March
+    2027") is no day; a daily note's file name is no heading."""
+    path = p.hit.locator.heading_path
+    if not path or _DAY_DATE.search(path[-1]) is None:
+        return ""
+    return " ".join(path[-1].split())
 
 
 #: a line that labels itself an answer: "A: ...", "**A:** ...", "Answer: ..."

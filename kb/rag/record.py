@@ -112,15 +112,20 @@ class AnswerRecord:
         """Per cited passage number, the best evidence of a *supported* sentence (the
         quote Sources shows under that source); of equal scores, the later sentence's:
         a quote written after the sentence it points back to, a command after its
-        lead-in and an answer after the note's question are what answers. A passage
-        that only unsupported sentences cite has none: their closest sentence is not
-        evidence, and showing it under Sources would read as if it were."""
+        lead-in and an answer after the note's question are what answers; a quoted
+        heading (a journal entry's date) only when no sentence of the passage is. A
+        passage that only unsupported sentences cite has none: their closest sentence
+        is not evidence, and showing it under Sources would read as if it were."""
         best: dict[int, Any] = {}
+
+        def rank(e: Any) -> tuple[bool, float]:
+            return (not getattr(e, "heading", False), e.score)
+
         for v in self.sentences:
             e = v.evidence
             if v.verdict != "supported" or e is None:
                 continue
-            if e.n not in best or e.score >= best[e.n].score:
+            if e.n not in best or rank(e) >= rank(best[e.n]):
                 best[e.n] = e
         return best
 

@@ -465,6 +465,9 @@ class Evidence:
     #: the header cells when the quote is a Markdown table row (which alone does not say
     #: what its cells are: :func:`kb.sentence_spans.row_columns`), else ``None``
     columns: list[str] | None = None
+    #: the quote is the passage's section heading (:meth:`Verifier.best`), not a
+    #: sentence of its text: Sources shows a sentence's evidence before it
+    heading: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -474,6 +477,7 @@ class Evidence:
             "score": round(self.score, 4),
             "quote": self.quote,
             "columns": self.columns,
+            "heading": self.heading,
             "locator": self.locator.to_dict(),
         }
 
@@ -633,8 +637,13 @@ class Verifier:
         return out
 
     def best(self, claim: str, n: int, qvec: np.ndarray | None = None) -> Evidence:
-        """The best-supporting sentence of passage ``n`` (1-based) for ``claim``."""
+        """The best-supporting sentence of passage ``n`` (1-based) for ``claim``; a
+        claim that is the passage's own section heading, whole (quote mode quotes a
+        journal entry's date: :func:`kb.rag.quote.dated_heading`), is supported by it
+        (score 1.0, the heading as evidence, located by the passage's heading path)."""
         p = self.passages[n - 1]
+        if (heading := _heading_quoted(claim, p)) is not None:
+            return heading
         if qvec is None:
             qvec = self._claim_vector(claim)
         s = self.scores(claim, p, qvec)
@@ -681,6 +690,25 @@ class Verifier:
         ):
             v.suggested = other
         return v
+
+
+def _heading_quoted(claim: str, p: PassageSentences) -> Evidence | None:
+    """``claim`` is passage ``p``'s own section heading, whole (white space folded, case and
+    a final full stop aside): :class:`Evidence` of score 1.0 that quotes the heading,
+    located by the chunk's path and heading path (its line is not stored); else
+    ``None``."""
+    hit = p.hit
+    path = hit.locator.heading_path
+    if not path:
+        return None
+
+    def fold(text: str) -> str:
+        return " ".join(text.split()).rstrip(".").lower()
+
+    if not claim.strip() or fold(claim) != fold(path[-1]):
+        return None
+    place = Locator(hit.locator.path, hit.locator.doc_type, hit.locator.heading_path, Span())
+    return Evidence(p.n, hit.chunk_id, hit.path, path[-1], place, 1.0, heading=True)
 
 
 def support_rate(verdicts: Sequence[SentenceVerdict]) -> float | None:

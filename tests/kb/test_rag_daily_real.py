@@ -216,6 +216,17 @@ def test_a_question_one_value_answers_quotes_one_sentence_of_a_named_section(kb:
 
 
 @pytest.mark.slow
+def test_a_when_question_over_a_journal_quotes_the_entry_with_its_day(kb: Any) -> None:
+    """ "When did I go to the dentist?" over "## 2026-11-09" / "Dentist at 14:30: one
+    small filling." quoted the entry alone: its clock time names no day."""
+    out = ask(kb, "When did I go to the dentist?")
+    assert not out.refused, out.refusal_reason
+    assert out.text.startswith("2026-11-09 [#1] Dentist at 14:30"), out.text
+    assert out.grounded and all(v.verdict == "supported" for v in out.sentences)
+    assert out.evidence_by_n()[1].quote.startswith("Dentist at 14:30")
+
+
+@pytest.mark.slow
 def test_a_day_the_journal_has_no_entry_for_is_refused(kb: Any) -> None:
     """ "## 2026-11-09" names 9 November; no heading names the 20th."""
     out = ask(kb, "What did I do on 20 November?")

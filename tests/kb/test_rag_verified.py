@@ -41,8 +41,14 @@ from kb.rag.lexical import (
     stem,
     unit_words,
 )
-from kb.rag.quote import candidates_block, quote_grammar, quote_line, rank_candidates
-from kb.rag.record import VerdictEvent
+from kb.rag.quote import (
+    candidates_block,
+    dated_heading,
+    quote_grammar,
+    quote_line,
+    rank_candidates,
+)
+from kb.rag.record import AnswerRecord, VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
 from kb.search.options import SearchOptions
@@ -1778,3 +1784,38 @@ def test_short_for_and_stand_for_ask_for_a_full_form_not_their_words() -> None:
     ps = [PassageSentences.of(1, hit(1, "It led to quantum electrodynamics (or QED)."))]
     got = check("What is QED short for?", ps, None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+
+
+def _journal(text: str, heading: str) -> Hit:
+    loc = Locator("journal/2026-11-20.md", "md", (heading,), Span(line_start=3, line_end=7))
+    return Hit(chunk_id=7, text=text, locator=loc, score=1.0)
+
+
+def test_a_when_question_over_a_journal_entry_quotes_its_dated_heading() -> None:
+    """ "When did I fix the kitchen tap?" over "# Thursday 20 November" / "Evening:
+    fixed the dripping kitchen tap." quoted the entry alone: the day stood only in
+    Sources. The heading is quoted before it, and the verifier reads it as supported."""
+    entry = "Lunch with Tomás.\n\nEvening: fixed the dripping kitchen tap. Bought the car in 2019."
+    ps = PassageSentences.of(1, _journal(entry, "Thursday 20 November"))
+    assert dated_heading(ps) == "Thursday 20 November"
+    cands = {c.text: c for c in rank_candidates("When did I fix the kitchen tap?", [ps], None, 8)}
+    tap = cands["Evening: fixed the dripping kitchen tap."]  # a part of the day names no day
+    assert tap.lead == "Thursday 20 November"
+    assert quote_line(tap) == (
+        "Thursday 20 November [#1] Evening: fixed the dripping kitchen tap. [#1]"
+    )
+    assert cands["Bought the car in 2019."].lead == ""  # a time of its own: not the entry's day
+    # not for a question of another type, nor under a heading without a day
+    other = rank_candidates("What did I fix?", [ps], None, 8)
+    assert all(c.lead == "" for c in other)
+    for heading in ("1973 oil crisis", "Lisbon, March 2027", "Journal"):
+        assert dated_heading(PassageSentences.of(1, _journal(entry, heading))) == "", heading
+    # the verifier: the heading quoted whole is supported by its passage, and Sources
+    # shows the entry's sentence as the evidence, not the heading
+    v = Verifier([_journal(entry, "Thursday 20 November")], None)
+    day = v.verify(0, "Thursday 20 November [#1]")
+    assert day.verdict == "supported" and day.evidence is not None and day.evidence.heading
+    assert v.verify(0, "Friday 21 November [#1]").verdict == "unsupported"
+    fixed = v.verify(1, "Evening: fixed the dripping kitchen tap. [#1]")
+    rec = AnswerRecord(question="q", sentences=[fixed, day])
+    assert rec.evidence_by_n()[1].quote == "Evening: fixed the dripping kitchen tap."
