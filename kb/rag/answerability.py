@@ -353,6 +353,8 @@ class Terms(dict[str, tuple[str, float]]):
         #: light verbs a person does here, as an activity, not a thing: "How far did *I
         #: run*?" asks about a run ("When does the backup *run*?" does not)
         self.done = {stem(m.group(2)) for m in _PERSON_DOES.finditer(question)}
+        #: codes of letters and digits the question writes as one word ("v3.1": *v3*)
+        self.codes = frozenset(glued_codes(question))
 
 
 def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
@@ -916,14 +918,17 @@ def names_section(terms: Terms, hit: Hit, heading: AbstractSet[str] | None = Non
     its file's name (``2026-11-09.md``: :func:`_file_title`). A heading that negates
     (:func:`kb.rag.polarity.heading_negates`: "## Not decided") names its section only
     for a negated question ("What was not decided?"), and one that does not, only for
-    a question that is not ("What was decided?" is not answered by "Not decided")."""
+    a question that is not ("What was decided?" is not answered by "Not decided"). A
+    code the question writes as one word names a heading that writes it too ("When was
+    v3.1 released?" over "## v3.1 (2 October 2026)"), though its number alone does not."""
     path = hit.locator.heading_path or _file_title(hit)
     asked = asked_terms(terms)
     if not path or not asked:
         return False
     last = content_stems(path[-1], joined=True) | date_words(path[-1])  # "## 2026-11-16"
-    if not any(found(s, last) for s in asked if not s[:1].isdigit()):
-        return False  # "Part 3" names no section for "What is 3?"
+    named = any(found(s, last) for s in asked if not s[:1].isdigit())
+    if not named and not (terms.codes and terms.codes & set(glued_codes(path[-1]))):
+        return False  # "Part 3" names no section for "What is 3?"; "## v3.1 (…)" does
     if heading_negates(path[-1]) != terms.negated:
         return False  # "## Not decided" is no answer to "What was decided?", nor the reverse
     held = heading if heading is not None else heading_stems_of(hit)

@@ -8,6 +8,7 @@ risks?" before the section heading counted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,6 +64,13 @@ STANDUP = (
 )
 
 
+RELEASES = (
+    "# Release notes\n\n## v3.1 (2 October 2026)\n\n- Added CSV export for invoices.\n"
+    "- Fixed the timezone bug in scheduled reports.\n\n## v3.0 (14 August 2026)\n\n"
+    "- New billing page.\n- Dropped support for Internet Explorer 11.\n"
+)
+
+
 def _hit(text: str, *path: str, file: str = "work/q3-planning.md") -> Hit:
     return Hit(chunk_id=1, text=text, locator=Locator(file, "md", path, Span()), score=1.0)
 
@@ -82,6 +90,12 @@ def test_the_last_heading_must_name_a_term_and_the_path_must_hold_them_all() -> 
     # the file's name counts for the path, not for the section
     assert named("What are the planning risks?", _hit("t", "Risks", file="planning.md"))
     assert not named("What are the?", RISKS)  # no content term
+    # a number alone names no section ("Part 3" for "What is 3?"), but a code the
+    # question writes whole does: "When was v3.1 released?" over "## v3.1 (2 October 2026)"
+    assert not named("What is 3?", _hit("t", "History", "Part 3"))
+    release = _hit("- Added CSV export.", "Release notes", "v3.1 (2 October 2026)")
+    assert named("When was v3.1 released?", release)
+    assert not named("When was v3.0 released?", release)
     assert not named("What is 3?", _hit("t", "Warsaw", "Part 3", file="Warsaw.md"))
     # squad-dev's sections name nothing a question asks
     assert not named("Who ruled Warsaw?", _hit("t", "Warsaw", "Part 4", file="Warsaw.md"))
@@ -209,6 +223,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
     (notes / "plants.md").write_text(PLANTS, encoding="utf-8")
     (notes / "work" / "incident.md").write_text(INCIDENT, encoding="utf-8")
     (notes / "work" / "standup.md").write_text(STANDUP, encoding="utf-8")
+    (notes / "work" / "releases.md").write_text(RELEASES, encoding="utf-8")
     settings = load_settings(root / "kb", user_file=root / "none.toml")
     store = Store.open(settings.home)
     ingest_paths(store, settings, [notes], embedder=real_embedder)
@@ -281,3 +296,17 @@ def test_kb_ask_answers_from_the_line_a_key_names(kb: Any) -> None:
     assert not out.refused, out.refusal_reason
     assert out.text.startswith("Blocker: the payments team has not signed off")
     assert out.citations[0].locator["path"].endswith("standup.md")
+
+
+@pytest.mark.slow
+def test_a_release_is_dated_by_the_heading_its_code_names(kb: Any) -> None:
+    """ "When was v3.1 released?" was refused (p 0.37): "3.1" alone names no section
+    ("Part 3"), and its sentences say no date. The code names the section, and the
+    heading's day is quoted before the section's sentence."""
+    store, r, settings = kb
+    opts = SearchOptions.from_settings(settings.search)
+    out = AskPipeline(r, ScriptedGenerator(["1"]), settings).ask("When was v3.1 released?", opts)
+    rec = out.result()
+    assert not rec.refused, (rec.refusal_reason, rec.answerability)
+    assert re.match(r"v3\.1 \(2 October 2026\) \[#\d\] Added CSV export", rec.text), rec.text
+    assert rec.grounded
