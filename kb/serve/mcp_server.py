@@ -75,6 +75,9 @@ def answer_summary(record: Any) -> dict[str, Any]:
             for v in d["sentences"]
         ],
         "invalid_citations": d["invalid_citations"],
+        # a question refused because nothing passed the retrieval threshold: where the
+        # closest passage is (AnswerRecord.nearest), so the client can read it
+        "closest": None if d["nearest"] is None else d["nearest"]["locator"]["display"],
         "error": d["error"],
     }
 
@@ -113,7 +116,8 @@ def build_server(rt: Runtime) -> Any:
         description="Answer a question from the knowledge base with citations. Returns "
         "{answer (text with [#n] markers), grounded, refused, refusal_reason, citations: "
         "[{n, path, place, quote}], sentences: [{text, verdict (supported, unsupported, "
-        "uncited), score, citations}], error}. Refuses rather than guess when the KB "
+        "uncited), score, citations}], closest (for a refusal with nothing close enough: "
+        "the nearest passage's place), error}. Refuses rather than guess when the KB "
         "does not hold the answer."
     )
     def ask(

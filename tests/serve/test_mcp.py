@@ -103,3 +103,14 @@ def test_stdio_session_lists_tools_searches_and_reads(mcp_kb: Path, model_cache:
     assert {s["name"] for s in out["sources"]["sources"]} == {"notes", "papers"}
     assert out["bad"][0] is True and "not served" in out["bad"][1]
     assert out["ask"]["refused"] is True and out["ask"]["citations"] == []
+
+
+def test_an_answer_summary_names_the_closest_passage_of_a_no_hits_refusal() -> None:
+    from kb.rag.record import AnswerRecord
+    from kb.serve.mcp_server import answer_summary
+
+    loc = {"display": "work/standup.md › Standup 24 Nov · lines 3–8"}
+    near = {"path": "work/standup.md", "locator": loc, "cosine": 0.206, "sentence": 0.447}
+    refused = AnswerRecord(question="q", refused=True, refusal_reason="no_hits", nearest=near)
+    assert answer_summary(refused)["closest"] == loc["display"]
+    assert answer_summary(AnswerRecord(question="q"))["closest"] is None
