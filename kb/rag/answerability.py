@@ -87,14 +87,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.acronyms import (
-    aliases,
-    is_acronym,
-    question_acronyms,
-    spelled_in,
-    spelled_out,
-    written_acronyms,
-)
+from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
@@ -797,8 +790,7 @@ def found_terms(
     for k in range(lo, hi):
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
-            said = written_acronyms(p.sentence(k))
-            here = here | aliases(terms, p.words(k), terms.words, said)
+            here = here | aliases(terms, p.words(k), terms.words, p.acronyms(k))
     out = [s for s in terms if found(s, here)]
     out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
@@ -949,14 +941,29 @@ def named_lists(terms: Terms, ps: PassageSentences) -> list[int]:
     if not asked:
         return out
     for lead, items in ps.lists:
-        said = content_stems(ps.sentence(lead), joined=True)
-        if not any(found(s, said) for s in asked if not s[:1].isdigit()):
-            continue
-        if heading_negates(ps.sentence(lead)) != terms.negated:
-            continue
-        if all(found(s, said | ps.heading_stems) for s in asked):
+        label = ps.sentence(lead)
+        if _label_names(terms, asked, label, heading_negates(label), ps.heading_stems):
             out.extend(items)
     return out
+
+
+def _label_names(
+    terms: Terms,
+    asked: frozenset[str],
+    label: str,
+    negates: bool,
+    heading: AbstractSet[str],
+) -> bool:
+    """A label (a list's lead-in, a record's key) names what the question asks about:
+    it holds one of the ``asked`` words at least (not a number), it negates
+    (``negates``) exactly when the question does, and with the chunk's ``heading``
+    stems it holds every asked word (:func:`named_lists`, :func:`named_records`)."""
+    said = content_stems(label, joined=True)
+    if not any(found(s, said) for s in asked if not s[:1].isdigit()):
+        return False
+    if negates != terms.negated:
+        return False
+    return all(found(s, said | heading) for s in asked)
 
 
 def _file_title(hit: Hit) -> tuple[str, ...]:
@@ -1014,15 +1021,12 @@ def _names_line(terms: Terms, asked: frozenset[str], line: str, ps: PassageSente
     if not FIELD_LINE.match(text):
         return False
     key = text[: text.index(":")]
-    said = content_stems(key, joined=True)
-    if not any(found(s, said) for s in asked if not s[:1].isdigit()):
-        return False
-    if (heading_negates(key) or _NO_KEY.match(key) is not None) != terms.negated:
+    negates = heading_negates(key) or _NO_KEY.match(key) is not None
+    if not _label_names(terms, asked, key, negates, ps.heading_stems):
         return False
     known = set(terms) | ps.heading_stems
-    if not all(found(k, known) for k in said if not k[:1].isdigit()):
-        return False  # "Password reset needed:" says more than "What is the password?"
-    return all(found(s, said | ps.heading_stems) for s in asked)
+    # a label, not a clause: "Password reset needed:" says more than "What is the password?"
+    return all(found(k, known) for k in content_stems(key, joined=True) if not k[:1].isdigit())
 
 
 def _asks_manner(words: Sequence[str]) -> bool:

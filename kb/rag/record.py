@@ -40,7 +40,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.rag.verify import SentenceVerdict, support_rate
+from kb.rag.verify import Evidence, SentenceVerdict, support_rate
 from kb.types import Hit
 
 _STRIP = string.whitespace + string.punctuation + "“”‘’«»…"
@@ -108,7 +108,7 @@ class AnswerRecord:
     def unsupported(self) -> list[SentenceVerdict]:
         return [v for v in self.sentences if v.verdict != "supported"]
 
-    def evidence_by_n(self) -> dict[int, Any]:
+    def evidence_by_n(self) -> dict[int, Evidence]:
         """Per cited passage number, the best evidence of a *supported* sentence (the
         quote Sources shows under that source); of equal scores, the later sentence's:
         a quote written after the sentence it points back to, a command after its
@@ -116,10 +116,10 @@ class AnswerRecord:
         heading (a journal entry's date) only when no sentence of the passage is. A
         passage that only unsupported sentences cite has none: their closest sentence
         is not evidence, and showing it under Sources would read as if it were."""
-        best: dict[int, Any] = {}
+        best: dict[int, Evidence] = {}
 
-        def rank(e: Any) -> tuple[bool, float]:
-            return (not getattr(e, "heading", False), e.score)
+        def rank(e: Evidence) -> tuple[bool, float]:
+            return (not e.heading, e.score)
 
         for v in self.sentences:
             e = v.evidence

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from kb.rag.acronyms import has_acronym
+from kb.rag.acronyms import has_acronym, written_acronyms
 from kb.rag.lexical import (
     content_stems,
     date_words,
@@ -123,6 +123,8 @@ class PassageSentences:
     _words: dict[int, list[str]] = field(default_factory=dict, repr=False, compare=False)
     #: whether each sentence writes something shaped like an acronym (:meth:`acronymic`)
     _acronymic: list[bool] | None = field(default=None, repr=False, compare=False)
+    #: each sentence's acronyms as written, made on first use (:meth:`acronyms`)
+    _acronyms: dict[int, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def words(self, j: int) -> list[str]:
         """Sentence ``j``'s tokens (:func:`kb.rag.lexical.tokens`), computed once (the
@@ -137,6 +139,13 @@ class PassageSentences:
         if self._acronymic is None:
             self._acronymic = [has_acronym(self.sentence(k)) for k in range(len(self.spans))]
         return self._acronymic[j]
+
+    def acronyms(self, j: int) -> list[str]:
+        """Sentence ``j``'s acronyms as it writes them
+        (:func:`kb.rag.acronyms.written_acronyms`: "TP1331" is a code), computed once."""
+        if j not in self._acronyms:
+            self._acronyms[j] = written_acronyms(self.sentence(j))
+        return self._acronyms[j]
 
     def units(self, j: int) -> set[str]:
         """What sentence ``j``'s quantities and values say ("30 °C": temperature),

@@ -134,11 +134,11 @@
     const ol = sources.querySelector("ol");
     ol.replaceChildren();
     const evidence = new Map();
+    // a sentence's evidence before a quoted heading's (a journal entry's date)
+    const better = (e, f) => (!e.heading && f.heading) || (!!e.heading === !!f.heading && e.score > f.score);
     for (const v of rec.sentences || []) {
       // only a supported sentence's evidence is shown under its source (AnswerRecord.evidence_by_n)
       if (v.verdict !== "supported" || !v.evidence) continue;
-      // a sentence's evidence before a quoted heading's (a journal entry's date)
-      const better = (e, f) => (!e.heading && f.heading) || (!!e.heading === !!f.heading && e.score > f.score);
       if (!evidence.has(v.evidence.n) || better(v.evidence, evidence.get(v.evidence.n))) {
         evidence.set(v.evidence.n, v.evidence);
       }
