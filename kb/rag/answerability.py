@@ -91,6 +91,8 @@ from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, 
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     HYPHENATED,
+    REFERENCE_STEMS,
+    cited,
     content_stems,
     date_words,
     found,
@@ -737,12 +739,30 @@ def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches
         for j, got in enumerate(held):
             if (
                 asked <= got
-                and (len(asked) >= 2 or written_alone(asked, p, j))
-                and any(found(s, p.stems[j]) for s in asked)
+                and (len(asked) >= 2 or written_alone(asked, p, j) or verb_said(terms, p, j))
+                and (any(found(s, p.stems[j]) for s in asked) or _reference(asked, p, j))
                 and asked <= set(found_terms(terms, p, j, acronyms=False))
             ):
                 return True
     return False
+
+
+def _reference(asked: frozenset[str], p: PassageSentences, j: int) -> bool:
+    """Sentence ``j`` of ``p`` is a reference (:func:`kb.rag.lexical.cited`: "Ursula K.
+    Le Guin, 1974.") and the question asks who wrote it or when it was published: the
+    line says it whole, as a sentence writes a word out, while the work's title is its
+    heading."""
+    return not asked.isdisjoint(REFERENCE_STEMS) and cited(p.sentence(j))
+
+
+def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
+    """Sentence ``j`` of ``p`` writes out a light verb the question asks with
+    (:data:`LIGHT_VERBS`): with the question's one other term it says what was done
+    ("What did the physio say?" over "21 Nov: physio said the knee pain is patellar
+    tendinopathy", whose cosine is 0.29: a short question, a sentence saying more),
+    as a second term would. Not the headings: they hold the same words for every
+    sentence of the chunk."""
+    return any(is_light(terms, s) and found(s, p.stems[j]) for s in terms)
 
 
 def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:

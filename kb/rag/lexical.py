@@ -446,7 +446,9 @@ def near(a: str, b: str) -> bool:
     stems of at least 5 letters, and either
 
     - a shared prefix of at least 5 letters covering >= 3/4 of the shorter word
-      (``buddhist``/``buddhism``, ``victorian``/``victoria``), or
+      (``buddhist``/``buddhism``, ``victorian``/``victoria``); a prefix of 5 that
+      leaves one letter of the shorter word over only when that letter is an *e* or a
+      *y* (``create``/``creation``; not ``physio``/``physicist``), or
     - an edit distance (Damerau-Levenshtein, optimal string alignment: insert, delete,
       substitute, swap two neighbours) of at most 1 when both have 6+ letters, at most
       2 when both have 9+: ``pacakge``/``package``, ``astronaught``/``astronaut``
@@ -454,7 +456,10 @@ def near(a: str, b: str) -> bool:
     - a verb and its noun in *-sion*, whose shared prefix is too short for the first
       rule: the verb's stem is the noun less *sion* plus *d*, *s*, *de* or *se*
       (:func:`_sion_noun`: ``decid``/``decision``, ``divide``/``division``,
-      ``revis``/``revision``, ``extend``/``extension``).
+      ``revis``/``revision``, ``extend``/``extension``), or
+    - a doer in *-er*/*-or* and the noun of what it does in *-ance*/*-ence* on the
+      same root of 4+ letters (:func:`_doer_of`: ``insurer``/``insurance``, whose
+      shared prefix is too short for the first rule).
 
     Words that differ in meaning but share little (``american``/``european``,
     ``lowest``/``highest``) never meet; numbers never do (``1999`` != ``1998``).
@@ -463,17 +468,32 @@ def near(a: str, b: str) -> bool:
         return True
     if len(a) < 5 or len(b) < 5 or not a.isalpha() or not b.isalpha():
         return False
-    if _sion_noun(a, b) or _sion_noun(b, a):
+    if _sion_noun(a, b) or _sion_noun(b, a) or _doer_of(a, b) or _doer_of(b, a):
         return True
     p = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
             break
         p += 1
-    if p >= 5 and p >= 0.75 * min(len(a), len(b)):
+    short = min(a, b, key=len)
+    if p >= 5 and p >= 0.75 * len(short) and (p >= 6 or p == len(short) or short[p:] in "ey"):
         return True
     shorter = min(len(a), len(b))
     return shorter >= 6 and within(a, b, 1 if shorter < 9 else 2)
+
+
+def _doer_of(doer: str, noun: str) -> bool:
+    """``doer`` (*-er*, *-or*) does what ``noun`` (*-ance*, *-ence*) names, on one root
+    of at least 4 letters: *insurer*/*insurance*, *conveyor*/*conveyance*,
+    *attender*/*attendance* ("Who is the insurer?" over "Insurance renews in July with
+    Admiral")."""
+    root = doer[:-2]
+    return (
+        doer.endswith(("er", "or"))
+        and len(root) >= 4
+        and noun.endswith(("ance", "ence"))
+        and noun[:-4] == root
+    )
 
 
 def _sion_noun(verb: str, noun: str) -> bool:
@@ -664,6 +684,18 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["version"]),
     ),
+    # a rating: "5 stars", "4.5 out of 5", "8/10" after a colon, a dash, a cell's bar
+    # or *rated* (not a date's "4/5/2026", nor an address's "Flat 4/5"): "What rating
+    # did I give it?" over "gave it 5 stars"
+    (
+        re.compile(
+            r"(?<![^\W_])\d(?:[.,]5)?\s*(?:stars?\b|out\s+of\s+(?:5|10)\b)"
+            r"|(?:^|[:|(–—-]|\b(?:rated|rating|scored?|gave\s+it))\s*"
+            r"\d{1,2}(?:[.,]5)?\s*/\s*(?:5|10)(?![\w/.])",
+            re.IGNORECASE,
+        ),
+        frozenset(["rating", "rate", "score", "star"]),
+    ),
     # a product's *model*: a brand's capitalised name, then a token of letters and
     # digits ("Worcester Greenstar 30i", "Synology DS220+", "Brother HL-L2350DW":
     # "What is the boiler model?"); not a number alone ("Level 3", "Room 12", "Bus
@@ -742,11 +774,22 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         ),
         # inline code in Markdown: what a runbook tells you to type
         (("`",), r"`[^`\n]+`", ["command", "code"]),
+        # a cause the sentence gives ("The staging environment was down because the TLS
+        # certificate expired": "What *caused* the staging outage?", "What was the
+        # *reason* ...?")
+        (
+            ("ecause", "ue to", "wing to", "aused by", "esult of", "hanks to"),
+            r"\bbecause\b|\b(?:due|owing|thanks)\s+to\b|\bcaused\s+by\b|\bas\s+a\s+result\s+of\b",
+            ["cause", "reason"],
+        ),
     )
 )
 
 #: what a title's author line says (:func:`authored`)
-_AUTHOR_STEMS = frozenset(stem(w) for w in ("author", "wrote", "write", "written", "writer"))
+AUTHOR_STEMS = frozenset(stem(w) for w in ("author", "wrote", "write", "written", "writer"))
+#: what a reference (:func:`cited`: a name and a year) says: who wrote the work, and
+#: when it was published
+REFERENCE_STEMS = AUTHOR_STEMS | frozenset(stem(w) for w in ("published", "publication"))
 #: a reading list's line: an item marker, perhaps a short label ("Currently reading:"),
 #: then the title (capitalised words, emphasis or quotes around it) and "by" a name
 _TITLE_LINE = re.compile(
@@ -809,6 +852,28 @@ def authored(text: str) -> bool:
             continue  # "Side by Side"
         return True
     return False
+
+
+#: a reference as reading notes and bibliographies write it under a work's title: a
+#: person's name (two to four capitalised words or initials, *Le*/*van*/*de* allowed)
+#: and a year, and nothing else ("Ursula K. Le Guin, 1974.", "- Daniel Kahneman
+#: (2011)")
+_CITED = re.compile(
+    r"^[ \t]*(?:[-*+•][ \t]+)?(?P<name>[A-Z][\w'’-]*\.?"
+    r"(?:[ \t]+(?:[A-Z][\w'’-]*\.?|van|von|de|da|del|di|le|la)){1,3})"
+    r"(?:,[ \t]*|[ \t]+(?=\())\(?(?:1[5-9]|20)\d\d\)?[ \t]*\.?[ \t]*$"
+)
+
+
+def cited(text: str) -> bool:
+    """``text`` (a sentence) is a reference, a name and a year alone (:data:`_CITED`),
+    which says who *wrote* the work its heading names, and when it was *published*:
+    "Who wrote The Dispossessed?"
+    over "## The Dispossessed" / "Ursula K. Le Guin, 1974." Not a date ("March 3,
+    2026"), a place of one word ("Paris, 2019") or a name that is no one's
+    (:data:`_NOT_AUTHOR`: "Christmas Day, 2025")."""
+    m = _CITED.match(text)
+    return m is not None and _NOT_AUTHOR.match(m.group("name")) is None
 
 
 _YEAR = r"(?:1[5-9]|20)\d\d\b(?![.,]\d)"
@@ -919,5 +984,7 @@ def unit_words(text: str) -> set[str]:
         if any(h in text for h in hints) and pattern.search(text):
             out |= stems
     if " by " in text and authored(text):
-        out |= _AUTHOR_STEMS
+        out |= AUTHOR_STEMS
+    if cited(text):
+        out |= REFERENCE_STEMS
     return out | set(bounds(text)) | date_words(text)

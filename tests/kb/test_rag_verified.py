@@ -33,10 +33,12 @@ from kb.rag.lexical import (
     START_WORDS,
     agentive,
     bounds,
+    cited,
     content_stems,
     found,
     glued_codes,
     key_tokens,
+    near,
     recall,
     stem,
     unit_words,
@@ -539,6 +541,71 @@ def test_a_short_word_meets_its_doer() -> None:
     assert got.coverage == 1.0 and got.missing == []
 
 
+def test_a_doer_meets_its_noun_and_a_clipped_word_no_longer_one() -> None:
+    """*insurer*/*insurance* share only *insur*, too short a prefix for a 7-letter word,
+    yet one is the other's doer; *physio*/*physicist* share *physi*, whose one letter
+    over is no silent *e*: "What did the physio say?" quoted a physicist."""
+    assert near("insurer", "insurance") and near("insurance", "insurer")
+    assert near("conveyor", "conveyance")
+    assert not near("physio", "physicist") and not near("physicist", "physio")
+    # the derivations the prefix rule exists for still meet
+    for a, b in (("create", "creation"), ("buddhist", "buddhism"), ("victoria", "victorian")):
+        assert near(a, b), (a, b)
+    insurance = hit(1, "Insurance renews in July with Admiral; the policy number is ADM-5531.")
+    got = check("Who is the insurer?", [PassageSentences.of(1, insurance)], None, 0.0)
+    assert got.coverage == 1.0 and got.missing == []
+
+
+def test_a_rating_and_a_cause_say_what_they_are() -> None:
+    """ "gave it 5 stars" says a *rating*, "because the certificate expired" a *cause*
+    ("What caused the staging outage?" was refused for *caused*, p 0.33)."""
+    rating, cause = {stem("rating")}, {stem("cause"), stem("reason")}
+    for text in ("I gave it 5 stars.", "3 stars: too long.", "Dune: 4/5", "Rated 8.5/10"):
+        assert unit_words(text) >= rating, text
+    for text in ("Dentist on 4/5/2026", "Flat 4/5 is empty", "the star of the show"):
+        assert not unit_words(text) & rating, text
+    for text in (
+        "Staging was down because the TLS certificate expired.",
+        "Due to rain the match was off.",
+        "The delay was caused by a signal failure.",
+        "Prices rose as a result of the drought.",
+    ):
+        assert unit_words(text) >= cause, text
+    for text in ("The cause is unknown to us.", "We met in May."):
+        assert not unit_words(text) & cause - content_stems(text), text
+    down = hit(1, "The staging environment was down because the TLS certificate expired.")
+    got = check("What caused the staging outage?", [PassageSentences.of(1, down)], None, 0.0)
+    assert "caused" not in got.missing
+
+
+def test_a_reference_line_says_who_wrote_the_work_its_heading_names() -> None:
+    """Reading notes write a book's author as a reference under its title: "## The
+    Dispossessed" / "Ursula K. Le Guin, 1974." answers "Who wrote The Dispossessed?"
+    and when it was published (refused for *wrote*, p 0.11); other lines of a name and
+    a year are no reference."""
+    for text in ("Ursula K. Le Guin, 1974.", "Daniel Kahneman, 2011.", "- Andy Weir (2021)"):
+        assert cited(text) and unit_words(text) >= {stem("wrote"), stem("published")}, text
+    for text in (
+        "March 3, 2026.",  # a date
+        "Paris, 2019.",  # one word
+        "Christmas Day, 2025.",  # no one's name
+        "New shoes, 2021.",
+        "Ursula K. Le Guin, 1974. Shevek travels to Urras.",  # more than a reference
+        "Le Guin wrote it in 1974.",
+    ):
+        assert not cited(text), text
+    h = hit(1, "Ursula K. Le Guin, 1974. Shevek, a physicist from Anarres, travels to Urras.")
+    h = replace(h, locator=replace(h.locator, heading_path=("Book notes", "The Dispossessed")))
+    ps = [PassageSentences.of(1, h)]
+    embed_passages(ps, far_embed)
+    for q in ("Who wrote The Dispossessed?", "When was The Dispossessed published?"):
+        got = check(q, ps, None, 0.4, qvec=far_embed([q])[0])
+        assert got.every_term and got.answerable, q
+    # the reference says nothing else: another question over the heading is not lifted
+    got = check("Who translated The Dispossessed?", ps, None, 0.4, qvec=far_embed(["x"])[0])
+    assert not got.every_term and not got.answerable
+
+
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
     # "dough" is only in n3's "Fold the dough four times."; proof and refrigerator in n1
     q = "How long does the dough proof in the refrigerator?"
@@ -889,6 +956,26 @@ def test_a_sentence_that_holds_every_word_lifts_p_to_the_floor() -> None:
 
     assert every("Run `make dev` to set it up.", ("Postgres",))
     assert not every("Ask Mei first.", ("Postgres", "Set up"))
+
+
+def test_a_one_word_question_with_the_verb_its_sentence_writes_lifts_p_to_the_floor() -> None:
+    """ "What did the physio say?" over "21 Nov: physio said the knee pain is ...":
+    the sentence writes the question's light verb beside its one word (refused at p
+    0.28: a short question, a long sentence); the word alone, or the verb only in the
+    heading, says too little."""
+
+    def lifted(q: str, text: str, heading: tuple[str, ...] = ("Log",)) -> bool:
+        h = hit(1, text)
+        ps = [PassageSentences.of(1, replace(h, locator=replace(h.locator, heading_path=heading)))]
+        embed_passages(ps, far_embed)
+        return check(q, ps, None, 0.4, qvec=far_embed(["x"])[0]).every_term
+
+    note = "- 21 Nov: physio said the knee pain is patellar tendinopathy; reduce hills."
+    assert lifted("What did the physio say?", note)
+    assert lifted("What does the garage say?", "The garage says the clutch is worn.")
+    assert not lifted("What did the physio say?", "Physio on Friday at 10:00.")
+    assert not lifted("What did the physio say?", "Physio on Friday.", ("Log", "What she said"))
+    assert not lifted("What did the dentist say?", note)
 
 
 def test_a_record_that_names_a_one_word_question_lifts_p_to_the_floor() -> None:
