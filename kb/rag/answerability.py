@@ -90,11 +90,13 @@ import numpy as np
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
+    CAUSE_STEMS,
     HYPHENATED,
     REFERENCE_STEMS,
     cited,
     content_stems,
     date_words,
+    effect_clause,
     found,
     glued_codes,
     hyphen_parts,
@@ -812,6 +814,7 @@ def found_terms(
         if asks or (acronyms and p.acronymic(k)):
             here = here | aliases(terms, p.words(k), terms.words, p.acronyms(k))
     out = [s for s in terms if found(s, here)]
+    out = _cause_of_the_asked(terms, out, p, range(lo, hi))
     out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
     unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
@@ -842,6 +845,31 @@ def opposites_said(
                 out.append(s)
                 break
     return out
+
+
+def _cause_of_the_asked(
+    terms: Terms, out: list[str], p: PassageSentences, sentences: range
+) -> list[str]:
+    """``out`` (the terms found in ``sentences`` of ``p``) less *cause*/*reason* when
+    only a cue of cause says them (:data:`kb.rag.lexical.CAUSE_STEMS`: "because") and
+    the clause it explains (:func:`kb.rag.lexical.effect_clause`) holds none of the
+    question's other words: "What caused the certificate to expire?" over "Staging was
+    down because the TLS certificate expired" asks the cause of the cause."""
+    asked = [s for s in out if s in CAUSE_STEMS]
+    if not asked:
+        return out
+    written = p.heading_stems.union(*(p.stems[k] for k in sentences))
+    if all(found(s, written) for s in asked):
+        return out
+    others = [s for s in asked_terms(terms) if s not in CAUSE_STEMS]
+    for k in sentences:
+        effect = effect_clause(p.sentence(k))
+        if effect is None:
+            continue
+        said = content_stems(effect, joined=True) | p.heading_stems
+        if not others or any(found(s, said) for s in others):
+            return out
+    return [s for s in out if s not in asked or found(s, written)]
 
 
 def measured_extreme(

@@ -763,6 +763,33 @@ _PHONE_STEMS = frozenset(
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain
+_CAUSE_HINTS = ("ecause", "ue to", "wing to", "aused by", "esult of", "hanks to")
+#: the words that give a cause: "X because Y", "X due to Y", "Because Y, X"
+_CAUSE = re.compile(
+    r"\bbecause\b|\b(?:due|owing|thanks)\s+to\b|\bcaused\s+by\b|\bas\s+a\s+result\s+of\b",
+    re.IGNORECASE,
+)
+_CAUSE_WORDS = ("cause", "reason")
+#: what a sentence that gives a cause says (:data:`_TEXT_SHAPES`)
+CAUSE_STEMS = frozenset(stem(w) for w in _CAUSE_WORDS)
+
+
+def effect_clause(text: str) -> str | None:
+    """The part of ``text`` that a cause it gives is the cause *of*: before the first
+    cue ("The staging environment was down" of "… was down because the TLS certificate
+    expired"), or after the comma that ends a leading cue's clause ("the match was off"
+    of "Due to rain, the match was off"; the whole sentence when no comma ends it);
+    ``None`` without a cue. "What caused the certificate to expire?" asks about the
+    cause clause, which the sentence does not explain."""
+    m = _CAUSE.search(text)
+    if m is None:
+        return None
+    if text[: m.start()].strip(" \t-*+•>\"'(").strip():
+        return text[: m.start()]
+    comma = text.find(",", m.end())
+    return text[comma + 1 :] if comma >= 0 else text
+
+
 _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...] = tuple(
     (hints, re.compile(pattern, re.IGNORECASE), frozenset(stem(w) for w in words))
     for hints, pattern, words in (
@@ -776,11 +803,19 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         (("`",), r"`[^`\n]+`", ["command", "code"]),
         # a cause the sentence gives ("The staging environment was down because the TLS
         # certificate expired": "What *caused* the staging outage?", "What was the
-        # *reason* ...?")
+        # *reason* ...?"); of what it is the cause: :func:`effect_clause`
+        (_CAUSE_HINTS, _CAUSE.pattern, list(_CAUSE_WORDS)),
+        # a street address, a house number (not a year: "In 2019 Park Lane opened")
+        # and a street ("14 Elm Road", "221B Baker Street"), or a UK postcode ("BS6
+        # 7QA"): "What is the address of the property?"
         (
-            ("ecause", "ue to", "wing to", "aused by", "esult of", "hanks to"),
-            r"\bbecause\b|\b(?:due|owing|thanks)\s+to\b|\bcaused\s+by\b|\bas\s+a\s+result\s+of\b",
-            ["cause", "reason"],
+            ("Road", "Street", "Lane", "Avenue", "Drive", "Close", "Way", "Place", "Court")
+            + ("Crescent", "Terrace", "Gardens", "Square", "Grove", "Mews", "Rd", "St", "Ave")
+            + tuple("0123456789"),
+            r"(?-i:\b(?!(?:1[5-9]|20)\d\d\b)\d{1,4}[A-Z]?,?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Road|Street|Lane|Avenue"
+            r"|Drive|Close|Way|Place|Court|Crescent|Terrace|Gardens|Square|Grove|Mews|Rd|St"
+            r"|Ave)\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b)",
+            ["address", "street", "postcode"],
         ),
     )
 )

@@ -22,6 +22,12 @@ time) and whether the largest or the smallest value wins. *highest*, *lowest*,
 out of a total ("4/5"), the items hold (bare numbers, often years or counts of
 something else, are not compared); *most*
 and *least* alone are too common ("the most famous") to read as a comparison.
+*latest*, *newest*, *most recent* and *the last* (*my last* …; not the verb: "How long
+did the outage *last*?") ask for the latest date, *earliest* for the first, among the
+rows of a table ("How much was the last service?" over a service history whose rows
+start "| 2026-03-20 |"): a table is a record of like things, while a log's list items
+are not ("When was my last run?" over a running log whose latest item is a visit to
+the physio), so list items are not compared by date.
 
 Among the items of one passage (list items or table rows, :func:`is_item`), those that
 hold a quantity of that kind are compared by the first such quantity's value, when
@@ -38,6 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kb.months import month_number
 from kb.rag.lexical import quantities, tokens
 from kb.sentence_spans import TABLE_RULE, starts_item
 
@@ -46,6 +53,9 @@ _WEIGHT = frozenset({"weight"})
 _TEMPERATURE = frozenset({"temperature"})
 _DISTANCE = frozenset({"distance"})
 _LENGTH = frozenset({"distance", "time"})
+#: a calendar date, compared by :func:`date_value` (not a quantity kind of
+#: :func:`kb.rag.lexical.quantities`)
+DATE = frozenset({"date"})
 #: the superlatives and comparatives (asked between a list's items: "Which laptop is
 #: *lighter*?", read as the superlative) of each scale, the kind of quantity they
 #: compare (``None``: any) and which end wins (+1 the largest value, -1 the smallest);
@@ -63,6 +73,8 @@ _SCALES: tuple[tuple[str, frozenset[str] | None, int], ...] = (
     ("farthest farther furthest", _DISTANCE, 1),
     ("highest higher largest larger biggest bigger", None, 1),
     ("lowest lower smallest smaller", None, -1),
+    ("latest newest", DATE, 1),
+    ("earliest", DATE, -1),
 )
 #: word -> (the kinds it compares, the end that wins), from :data:`_SCALES`
 SCALE_WORDS: dict[str, tuple[frozenset[str] | None, int]] = {
@@ -72,6 +84,10 @@ SCALE_WORDS: dict[str, tuple[frozenset[str] | None, int]] = {
 #: "less costly")
 _PRICE_WORDS = frozenset(["expensive", "costly", "pricey"])
 _MOST_LEAST = {"most": 1, "more": 1, "least": -1, "less": -1}
+#: the words before *last* that make it "the latest" ("How much was *the last*
+#: service?", "my last run"), not a verb ("How long did the outage *last*?") nor "at
+#: last"
+_OWNERS = frozenset(["the", "my", "our", "your", "his", "her", "their"])
 
 
 @dataclass(frozen=True)
@@ -89,8 +105,13 @@ def asked_extreme(question: str) -> Extreme | None:
     """The extreme ``question`` asks for (module docstring), or ``None``."""
     words = [w.lower() for w in tokens(question)]
     for i, w in enumerate(words):
-        if w in _MOST_LEAST and i + 1 < len(words) and words[i + 1] in _PRICE_WORDS:
-            return Extreme(_MONEY, _MOST_LEAST[w], words[i + 1])
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if w in _MOST_LEAST and after in _PRICE_WORDS:
+            return Extreme(_MONEY, _MOST_LEAST[w], after)
+        if w == "most" and after == "recent":  # "the most recent service"
+            return Extreme(DATE, 1, after)
+        if w == "last" and after and i > 0 and words[i - 1] in _OWNERS:
+            return Extreme(DATE, 1, w)
         if w in SCALE_WORDS:
             kinds, direction = SCALE_WORDS[w]
             return Extreme(kinds, direction, w)
@@ -110,12 +131,51 @@ _DIGITS = re.compile(r"[\d.,]+")
 _SCORE = re.compile(r"(?<![\d/.])(\d+(?:\.\d+)?)\s*/\s*(\d+)(?![\d/])")
 
 
+_MONTH_RE = (
+    r"(?P<{m}>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+#: an ISO date, a day before its month's name, or a month's name before its day, each
+#: with a year or not ("2025-03-14", "14 March 2025", "3 Oct", "March 14, 2025")
+_DATE_RE = re.compile(
+    r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?!\d)"
+    r"|(?<!\d)(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+"
+    + _MONTH_RE.format(m="m2")
+    + r"(?:,?\s+(?P<y2>\d{4}))?\b"
+    r"|\b" + _MONTH_RE.format(m="m3") + r"\s+(?P<d3>\d{1,2})(?:st|nd|rd|th)?\b"
+    r"(?:,?\s+(?P<y3>\d{4}))?"
+)
+
+
+def date_value(sentence: str) -> tuple[float, str] | None:
+    """The first date of ``sentence`` as (``year*10000 + month*100 + day``, unit): the
+    unit is "ymd" when it writes its year and "md" when not, so that a list of days
+    without years is compared only with itself (the same rule as a quantity's unit);
+    ``None`` without one, or for a day or month out of range."""
+    m = _DATE_RE.search(sentence)
+    if m is None:
+        return None
+    if m.group("y"):
+        year, month, day = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+    else:
+        name = m.group("m2") or m.group("m3")
+        month = month_number(name[:3]) or 0
+        day = int(m.group("d2") or m.group("d3"))
+        year = int(m.group("y2") or m.group("y3") or 0)
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return float(year * 10000 + month * 100 + day), ("ymd" if year else "md")
+
+
 def measure(sentence: str, extreme: Extreme) -> tuple[float, str] | None:
     """The first quantity of ``sentence`` of the compared kind, as (value, unit): the
     unit is the quantity as written without its digits ("£", "kg"). ``None`` when it
     holds none; for any kind (``extreme.kinds`` is ``None``), a number with a unit, or
     else a score out of a total ("4/5": 4 in unit "/5"; "Which book did I rate
-    highest?")."""
+    highest?"); for a date (:data:`DATE`: *latest*, *the last*), the first date of a
+    table row, :func:`date_value`."""
+    if extreme.kinds == DATE:  # a table's rows only (module docstring)
+        return date_value(sentence) if sentence.lstrip().startswith("|") else None
     if extreme.kinds is None and (score := _SCORE.search(sentence)) is not None:
         return float(score.group(1)), "/" + score.group(2)
     for value, kinds, written in quantities(sentence):

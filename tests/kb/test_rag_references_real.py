@@ -1,7 +1,8 @@
 """Reading notes, a running log and a car note on the real parts (the ingest pipeline,
 SQLite, LanceDB, the bundled all-MiniLM-L6-v2): a reference line under a book's title
 says who wrote it, a one-word question is answered by the sentence that writes its verb,
-an insurer is found in the insurance line and a cause in a sentence that says *because*.
+an insurer is found in the insurance line, a cause in a sentence that says *because*, and
+the last service in the table row with the latest date.
 
 The generator is scripted to pick the first quote candidate, so each test reads what the
 pipeline offers and refuses, not what a model makes of it.
@@ -42,7 +43,12 @@ NOTES = {
     ),
     "car.md": (
         "# Car\n\nThe MOT is due on 18 March 2027. The tyre pressure is 36 psi front.\n"
-        "Insurance renews in July with Admiral; the policy number is ADM-5531-9920.\n"
+        "Insurance renews in July with Admiral; the policy number is ADM-5531-9920.\n\n"
+        "## Service history\n\n| Date | Mileage | Work | Garage | Cost |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| 2025-03-14 | 61,200 | Annual service, brake fluid | Hillside Motors | £289 |\n"
+        "| 2026-03-20 | 72,450 | Annual service, cambelt | Hillside Motors | £745 |\n"
+        "| 2025-09-02 | 66,870 | Two front tyres | Tyre Town | £212 |\n"
     ),
 }
 
@@ -79,6 +85,8 @@ def ask(kb: Any, question: str) -> Any:
         ("What did the physio say?", "physio said the knee pain"),
         ("Who is the insurer?", "with Admiral"),
         ("What caused the staging outage?", "because the TLS certificate expired"),
+        ("How much was the last service?", "| 2026-03-20 |"),
+        ("When was the earliest service?", "| 2025-03-14 |"),
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(
@@ -98,6 +106,8 @@ def test_a_question_is_answered_from_the_line_that_says_it(
         "What did the dentist say?",
         "Who is the insurer of the house?",
         "What caused the power cut?",
+        "What caused the certificate to expire?",  # the cause of the cause
+        "When was my last physio appointment?",
     ],
 )
 def test_a_question_the_notes_do_not_answer_is_refused(kb: Any, question: str) -> None:

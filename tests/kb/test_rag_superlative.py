@@ -104,3 +104,39 @@ def test_a_list_item_with_a_value_is_no_contradiction_of_a_comparative() -> None
     ps = [PassageSentences.of(1, hit(1, LAPTOPS))]
     top = rank_candidates("Which laptop is lighter?", ps, None, 5)[0]
     assert top.text.startswith("ThinkPad X1 Carbon")
+
+
+SERVICES = (
+    "# Car\n\n## Service history\n\n"
+    "| Date | Mileage | Work | Cost |\n| --- | --- | --- | --- |\n"
+    "| 2025-03-14 | 61,200 | Annual service, brake fluid | £289 |\n"
+    "| 2026-03-20 | 72,450 | Annual service, cambelt | £745 |\n"
+    "| 2025-09-02 | 66,870 | Two front tyres | £212 |\n"
+)
+
+
+def test_the_last_row_of_a_dated_table_answers_the_last_one() -> None:
+    """ "How much was the last service?" over a service history was refused for *last*:
+    the row with the latest date says it, whatever its place in the table; a list's
+    items are not compared by date (a log's latest item need not be what is asked)."""
+    date = frozenset({"date"})
+    assert asked_extreme("How much was the last service?") == Extreme(date, 1)
+    assert asked_extreme("When was my most recent MOT?") == Extreme(date, 1)
+    assert asked_extreme("Which is the earliest booking?") == Extreme(date, -1)
+    # the verb, and "at last", ask for no date
+    assert asked_extreme("How long did the outage last?") is None
+    assert asked_extreme("At last, who won?") is None
+    ps = [PassageSentences.of(1, hit(1, SERVICES))]
+    first = rank_candidates("How much was the last service?", ps, None, 5)[0]
+    assert first.text.startswith("| 2026-03-20")
+    assert rank_candidates("When was the earliest service?", ps, None, 5)[0].text.startswith(
+        "| 2025-03-14"
+    )
+    assert "last" not in check("How much was the last service?", ps, None, 0.0).missing
+    # days without a year compare among themselves; with and without a year do not
+    rows = [(0, "| 3 Oct | 5 km |"), (1, "| 10 Oct | 8 km |"), (2, "| 9 Nov | 6 km |")]
+    assert extremes("When was the latest run?", rows) == {2}
+    mixed = [(0, "| 3 Oct 2025 | 5 km |"), (1, "| 9 Nov | 8 km |")]
+    assert extremes("When was the latest run?", mixed) == set()
+    log = [(0, "- 3 Oct: 5 km easy."), (1, "- 21 Nov: physio said rest.")]
+    assert extremes("When was my last run?", log) == set()

@@ -35,6 +35,7 @@ from kb.rag.lexical import (
     bounds,
     cited,
     content_stems,
+    effect_clause,
     found,
     glued_codes,
     key_tokens,
@@ -576,6 +577,22 @@ def test_a_rating_and_a_cause_say_what_they_are() -> None:
     down = hit(1, "The staging environment was down because the TLS certificate expired.")
     got = check("What caused the staging outage?", [PassageSentences.of(1, down)], None, 0.0)
     assert "caused" not in got.missing
+    # the cause of the cause is not said: the clause "because" explains is the other
+    got = check("What caused the certificate to expire?", [PassageSentences.of(1, down)], None, 0.0)
+    assert "caused" in got.missing
+    assert effect_clause("Due to rain, the match was off.") == " the match was off."
+    assert effect_clause("Staging was down because it expired.") == "Staging was down "
+    assert effect_clause("The cause is unknown.") is None
+
+
+def test_a_street_address_says_address() -> None:
+    """ "What is the address of the property?" over a tenancy agreement's "for the
+    property at 14 Elm Road, Bristol BS6 7QA" was refused for *address*."""
+    address = {stem("address")}
+    for text in ("the property at 14 Elm Road, Bristol", "221B Baker Street", "BS6 7QA"):
+        assert unit_words(text) >= address, text
+    for text in ("In 2019 Park Lane opened", "We met 3 Close Friends", "Room 2.14", "ran 5 km"):
+        assert not unit_words(text) & address, text
 
 
 def test_a_reference_line_says_who_wrote_the_work_its_heading_names() -> None:
