@@ -126,7 +126,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import swaps
-from kb.rag.superlative import asked_extreme, is_item, measure
+from kb.rag.superlative import DATE, Extreme, asked_extreme, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -762,9 +762,26 @@ def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
     (:data:`LIGHT_VERBS`): with the question's one other term it says what was done
     ("What did the physio say?" over "21 Nov: physio said the knee pain is patellar
     tendinopathy", whose cosine is 0.29: a short question, a sentence saying more),
-    as a second term would. Not the headings: they hold the same words for every
-    sentence of the chunk."""
-    return any(is_light(terms, s) and found(s, p.stems[j]) for s in terms)
+    as a second term would, when that word stands at most :data:`_VERB_REACH` words
+    before the verb, as the one who does it ("I said the physio was too expensive"
+    says nothing the physio said). Not the headings: they hold the same words for
+    every sentence of the chunk."""
+    verbs = [s for s in terms if is_light(terms, s) and found(s, p.stems[j])]
+    if not verbs:
+        return False
+    asked = asked_terms(terms)
+    words = [stem(w) for w in tokens(p.sentence(j))]
+    for i, w in enumerate(words):
+        if any(found(v, {w}) for v in verbs):
+            before = set(words[max(0, i - _VERB_REACH) : i])
+            if any(found(s, before) for s in asked):
+                return True
+    return False
+
+
+#: how many words before its verb the question's word may stand ("physio said", "the
+#: physio has said"), so that it is the one that did it
+_VERB_REACH = 3
 
 
 def written_alone(asked: frozenset[str] | set[str], p: PassageSentences, j: int) -> bool:
@@ -852,9 +869,10 @@ def _cause_of_the_asked(
 ) -> list[str]:
     """``out`` (the terms found in ``sentences`` of ``p``) less *cause*/*reason* when
     only a cue of cause says them (:data:`kb.rag.lexical.CAUSE_STEMS`: "because") and
-    the clause it explains (:func:`kb.rag.lexical.effect_clause`) holds none of the
-    question's other words: "What caused the certificate to expire?" over "Staging was
-    down because the TLS certificate expired" asks the cause of the cause."""
+    the clause it explains (:func:`kb.rag.lexical.effect_clause`; not the headings)
+    holds less than half of the question's other words: "What caused the certificate
+    to expire?" over "Staging was down because the TLS certificate expired" asks the
+    cause of the cause."""
     asked = [s for s in out if s in CAUSE_STEMS]
     if not asked:
         return out
@@ -866,8 +884,8 @@ def _cause_of_the_asked(
         effect = effect_clause(p.sentence(k))
         if effect is None:
             continue
-        said = content_stems(effect, joined=True) | p.heading_stems
-        if not others or any(found(s, said) for s in others):
+        said = content_stems(effect, joined=True)
+        if 2 * sum(found(s, said) for s in others) >= len(others):
             return out
     return [s for s in out if s not in asked or found(s, written)]
 
@@ -887,9 +905,21 @@ def measured_extreme(
         return []
     for k in sentences:
         text = p.sentence(k)
-        if is_item(text) and measure(text, extreme) is not None:
+        # a date compares only among rows: one dated row is no "last" one (a chunk of
+        # a long table may hold only an old row)
+        if (
+            is_item(text)
+            and measure(text, extreme) is not None
+            and (extreme.kinds != DATE or _dated_rows(p) >= 2)
+        ):
             return wanted
     return []
+
+
+def _dated_rows(p: PassageSentences) -> int:
+    """How many of ``p``'s sentences are table rows with a date (:data:`DATE`)."""
+    extreme = Extreme(DATE, 1)
+    return sum(measure(p.sentence(k), extreme) is not None for k in range(len(p.spans)))
 
 
 #: question words that a sentence with a plain negation of a verb (:data:`_NOT`) says

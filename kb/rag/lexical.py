@@ -456,10 +456,10 @@ def near(a: str, b: str) -> bool:
     - a verb and its noun in *-sion*, whose shared prefix is too short for the first
       rule: the verb's stem is the noun less *sion* plus *d*, *s*, *de* or *se*
       (:func:`_sion_noun`: ``decid``/``decision``, ``divide``/``division``,
-      ``revis``/``revision``, ``extend``/``extension``), or
+      ``revis``/``revision``, ``extend``/``extension``, ``permit``/``permission``), or
     - a doer in *-er*/*-or* and the noun of what it does in *-ance*/*-ence* on the
-      same root of 4+ letters (:func:`_doer_of`: ``insurer``/``insurance``, whose
-      shared prefix is too short for the first rule).
+      same root, of a short allow-list (:func:`_doer_of`: ``insurer``/``insurance``,
+      whose shared prefix is too short for the first rule).
 
     Words that differ in meaning but share little (``american``/``european``,
     ``lowest``/``highest``) never meet; numbers never do (``1999`` != ``1998``).
@@ -484,16 +484,21 @@ def near(a: str, b: str) -> bool:
 
 def _doer_of(doer: str, noun: str) -> bool:
     """``doer`` (*-er*, *-or*) does what ``noun`` (*-ance*, *-ence*) names, on one root
-    of at least 4 letters: *insurer*/*insurance*, *conveyor*/*conveyance*,
+    of :data:`_DOER_ROOTS`: *insurer*/*insurance*, *conveyor*/*conveyance*,
     *attender*/*attendance* ("Who is the insurer?" over "Insurance renews in July with
     Admiral")."""
     root = doer[:-2]
     return (
-        doer.endswith(("er", "or"))
-        and len(root) >= 4
+        root in _DOER_ROOTS
+        and doer.endswith(("er", "or"))
         and noun.endswith(("ance", "ence"))
         and noun[:-4] == root
     )
+
+
+#: the roots whose doer and *-ance* noun name one trade (an allow-list: *importer* is
+#: no doer of *importance*, nor *provider* of *providence*, *clearer* of *clearance*)
+_DOER_ROOTS = frozenset(["insur", "assur", "attend", "convey"])
 
 
 def _sion_noun(verb: str, noun: str) -> bool:
@@ -502,6 +507,8 @@ def _sion_noun(verb: str, noun: str) -> bool:
     has at least 4 letters (not *mansion*/*mand*)."""
     root = noun[:-4]
     endings = ("d", "s", "de", "se")  # the stemmer keeps some final e's: "divide"
+    if noun.endswith("ssion") and len(noun) >= 9 and verb == noun[:-5] + "t":
+        return True  # "permit"/"permission", "submit"/"submission"
     return noun.endswith("sion") and len(root) >= 4 and verb in {root + e for e in endings}
 
 
@@ -689,7 +696,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     # did I give it?" over "gave it 5 stars"
     (
         re.compile(
-            r"(?<![^\W_])\d(?:[.,]5)?\s*(?:stars?\b|out\s+of\s+(?:5|10)\b)"
+            r"(?<![^\W_])\d{1,2}(?:[.,]5)?\s*(?:stars?\b|out\s+of\s+(?:5|10)\b(?!\s+[a-z]))"
             r"|(?:^|[:|(–—-]|\b(?:rated|rating|scored?|gave\s+it))\s*"
             r"\d{1,2}(?:[.,]5)?\s*/\s*(?:5|10)(?![\w/.])",
             re.IGNORECASE,
@@ -763,15 +770,28 @@ _PHONE_STEMS = frozenset(
 #: the patterns with their words' stems, all of which need a digit in the text
 _UNIT_STEMS = tuple((p, frozenset(stem(w) for w in words)) for p, words in _UNIT_WORDS)
 #: shapes without a digit, each with the substrings one of which it must contain
-_CAUSE_HINTS = ("ecause", "ue to", "wing to", "aused by", "esult of", "hanks to")
-#: the words that give a cause: "X because Y", "X due to Y", "Because Y, X"
+_CAUSE_HINTS = ("ecause", "ue to", "wing to", "aused by", "esult of")
+#: verbs after "due to" that make it a schedule, not a cause ("The rent is due to
+#: increase in April", "due to be repaired")
+_DUE_VERBS = (
+    "be|start|begin|arrive|increase|rise|fall|drop|end|finish|open|close|expire|leave"
+    "|return|launch|run|go|come|renew|complete|pay|land|depart|retire|meet|change|move"
+    "|reopen|restart|take|get|have|make|ship|appear|speak|visit|give"
+)
+#: the words that give a cause: "X because Y", "X due to Y", "Because Y, X" (not
+#: "thanks to", mostly gratitude: "Thanks to everyone who came")
 _CAUSE = re.compile(
-    r"\bbecause\b|\b(?:due|owing|thanks)\s+to\b|\bcaused\s+by\b|\bas\s+a\s+result\s+of\b",
+    rf"\bbecause\b|\b(?:due|owing)\s+to\b(?!\s+(?:{_DUE_VERBS})\b)|\bcaused\s+by\b"
+    r"|\bas\s+a\s+result\s+of\b",
     re.IGNORECASE,
 )
 _CAUSE_WORDS = ("cause", "reason")
 #: what a sentence that gives a cause says (:data:`_TEXT_SHAPES`)
 CAUSE_STEMS = frozenset(stem(w) for w in _CAUSE_WORDS)
+
+
+#: a short label that opens a line ("- Tuesday: ", "**Cause:** ")
+_LABEL = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?[*_]*[^:\n]{1,30}:[*_]*[ \t]*")
 
 
 def effect_clause(text: str) -> str | None:
@@ -784,7 +804,8 @@ def effect_clause(text: str) -> str | None:
     m = _CAUSE.search(text)
     if m is None:
         return None
-    if text[: m.start()].strip(" \t-*+•>\"'(").strip():
+    before = _LABEL.sub("", text[: m.start()], count=1)  # "Tuesday: because ..."
+    if before.strip(" \t-*+•>\"'("):
         return text[: m.start()]
     comma = text.find(",", m.end())
     return text[comma + 1 :] if comma >= 0 else text
@@ -806,15 +827,17 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         # *reason* ...?"); of what it is the cause: :func:`effect_clause`
         (_CAUSE_HINTS, _CAUSE.pattern, list(_CAUSE_WORDS)),
         # a street address, a house number (not a year: "In 2019 Park Lane opened")
-        # and a street ("14 Elm Road", "221B Baker Street"), or a UK postcode ("BS6
-        # 7QA"): "What is the address of the property?"
+        # and a street ("14 Elm Road", "221B Baker Street"; not *Court*, *Drive*,
+        # *Way*, *Place*: "Article 3 Supreme Court", "Season 2 Test Drive"), or a UK
+        # postcode ("BS6 7QA"; not "M2 8GB", "Q3 2PM"): "What is the address of the
+        # property?"
         (
-            ("Road", "Street", "Lane", "Avenue", "Drive", "Close", "Way", "Place", "Court")
-            + ("Crescent", "Terrace", "Gardens", "Square", "Grove", "Mews", "Rd", "St", "Ave")
+            ("Road", "Street", "Lane", "Avenue", "Close", "Crescent", "Terrace", "Gardens")
+            + ("Square", "Grove", "Mews", "Rd", "St", "Ave")
             + tuple("0123456789"),
-            r"(?-i:\b(?!(?:1[5-9]|20)\d\d\b)\d{1,4}[A-Z]?,?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Road|Street|Lane|Avenue"
-            r"|Drive|Close|Way|Place|Court|Crescent|Terrace|Gardens|Square|Grove|Mews|Rd|St"
-            r"|Ave)\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b)",
+            r"(?-i:\b(?!(?:1[5-9]|20)\d\d\b)\d{1,4}[A-Z]?,?\s+(?:[A-Z][a-z]+\s+){1,3}"
+            r"(?:Road|Street|Lane|Avenue|Close|Crescent|Terrace|Gardens|Square|Grove|Mews|Rd"
+            r"|St|Ave)\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d(?!GB|TB|MB|KB|PM|AM)[A-Z]{2}\b)",
             ["address", "street", "postcode"],
         ),
     )
@@ -822,9 +845,10 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
 
 #: what a title's author line says (:func:`authored`)
 AUTHOR_STEMS = frozenset(stem(w) for w in ("author", "wrote", "write", "written", "writer"))
-#: what a reference (:func:`cited`: a name and a year) says: who wrote the work, and
-#: when it was published
-REFERENCE_STEMS = AUTHOR_STEMS | frozenset(stem(w) for w in ("published", "publication"))
+#: what a reference (:func:`cited`: a name and a year) says: who wrote the work (not
+#: who published it, nor where: "Who published The Dispossessed?" is no author's
+#: question, so *published* is left out, and "When was it published?" goes unanswered)
+REFERENCE_STEMS = AUTHOR_STEMS
 #: a reading list's line: an item marker, perhaps a short label ("Currently reading:"),
 #: then the title (capitalised words, emphasis or quotes around it) and "by" a name
 _TITLE_LINE = re.compile(
@@ -902,13 +926,19 @@ _CITED = re.compile(
 
 def cited(text: str) -> bool:
     """``text`` (a sentence) is a reference, a name and a year alone (:data:`_CITED`),
-    which says who *wrote* the work its heading names, and when it was *published*:
-    "Who wrote The Dispossessed?"
+    which says who *wrote* the work its heading names: "Who wrote The Dispossessed?"
     over "## The Dispossessed" / "Ursula K. Le Guin, 1974." Not a date ("March 3,
-    2026"), a place of one word ("Paris, 2019") or a name that is no one's
-    (:data:`_NOT_AUTHOR`: "Christmas Day, 2025")."""
+    2026"), a place of one word ("Paris, 2019"), a name that is no one's
+    (:data:`_NOT_AUTHOR`: "Christmas Day, 2025") or a publisher's ("Bloomsbury
+    Publishing, 2020")."""
     m = _CITED.match(text)
-    return m is not None and _NOT_AUTHOR.match(m.group("name")) is None
+    if m is None or _NOT_AUTHOR.match(m.group("name")) is not None:
+        return False
+    return _PUBLISHER.search(m.group("name")) is None
+
+
+#: a name that is a publisher's, not an author's ("Bloomsbury Publishing, 2020.")
+_PUBLISHER = re.compile(r"\b(?:Publishing|Publishers?|Press|Books|Classics|Ltd|Inc)\b")
 
 
 _YEAR = r"(?:1[5-9]|20)\d\d\b(?![.,]\d)"

@@ -88,6 +88,13 @@ _MOST_LEAST = {"most": 1, "more": 1, "least": -1, "less": -1}
 #: service?", "my last run"), not a verb ("How long did the outage *last*?") nor "at
 #: last"
 _OWNERS = frozenset(["the", "my", "our", "your", "his", "her", "their"])
+#: after *the last*, a span of time or a thing that is no record ("the last 6 months",
+#: "the last year", "my last name", "the last day to pay")
+_NOT_LAST_TEXT = (
+    "day days week weeks month months year years decade decades century hour hours minute"
+    " minutes time times name names few couple"
+)
+_NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -104,18 +111,29 @@ class Extreme:
 def asked_extreme(question: str) -> Extreme | None:
     """The extreme ``question`` asks for (module docstring), or ``None``."""
     words = [w.lower() for w in tokens(question)]
+    dated: Extreme | None = None
     for i, w in enumerate(words):
         after = words[i + 1] if i + 1 < len(words) else ""
         if w in _MOST_LEAST and after in _PRICE_WORDS:
             return Extreme(_MONEY, _MOST_LEAST[w], after)
-        if w == "most" and after == "recent":  # "the most recent service"
-            return Extreme(DATE, 1, after)
-        if w == "last" and after and i > 0 and words[i - 1] in _OWNERS:
-            return Extreme(DATE, 1, w)
-        if w in SCALE_WORDS:
+        if w in SCALE_WORDS and SCALE_WORDS[w][0] != DATE:
             kinds, direction = SCALE_WORDS[w]
             return Extreme(kinds, direction, w)
-    return None
+        if dated is not None:
+            continue  # another scale may still come: "over the last year, which … highest?"
+        if w == "most" and after == "recent":  # "the most recent service"
+            dated = Extreme(DATE, 1, after)
+        elif (
+            w == "last"
+            and i > 0
+            and words[i - 1] in _OWNERS
+            and after
+            and not (after.isdigit() or after in _NOT_LAST)
+        ):
+            dated = Extreme(DATE, 1, w)
+        elif w in SCALE_WORDS:
+            dated = Extreme(*SCALE_WORDS[w], w)
+    return dated
 
 
 def is_item(sentence: str) -> bool:

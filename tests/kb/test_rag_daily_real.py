@@ -9,6 +9,7 @@ the pipeline offers and refuses, not what a model makes of it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,8 +103,13 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("daily")
-    for rel, text in NOTES.items():
+    yield from notes_kb(tmp_path_factory.mktemp("daily"), NOTES, real_embedder)
+
+
+def notes_kb(root: Path, notes: dict[str, str], real_embedder: Any) -> Iterator[Any]:
+    """Write ``notes`` (path -> text) under ``root / "notes"``, ingest them into a KB
+    under ``root / "kb"`` with the real embedder, and yield ``(retriever, settings)``."""
+    for rel, text in notes.items():
         path = root / "notes" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -126,6 +126,12 @@ def test_the_last_row_of_a_dated_table_answers_the_last_one() -> None:
     # the verb, and "at last", ask for no date
     assert asked_extreme("How long did the outage last?") is None
     assert asked_extreme("At last, who won?") is None
+    # a span of time, a name; another scale the question asks wins (review findings)
+    assert asked_extreme("What is my last name?") is None
+    assert asked_extreme("Over the last 6 months, which bill was highest?") == Extreme(None, 1)
+    assert asked_extreme("Over the last year, which repair was the most expensive?") == Extreme(
+        frozenset({"money"}), 1
+    )
     ps = [PassageSentences.of(1, hit(1, SERVICES))]
     first = rank_candidates("How much was the last service?", ps, None, 5)[0]
     assert first.text.startswith("| 2026-03-20")
@@ -133,6 +139,10 @@ def test_the_last_row_of_a_dated_table_answers_the_last_one() -> None:
         "| 2025-03-14"
     )
     assert "last" not in check("How much was the last service?", ps, None, 0.0).missing
+    # one dated row is no "last" one: a chunk of a long table may hold only an old row
+    one = hit(2, "| Date | Work |\n| --- | --- |\n| 2019-04-02 | Annual service |")
+    got = check("How much was the last service?", [PassageSentences.of(2, one)], None, 0.0)
+    assert "last" in got.missing
     # days without a year compare among themselves; with and without a year do not
     rows = [(0, "| 3 Oct | 5 km |"), (1, "| 10 Oct | 8 km |"), (2, "| 9 Nov | 6 km |")]
     assert extremes("When was the latest run?", rows) == {2}

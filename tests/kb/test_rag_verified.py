@@ -548,6 +548,9 @@ def test_a_doer_meets_its_noun_and_a_clipped_word_no_longer_one() -> None:
     over is no silent *e*: "What did the physio say?" quoted a physicist."""
     assert near("insurer", "insurance") and near("insurance", "insurer")
     assert near("conveyor", "conveyance")
+    assert not near("clearer", "clearance")  # an allow-list of trades, not any -er
+    # a verb in -mit and its noun in -mission still meet (review finding)
+    assert near("permit", "permission") and near("submit", "submission")
     assert not near("physio", "physicist") and not near("physicist", "physio")
     # the derivations the prefix rule exists for still meet
     for a, b in (("create", "creation"), ("buddhist", "buddhism"), ("victoria", "victorian")):
@@ -563,7 +566,13 @@ def test_a_rating_and_a_cause_say_what_they_are() -> None:
     rating, cause = {stem("rating")}, {stem("cause"), stem("reason")}
     for text in ("I gave it 5 stars.", "3 stars: too long.", "Dune: 4/5", "Rated 8.5/10"):
         assert unit_words(text) >= rating, text
-    for text in ("Dentist on 4/5/2026", "Flat 4/5 is empty", "the star of the show"):
+    assert unit_words("10 out of 10") >= rating
+    for text in (
+        "Dentist on 4/5/2026",
+        "Flat 4/5 is empty",
+        "the star of the show",
+        "4 out of 5 dentists agree",
+    ):
         assert not unit_words(text) & rating, text
     for text in (
         "Staging was down because the TLS certificate expired.",
@@ -572,7 +581,13 @@ def test_a_rating_and_a_cause_say_what_they_are() -> None:
         "Prices rose as a result of the drought.",
     ):
         assert unit_words(text) >= cause, text
-    for text in ("The cause is unknown to us.", "We met in May."):
+    for text in (
+        "The cause is unknown to us.",
+        "We met in May.",
+        "The rent is due to increase by 5% in April.",  # a schedule (review finding)
+        "The boiler is due to be serviced in May.",
+        "Thanks to everyone who came to the party.",  # gratitude
+    ):
         assert not unit_words(text) & cause - content_stems(text), text
     down = hit(1, "The staging environment was down because the TLS certificate expired.")
     got = check("What caused the staging outage?", [PassageSentences.of(1, down)], None, 0.0)
@@ -583,6 +598,12 @@ def test_a_rating_and_a_cause_say_what_they_are() -> None:
     assert effect_clause("Due to rain, the match was off.") == " the match was off."
     assert effect_clause("Staging was down because it expired.") == "Staging was down "
     assert effect_clause("The cause is unknown.") is None
+    # a leading label is no clause; the headings do not say what the cue explains
+    assert effect_clause("Tuesday: because it expired, staging was down.") == " staging was down."
+    h = hit(2, "Staging was down because the TLS certificate expired.")
+    h = replace(h, locator=replace(h.locator, heading_path=("TLS certificate incident",)))
+    got = check("What caused the certificate to expire?", [PassageSentences.of(2, h)], None, 0.0)
+    assert "caused" in got.missing
 
 
 def test_a_street_address_says_address() -> None:
@@ -591,7 +612,15 @@ def test_a_street_address_says_address() -> None:
     address = {stem("address")}
     for text in ("the property at 14 Elm Road, Bristol", "221B Baker Street", "BS6 7QA"):
         assert unit_words(text) >= address, text
-    for text in ("In 2019 Park Lane opened", "We met 3 Close Friends", "Room 2.14", "ran 5 km"):
+    for text in (
+        "In 2019 Park Lane opened",
+        "We met 3 Close Friends",
+        "Room 2.14",
+        "ran 5 km",
+        "MacBook Air M2 8GB",  # no postcode (review findings)
+        "Q3 2PM",
+        "Article 3 Supreme Court",
+    ):
         assert not unit_words(text) & address, text
 
 
@@ -601,7 +630,8 @@ def test_a_reference_line_says_who_wrote_the_work_its_heading_names() -> None:
     and when it was published (refused for *wrote*, p 0.11); other lines of a name and
     a year are no reference."""
     for text in ("Ursula K. Le Guin, 1974.", "Daniel Kahneman, 2011.", "- Andy Weir (2021)"):
-        assert cited(text) and unit_words(text) >= {stem("wrote"), stem("published")}, text
+        assert cited(text) and unit_words(text) >= {stem("wrote")}, text
+        assert stem("published") not in unit_words(text), text  # not who published it
     for text in (
         "March 3, 2026.",  # a date
         "Paris, 2019.",  # one word
@@ -609,18 +639,19 @@ def test_a_reference_line_says_who_wrote_the_work_its_heading_names() -> None:
         "New shoes, 2021.",
         "Ursula K. Le Guin, 1974. Shevek travels to Urras.",  # more than a reference
         "Le Guin wrote it in 1974.",
+        "Bloomsbury Publishing, 2020.",  # a publisher
     ):
         assert not cited(text), text
     h = hit(1, "Ursula K. Le Guin, 1974. Shevek, a physicist from Anarres, travels to Urras.")
     h = replace(h, locator=replace(h.locator, heading_path=("Book notes", "The Dispossessed")))
     ps = [PassageSentences.of(1, h)]
     embed_passages(ps, far_embed)
-    for q in ("Who wrote The Dispossessed?", "When was The Dispossessed published?"):
-        got = check(q, ps, None, 0.4, qvec=far_embed([q])[0])
-        assert got.every_term and got.answerable, q
+    got = check("Who wrote The Dispossessed?", ps, None, 0.4, qvec=far_embed(["x"])[0])
+    assert got.every_term and got.answerable
     # the reference says nothing else: another question over the heading is not lifted
-    got = check("Who translated The Dispossessed?", ps, None, 0.4, qvec=far_embed(["x"])[0])
-    assert not got.every_term and not got.answerable
+    for q in ("Who translated The Dispossessed?", "Who published The Dispossessed?"):
+        got = check(q, ps, None, 0.4, qvec=far_embed(["x"])[0])
+        assert not got.every_term and not got.answerable, q
 
 
 def test_two_documents_together_cover_a_question_one_sentence_cannot() -> None:
@@ -993,6 +1024,8 @@ def test_a_one_word_question_with_the_verb_its_sentence_writes_lifts_p_to_the_fl
     assert not lifted("What did the physio say?", "Physio on Friday at 10:00.")
     assert not lifted("What did the physio say?", "Physio on Friday.", ("Log", "What she said"))
     assert not lifted("What did the dentist say?", note)
+    # the word must be the one that does it (review finding)
+    assert not lifted("What did the physio say?", "I said the physio was too expensive, so no.")
 
 
 def test_a_record_that_names_a_one_word_question_lifts_p_to_the_floor() -> None:
