@@ -90,9 +90,9 @@ import numpy as np
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
+    AUTHOR_STEMS,
     CAUSE_STEMS,
     HYPHENATED,
-    REFERENCE_STEMS,
     cited,
     content_stems,
     date_words,
@@ -751,10 +751,9 @@ def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches
 
 def _reference(asked: frozenset[str], p: PassageSentences, j: int) -> bool:
     """Sentence ``j`` of ``p`` is a reference (:func:`kb.rag.lexical.cited`: "Ursula K.
-    Le Guin, 1974.") and the question asks who wrote it or when it was published: the
-    line says it whole, as a sentence writes a word out, while the work's title is its
-    heading."""
-    return not asked.isdisjoint(REFERENCE_STEMS) and cited(p.sentence(j))
+    Le Guin, 1974.") and the question asks who wrote it: the line says it whole, as a
+    sentence writes a word out, while the work's title is its heading."""
+    return not asked.isdisjoint(AUTHOR_STEMS) and cited(p.sentence(j))
 
 
 def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
@@ -770,7 +769,7 @@ def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
     if not verbs:
         return False
     asked = asked_terms(terms)
-    words = [stem(w) for w in tokens(p.sentence(j))]
+    words = [stem(w) for w in p.words(j)]
     for i, w in enumerate(words):
         if any(found(v, {w}) for v in verbs):
             before = set(words[max(0, i - _VERB_REACH) : i])

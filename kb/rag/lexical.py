@@ -31,7 +31,7 @@ from collections.abc import Set as AbstractSet
 
 from kb.edits import within
 from kb.months import MONTH_NAMES
-from kb.sentence_spans import is_abbreviation
+from kb.sentence_spans import BULLET, FIELD_LINE, is_abbreviation
 
 #: a number (its ordinal ending glued on: "2nd", "21st", "100th", which
 #: :func:`_number` drops), or a word
@@ -553,12 +553,12 @@ def agentive(a: str, b: str) -> bool:
 
 #: a month's name as a date writes it: capitalised, as a month always is and "may",
 #: "march" or "sun" as words are not
-_MONTH_NAME = (
+MONTH_NAME = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b\.?"
 )
 #: a month's name in any case
-_MONTH = rf"(?i:{_MONTH_NAME})"
+_MONTH = rf"(?i:{MONTH_NAME})"
 #: a date as a pattern: ISO, or a day with its month's name ("3 May", "May 3", "3rd May")
 DAY_DATE = (
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}\b"
@@ -687,7 +687,7 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         re.compile(
             r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+\.\d+\.\d+)(?![\w.]*\d)"
             rf"|\b(?!(?i:{_MONTH}))[A-Z][a-zA-Z]+ \d{{1,2}}(?:\.\d+){{0,2}}(?![\w.,:]?\d)"
-            rf"(?!\s+{_MONTH_NAME})"
+            rf"(?!\s+{MONTH_NAME})"
         ),
         frozenset(["version"]),
     ),
@@ -790,10 +790,6 @@ _CAUSE_WORDS = ("cause", "reason")
 CAUSE_STEMS = frozenset(stem(w) for w in _CAUSE_WORDS)
 
 
-#: a short label that opens a line ("- Tuesday: ", "**Cause:** ")
-_LABEL = re.compile(r"^[ \t]*(?:[-*+•][ \t]+)?[*_]*[^:\n]{1,30}:[*_]*[ \t]*")
-
-
 def effect_clause(text: str) -> str | None:
     """The part of ``text`` that a cause it gives is the cause *of*: before the first
     cue ("The staging environment was down" of "… was down because the TLS certificate
@@ -804,7 +800,11 @@ def effect_clause(text: str) -> str | None:
     m = _CAUSE.search(text)
     if m is None:
         return None
-    before = _LABEL.sub("", text[: m.start()], count=1)  # "Tuesday: because ..."
+    before = text[: m.start()].lstrip()
+    if bullet := BULLET.match(before):
+        before = before[bullet.end() :]
+    if ":" in before and FIELD_LINE.match(before + text[m.start() :]):
+        before = before[before.index(":") + 1 :]  # a key's label: "Tuesday: because ..."
     if before.strip(" \t-*+•>\"'("):
         return text[: m.start()]
     comma = text.find(",", m.end())
@@ -843,12 +843,8 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
     )
 )
 
-#: what a title's author line says (:func:`authored`)
+#: what a title's author line (:func:`authored`) and a reference (:func:`cited`) say
 AUTHOR_STEMS = frozenset(stem(w) for w in ("author", "wrote", "write", "written", "writer"))
-#: what a reference (:func:`cited`: a name and a year) says: who wrote the work (not
-#: who published it, nor where: "Who published The Dispossessed?" is no author's
-#: question, so *published* is left out, and "When was it published?" goes unanswered)
-REFERENCE_STEMS = AUTHOR_STEMS
 #: a reading list's line: an item marker, perhaps a short label ("Currently reading:"),
 #: then the title (capitalised words, emphasis or quotes around it) and "by" a name
 _TITLE_LINE = re.compile(
@@ -875,7 +871,7 @@ _PARTICIPLES = frozenset(_PARTICIPLES_TEXT.split())
 #: what follows *by* that is no author: a deadline ("Ship by Friday", "Due by EOD", "by
 #: Q3"), a way of travel or payment ("by Train", "by Direct Debit")
 _NOT_AUTHOR = re.compile(
-    rf"(?:{_MONTH_NAME}|(?:Mon|Tue|Tues|Wed|Wednes|Thu|Thur|Thurs|Fri|Sat|Satur|Sun)(?:day)?\b"
+    rf"(?:{MONTH_NAME}|(?:Mon|Tue|Tues|Wed|Wednes|Thu|Thur|Thurs|Fri|Sat|Satur|Sun)(?:day)?\b"
     r"|(?:EOD|EOW|EOM|EOY|COB|Q[1-4]|Noon|Midnight|End|Close|Christmas|Easter|Boxing"
     r"|Tomorrow|Today|Tonight|Next|Train|Car|Bus|Coach|Plane|Air|Sea|Ferry|Taxi|Bike"
     r"|Foot|Tube|Rail|Eurostar|Phone|Email|E-mail|Post|Courier|Hand|Cheque|Check|Card"
@@ -947,7 +943,7 @@ _NUMERIC_DATE = r"\d{4}-\d{2}-\d{2}\b|\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"
 #: a date: a day and a month, a month (with its day) and a year, an ISO or numeric date,
 #: a weekday, a quarter
 _DATE = (
-    rf"{_DAY}\s+{_MONTH_NAME}(?:,?\s+{_YEAR})?|{_MONTH_NAME}(?:\s+{_DAY})?(?:,?\s+{_YEAR})?"
+    rf"{_DAY}\s+{MONTH_NAME}(?:,?\s+{_YEAR})?|{MONTH_NAME}(?:\s+{_DAY})?(?:,?\s+{_YEAR})?"
     rf"|{_NUMERIC_DATE}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|Q[1-4]\b"
 )
 _AROUND = r"(?i:in|on)\s+"
@@ -962,12 +958,12 @@ _WHEN = (
 #: range's end after it ("from March to April"); a month no one is named after, written
 #: out, is one ("Priya hosts from January")
 _FROM_WHEN = (
-    rf"(?:{_AROUND})?(?:{_DAY}\s+{_MONTH_NAME}(?:,?\s+{_YEAR})?"
-    rf"|{_MONTH_NAME}\s+(?:{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})|{_NUMERIC_DATE}|{_YEAR}"
+    rf"(?:{_AROUND})?(?:{_DAY}\s+{MONTH_NAME}(?:,?\s+{_YEAR})?"
+    rf"|{MONTH_NAME}\s+(?:{_DAY}(?:,?\s+{_YEAR})?|{_YEAR})|{_NUMERIC_DATE}|{_YEAR}"
     r"|(?:January|February|March|July|September|October|November|December)\b(?!\s*\d))"
 )
 _RANGE = (
-    rf"\b(?i:from|between)\s+(?:{_FROM_WHEN}|{_MONTH_NAME})\s*(?i:to|and|until|till|-|–)\s*"
+    rf"\b(?i:from|between)\s+(?:{_FROM_WHEN}|{MONTH_NAME})\s*(?i:to|and|until|till|-|–)\s*"
     rf"(?:{_WHEN}|{_DAY})"
 )
 #: the words a span's end and start say ("When does the course *finish*?")
@@ -1050,6 +1046,6 @@ def unit_words(text: str) -> set[str]:
             out |= stems
     if " by " in text and authored(text):
         out |= AUTHOR_STEMS
-    if cited(text):
-        out |= REFERENCE_STEMS
+    if cited(text):  # who wrote it, not who published it nor when
+        out |= AUTHOR_STEMS
     return out | set(bounds(text)) | date_words(text)

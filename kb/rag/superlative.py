@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kb.months import month_number
-from kb.rag.lexical import quantities, tokens
+from kb.rag.lexical import MONTH_NAME, quantities, tokens
 from kb.sentence_spans import TABLE_RULE, starts_item
 
 _MONEY = frozenset({"money"})
@@ -149,18 +149,15 @@ _DIGITS = re.compile(r"[\d.,]+")
 _SCORE = re.compile(r"(?<![\d/.])(\d+(?:\.\d+)?)\s*/\s*(\d+)(?![\d/])")
 
 
-_MONTH_RE = (
-    r"(?P<{m}>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
 #: an ISO date, a day before its month's name, or a month's name before its day, each
 #: with a year or not ("2025-03-14", "14 March 2025", "3 Oct", "March 14, 2025")
 _DATE_RE = re.compile(
     r"(?<!\d)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?!\d)"
     r"|(?<!\d)(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+"
-    + _MONTH_RE.format(m="m2")
+    + rf"(?P<m2>{MONTH_NAME})"
     + r"(?:,?\s+(?P<y2>\d{4}))?\b"
-    r"|\b" + _MONTH_RE.format(m="m3") + r"\s+(?P<d3>\d{1,2})(?:st|nd|rd|th)?\b"
+    + rf"|\b(?P<m3>{MONTH_NAME})"
+    + r"\s+(?P<d3>\d{1,2})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y3>\d{4}))?"
 )
 
