@@ -25,6 +25,7 @@ claim has no such tokens (nothing to miss), so it never divides by zero.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
@@ -250,6 +251,12 @@ _CVC_END = re.compile(r"[^aeiou][aeiouy][^aeiouwxy]$")
 #: not *sync*), ``-rce``/``-lce``/``-uce`` (*force*, *reduce*), ``-dge``/``-rge``/``-lge``
 #: (*judge*, *urge*, *bulge*; not ``-ng``: *bang*, *long*) and ``-ve`` (*serve*, *solve*)
 _SILENT_E = re.compile(r"(?:u|(?!ia)[aeiou][aeiou][sz]|iz|[aeiou]nc|[rlu]c|[dlr]g|v)$")
+#: the short words ending in ``s`` whose plural adds ``-es`` (*buses*, *gases*); any
+#: other plural in ``-ses`` whose stem would be 4 letters or fewer keeps its ``e``
+#: (*cases*, *closes*, *nurses*, *phases*: stripped to ``cas``, ``clos`` they met
+#: neither *case* nor *close*, too short for :func:`near`; longer ones meet their
+#: singular by its prefix: ``purpos``/``purpose``)
+_S_SINGULARS = frozenset({"bus", "gas", "lens", "plus", "yes", "iris"})
 
 
 def _restored(base: str) -> str:
@@ -292,7 +299,10 @@ def stem(word: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + repl
     if w.endswith("es") and len(w) > 4 and w[-3] in "sxz":
-        return w[:-1] if _SILENT_E.search(w[:-2]) else w[:-2]
+        base = w[:-2]
+        if _SILENT_E.search(base) or (w[-3] == "s" and len(base) <= 4 and base not in _S_SINGULARS):
+            return w[:-1]
+        return base
     if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
         return w[:-1]
     return w
@@ -512,6 +522,33 @@ def _sion_noun(verb: str, noun: str) -> bool:
     return noun.endswith("sion") and len(root) >= 4 and verb in {root + e for e in endings}
 
 
+#: plain synonyms a question and a note trade for one act or thing, one group a line
+#: ("When does the flight *leave*?" over "departs Lisbon 10:45"; "Who *recommended* the
+#: museum?" over "Joana *suggested* it"); a short hand-made list, never of words that
+#: differ in degree, direction or time (those are :mod:`kb.rag.polarity`'s antonyms)
+_SYNONYMS_TEXT = """
+leave depart
+end finish expire
+start begin commence
+suggest recommend advise advice
+repair fix
+phone telephone
+"""
+
+
+def _synonyms() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for line in _SYNONYMS_TEXT.strip().splitlines():
+        group = {stem(w) for w in line.split()}
+        for w in group:
+            out.setdefault(w, set()).update(group - {w})
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+#: stem -> the stems of its synonyms (:data:`_SYNONYMS_TEXT`)
+SYNONYMS = _synonyms()
+
+
 def found(word: str, stems: AbstractSet[str]) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
     too short for :func:`near`) its doer: :func:`agentive`. A word of parts
@@ -522,6 +559,8 @@ def found(word: str, stems: AbstractSet[str]) -> bool:
     at 3pm")."""
     if word in stems:
         return True
+    if any(_met(s, stems) for s in synonyms_of(word)):
+        return True
     if "-" in word:
         if word.replace("-", "") in stems:  # not near(): "anglofrench" is no "anglo"
             return True
@@ -530,6 +569,23 @@ def found(word: str, stems: AbstractSet[str]) -> bool:
     if len(word) >= 5:
         return any(near(word, s) for s in stems)
     return any(agentive(word, s) for s in stems)
+
+
+@functools.lru_cache(maxsize=4096)
+def synonyms_of(word: str) -> frozenset[str]:
+    """The stems of :data:`SYNONYMS` of ``word``, or of a word it derives from
+    (:func:`near`: *departure* has *depart*'s); empty for most words."""
+    if word in SYNONYMS:
+        return SYNONYMS[word]
+    if len(word) < 5:
+        return frozenset()
+    return frozenset(s for k, group in SYNONYMS.items() if near(word, k) for s in group)
+
+
+def _met(word: str, stems: AbstractSet[str]) -> bool:
+    """``word`` is in ``stems`` or :func:`near` one of them (a synonym's derivations:
+    *depart*/*departure*)."""
+    return word in stems or (len(word) >= 5 and any(near(word, s) for s in stems))
 
 
 #: verbs of 3-4 letters whose doer (``-er``/``-r``) a question and a note trade
