@@ -763,21 +763,32 @@ def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
     tendinopathy", whose cosine is 0.29: a short question, a sentence saying more),
     as a second term would, when that word stands at most :data:`_VERB_REACH` words
     before the verb, as the one who does it ("I said the physio was too expensive"
-    says nothing the physio said). Not the headings: they hold the same words for
-    every sentence of the chunk."""
+    says nothing the physio said; nor does a passive verb: "remains of the forest were
+    found" says what was found, not who found it). Not the headings: they hold the same
+    words for every sentence of the chunk."""
     verbs = [s for s in terms if is_light(terms, s) and found(s, p.stems[j])]
-    if not verbs:
-        return False
-    asked = asked_terms(terms)
-    words = [stem(w) for w in p.words(j)]
+    return bool(verbs) and does(asked_terms(terms), verbs, p, j)
+
+
+def does(doers: Collection[str], verbs: Collection[str], p: PassageSentences, j: int) -> bool:
+    """Sentence ``j`` of ``p`` writes one of ``verbs`` (stems) with one of ``doers``
+    (stems) at most :data:`_VERB_REACH` words before it, and not after a form of *be*
+    (a passive verb says what was done to it): "Dr Lindqvist suggested reading Gelman"
+    for the doer *lindqvist* and the verb *suggest*."""
+    raw = p.words(j)
+    words = [stem(w) for w in raw]
     for i, w in enumerate(words):
+        if i and raw[i - 1].lower() in _PASSIVE:
+            continue  # "the remains were found": what was found, not who found it
         if any(found(v, {w}) for v in verbs):
             before = set(words[max(0, i - _VERB_REACH) : i])
-            if any(found(s, before) for s in asked):
+            if any(found(s, before) for s in doers):
                 return True
     return False
 
 
+#: forms of *be* before a verb that make it passive ("were found", "was said")
+_PASSIVE = frozenset({"be", "is", "are", "was", "were", "been", "being"})
 #: how many words before its verb the question's word may stand ("physio said", "the
 #: physio has said"), so that it is the one that did it
 _VERB_REACH = 3

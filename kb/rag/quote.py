@@ -29,10 +29,16 @@ date or time, an amount of money, a number or quantity word), and as much again 
 the question is negated and the sentence negates too ("When should I *not* promote the
 replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`), or
 asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
-the passport", which negates). The list item or table row with the extreme value a
-superlative question asks for ("Which laptop is cheapest?": the lowest price,
-:mod:`kb.rag.superlative`) gets :data:`EXTREME_BONUS`, and at least half of it above
-the best sentence of its passage. A
+the passport", which negates). When the question ends with what its doer does, the
+sentence that writes that verb just after the doer, not as a passive
+(:func:`doer_and_verb`, :func:`kb.rag.answerability.does`), gets :data:`TYPE_BONUS` and
+at least half of it above the best sentence of its passage: "What did Dr Lindqvist
+suggest?" is answered by "Dr Lindqvist suggested reading Gelman and Hill", not by the
+attendee line "With Prof. Okafor and Dr Lindqvist.", whose cosine is higher; "What did
+the vet say?" by "The vet said her teeth are fine", not by "Greenway Vets, Dr Hannah
+Cole.". The list item or table row with the extreme value a superlative question asks
+for ("Which laptop is cheapest?": the lowest price, :mod:`kb.rag.superlative`) gets
+:data:`EXTREME_BONUS`, and at least half of it above the best sentence of its passage. A
 sentence that says the very word a negated question denies, with no negation cue
 (:func:`kb.rag.polarity.says_denied`: "The team agreed that ..." for "What did the team
 *not agree* on?", "[x] finished the report" for "Which tasks did I *not finish*?"; not
@@ -68,7 +74,7 @@ cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -76,6 +82,7 @@ import numpy as np
 from kb.rag.answer_type import expected_type, holds
 from kb.rag.answerability import (
     DocFreq,
+    does,
     found_terms,
     named_lists,
     named_records,
@@ -84,7 +91,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.lexical import DAY_DATE, stem, tokens
+from kb.rag.lexical import DAY_DATE, content_stems, stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
@@ -150,9 +157,11 @@ def rank_candidates(
     kind = expected_type(question)
     negated = negation_asked(question) is not None
     still = not _STILL.isdisjoint(map(stem, tokens(question)))
+    asked = doer_and_verb(question)
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
+    doing: set[tuple[int, int]] = set()
     for p in passages:
         cos = (
             p.vectors @ qvec
@@ -181,9 +190,13 @@ def rank_candidates(
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS
+            if asked is not None and does(*asked, p, j):  # "The vet said" for "... vet say?"
+                doing.add((p.n, j))
             follow = command_after(p, j, text) or answer_after(p, j, text)
             item = starts_item(p.sentence(j)) or p.sentence(j).startswith("|")
             cands.append(Candidate(p.n, j, text, rel, follow, lead, item))
+    if doing:
+        cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
         cands = _lift_extremes(question, cands, passages)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
@@ -203,20 +216,50 @@ def rank_candidates(
     return unique[:limit]
 
 
+#: "What did the vet say?", "What book did Dr Lindqvist suggest?": an auxiliary, the
+#: doer in at most three words, and the verb that ends the question
+_DOER_VERB = re.compile(
+    r"^\W*(?:what|which|who|whom|where|when|why|how)\b[^?]*?"
+    r"\b(?:did|does|do|will|would|should|could|can|has|have|had)\s+"
+    r"(?P<doer>(?:[\w'’.-]+\s+){0,2}[\w'’.-]+)\s+(?P<verb>[a-z]+)\W*$",
+    re.IGNORECASE,
+)
+
+
+def doer_and_verb(question: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The stems of the doer and of the verb of a question that ends with what someone
+    does (:data:`_DOER_VERB`: "What did Dr Lindqvist suggest?" gives ``{doctor,
+    lindqvist}`` and ``{suggest}``), or ``None`` for another question or a doer of
+    stop words alone ("What did I say?")."""
+    m = _DOER_VERB.match(question.strip())
+    if m is None:
+        return None
+    doer = frozenset(content_stems(m.group("doer")))
+    return (doer, frozenset({stem(m.group("verb"))})) if doer else None
+
+
 def _lift_extremes(
     question: str, cands: list[Candidate], passages: Sequence[PassageSentences]
 ) -> list[Candidate]:
     """``cands`` with the list item or table row of each passage that holds the extreme
     value the question asks for (:func:`kb.rag.superlative.extremes`) lifted by
-    :data:`EXTREME_BONUS`, and at least half of it above the passage's best candidate."""
-    out = list(cands)
+    :data:`EXTREME_BONUS` (:func:`_lifted`)."""
     by_n = {p.n: p for p in passages}
+    chosen: list[int] = []
     for n in {c.n for c in cands}:
         of_passage = [(i, by_n[n].sentence(c.j)) for i, c in enumerate(cands) if c.n == n]
-        top = max(cands[i].relevance for i, _ in of_passage)
-        for i in extremes(question, of_passage):
-            rel = max(cands[i].relevance + EXTREME_BONUS, top + EXTREME_BONUS / 2)
-            out[i] = replace(cands[i], relevance=rel)
+        chosen.extend(extremes(question, of_passage))
+    return _lifted(cands, chosen, EXTREME_BONUS)
+
+
+def _lifted(cands: list[Candidate], chosen: Collection[int], bonus: float) -> list[Candidate]:
+    """``cands`` with each of ``chosen`` (indices) lifted by ``bonus``, and to at least
+    half of it above the best candidate of its passage: what the sentence's shape says
+    (the extreme value, the doer doing it) decides where words and cosine cannot."""
+    out = list(cands)
+    for i in chosen:
+        top = max(c.relevance for c in cands if c.n == cands[i].n)
+        out[i] = replace(cands[i], relevance=max(cands[i].relevance + bonus, top + bonus / 2))
     return out
 
 
@@ -249,9 +292,16 @@ def section_candidates(
     question asks about (:func:`kb.rag.answerability.names_section`), in passage order:
     "What were the decisions?" over a note's "## Decisions" is answered by the
     section's items, not by the one a one-sentence answer would pick. Empty when no
-    passage's section is named."""
+    passage's section is named, or when the question ends with what its doer does and
+    one of the section's sentences says the doer did it (:func:`doer_and_verb`: "What
+    did the vet say?" under "## Vet" is answered by "The vet said ...", not by the
+    section)."""
     terms = question_terms(question, None)  # the weights play no part
     named = {p.n for p in passages if names_section(terms, p.hit, p.heading_stems)}
+    by_n = {p.n: p for p in passages}
+    asked = doer_and_verb(question)
+    if asked is not None and any(c.n in named and does(*asked, by_n[c.n], c.j) for c in cands):
+        return []  # one sentence says what the doer did
     return sorted((c for c in cands if c.n in named), key=lambda c: (c.n, c.j))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kb.rag.answer_type import expected_type, holds
-from kb.rag.quote import TYPE_BONUS, rank_candidates
+from kb.rag.quote import TYPE_BONUS, doer_and_verb, rank_candidates
 from kb.rag.verify import PassageSentences, embed_passages
 from kb.types import Hit, Locator, Span
 
@@ -20,11 +20,15 @@ def test_question_wording_names_the_answer_type() -> None:
     assert expected_type("In what year did the war end?") == "time"
     assert expected_type("How much did the boiler service cost?") == "money"
     assert expected_type("What is the price of a day pass?") == "money"
+    assert expected_type("How much is the DELE exam?") == "money"  # a price
+    assert expected_type("How much is left?") == "quantity"
     assert expected_type("How much flour goes in?") == "quantity"
     assert expected_type("How many pages should chapter 2 have?") == "quantity"
     assert expected_type("How long does the dough proof?") == "quantity"
     assert expected_type("Who is my advisor?") == "name"
     assert expected_type("Who's the landlord?") == "name"
+    assert expected_type("Who is Miso's vet?") == "name"  # a name's possessive
+    assert expected_type("Who is Sofia?") is None
     # other who questions are often answered by a description ("representatives ...")
     assert expected_type("Who is on the IPCC Panel?") is None
     assert expected_type("Who can be in the cabinet?") is None
@@ -210,3 +214,32 @@ def test_a_sentence_two_passages_hold_is_offered_once() -> None:
     texts = [c.text for c in got]
     assert texts.count("The boiler was serviced on 12 October.") == 1
     assert len(texts) == 3 and got[0].text == "The boiler was serviced on 12 October."
+
+
+def test_a_question_that_ends_with_what_its_doer_does_names_both() -> None:
+    assert doer_and_verb("What did Dr Lindqvist suggest?") == (
+        frozenset({"doctor", "lindqvist"}),
+        frozenset({"suggest"}),
+    )
+    assert doer_and_verb("What book did Lena recommend?") == (
+        frozenset({"lena"}),
+        frozenset({"recommend"}),
+    )
+    assert doer_and_verb("What did I say?") is None  # a doer of stop words
+    assert doer_and_verb("Why did Warsaw become the capital of the Commonwealth?") is None
+    assert doer_and_verb("How much is the hotel?") is None
+
+
+def test_the_sentence_where_the_doer_does_it_outranks_the_one_that_names_the_doer() -> None:
+    """ "What did Dr Lindqvist suggest?" quoted the attendee line "With Prof. Okafor and
+    Dr Lindqvist.", whose cosine is higher; the sentence where she suggests now gets
+    the bonus, and a passive one ("was suggested by") does not."""
+    ps = _passages(
+        "With Prof. Okafor and Dr Lindqvist. Dr Lindqvist suggested reading Gelman and Hill. "
+        "Dr Lindqvist was suggested as the second examiner."
+    )
+    ranked = rank_candidates("What did Dr Lindqvist suggest?", ps, None, 3)
+    assert ranked[0].text == "Dr Lindqvist suggested reading Gelman and Hill."
+    rel = {c.text: c.relevance for c in ranked}
+    passive = rel["Dr Lindqvist was suggested as the second examiner."]
+    assert rel[ranked[0].text] - passive == pytest.approx(TYPE_BONUS)

@@ -1,8 +1,11 @@
-"""Reading notes, a running log and a car note on the real parts (the ingest pipeline,
-SQLite, LanceDB, the bundled all-MiniLM-L6-v2): a reference line under a book's title
-says who wrote it, a one-word question is answered by the sentence that writes its verb,
-an insurer is found in the insurance line, a cause in a sentence that says *because*, and
-the last service in the table row with the latest date.
+"""Reading notes, a running log, a car note, a pet's note, a travel plan and language
+lessons on the real parts (the ingest pipeline, SQLite, LanceDB, the bundled
+all-MiniLM-L6-v2): a reference line under a book's title says who wrote it, a one-word
+question is answered by the sentence that writes its verb (also inside a section the
+question names), an insurer is found in the insurance line, a cause in a sentence that
+says *because*, the last service in the table row with the latest date, a plural in
+*-ses* meets its singular, a word its plain synonym, *how much is* asks for a price, and
+"What did X suggest?" is answered by the sentence where X suggests.
 
 The generator is scripted to pick the first quote candidate, so each test reads what the
 pipeline offers and refuses, not what a model makes of it.
@@ -15,7 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.kb.test_rag_daily_real import ask, notes_kb
+from kb.rag import AskPipeline
+from kb.search import SearchOptions
+from tests.kb.test_rag_daily_real import ScriptedGenerator, ask, notes_kb
 
 NOTES = {
     "books.md": (
@@ -45,6 +50,37 @@ NOTES = {
         "| 2026-03-20 | 72,450 | Annual service, cambelt | Hillside Motors | £745 |\n"
         "| 2025-09-02 | 66,870 | Two front tyres | Tyre Town | £212 |\n"
     ),
+    "pets/miso.md": (
+        "# Miso (cat)\n\nBorn around April 2021; adopted from the Cats Protection centre in "
+        "Bolton in August 2021. Insured with PetPlan, £18.40 a month.\n\n## Vet\n\n"
+        "Greenway Vets, Dr Hannah Cole. Annual booster due every September.\n"
+        "Last visit: 12 September 2026, booster and a dental check. She weighed 4.3 kg.\n"
+        "The vet said her teeth are fine but she should lose a little weight.\n"
+    ),
+    "learning/spanish.md": (
+        "# Spanish\n\nLessons with Lucía Ortega on italki, Tuesdays and Fridays at 19:00.\n"
+        "Each lesson costs $22.\n\n## Goals\n\n- Pass the DELE B1 exam in May 2027. The exam "
+        "fee is €165; registration closes on 3 March.\n"
+    ),
+    "travel/lisbon.md": (
+        "# Lisbon trip\n\n## Flights\n\nOutbound: TP1351 from Manchester, 14 March, departs "
+        "06:40.\nReturn: TP1350 on 19 March, departs Lisbon 10:45.\n\n## Notes\n\n"
+        "- Joana suggested Taberna da Rua das Flores for dinner.\n"
+        "- Monday: Tram 28 early, then the Gulbenkian Museum.\n"
+    ),
+    "work/supervision.md": (
+        "# Supervisor meeting, 12 November\n\nWith Prof. Okafor and Dr Lindqvist.\n"
+        "Dr Lindqvist suggested reading Gelman and Hill (2007) on multilevel models.\n"
+        "Next meeting in two weeks.\n"
+    ),
+    "work/onboarding.md": (
+        "# Onboarding\n\nManager: Sofia Brandt. Buddy: Tomasz Wiśniewski.\n\n## People\n\n"
+        "- Tomasz owns the demand forecast pipeline; he moved from the Berlin office.\n"
+    ),
+    "recipes/dal.md": (
+        "# Tarka dal\n\nServes 4. Takes about 45 minutes.\n\n## Method\n\nRinse the lentils "
+        "until the water runs clear. Simmer with the turmeric for 25 minutes, until soft.\n"
+    ),
 }
 
 
@@ -64,6 +100,15 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
         ("What caused the staging outage?", "because the TLS certificate expired"),
         ("How much was the last service?", "| 2026-03-20 |"),
         ("When was the earliest service?", "| 2025-03-14 |"),
+        ("What did the vet say?", "The vet said her teeth are fine"),
+        ("When does DELE registration close?", "registration closes on 3 March"),
+        ("Who is Miso's vet?", "Greenway Vets, Dr Hannah Cole."),
+        ("What time does the return flight leave?", "departs Lisbon 10:45"),  # synonyms
+        ("Who recommended Taberna da Rua das Flores?", "Joana suggested"),
+        ("How much is the DELE exam?", "The exam fee is €165"),  # a price
+        # the sentence where the doer does what is asked, not the one that names the doer
+        ("What did Dr Lindqvist suggest?", "Dr Lindqvist suggested reading"),
+        ("What does Tomasz own?", "Tomasz owns the demand forecast pipeline"),
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(
@@ -86,8 +131,26 @@ def test_a_question_is_answered_from_the_line_that_says_it(
         "What caused the power cut?",
         "What caused the certificate to expire?",  # the cause of the cause
         "When was my last physio appointment?",
+        "What did the groomer say?",
+        "When does DELE registration open?",
+        "Who is Miso's groomer?",
+        "When does French registration close?",
+        "When does the return flight arrive?",  # an antonym, no synonym
+        "What did Dr Lindqvist publish?",
     ],
 )
 def test_a_question_the_notes_do_not_answer_is_refused(kb: Any, question: str) -> None:
     out = ask(kb, question)
     assert out.refused, (question, out.text)
+
+
+@pytest.mark.slow
+def test_an_identity_question_quotes_one_line_of_the_section_it_names(kb: Any) -> None:
+    """ "Who is Miso's vet?" names the section "Vet", but one name answers it: one line,
+    not the section's sentences one after another."""
+    r, settings = kb
+    gen = ScriptedGenerator(["1"])
+    opts = SearchOptions.from_settings(settings.search)
+    out = AskPipeline(r, gen, settings).ask("Who is Miso's vet?", opts).result()
+    assert out.text.startswith("Greenway Vets, Dr Hannah Cole."), out.text
+    assert '(" " label){0,0}' in str(gen.calls[-1]["grammar"])  # one quote at most
