@@ -763,9 +763,9 @@ def verb_said(terms: Terms, p: PassageSentences, j: int) -> bool:
     tendinopathy", whose cosine is 0.29: a short question, a sentence saying more),
     as a second term would, when that word stands at most :data:`_VERB_REACH` words
     before the verb, as the one who does it ("I said the physio was too expensive"
-    says nothing the physio said; nor does a passive verb: "remains of the forest were
-    found" says what was found, not who found it). Not the headings: they hold the same
-    words for every sentence of the chunk."""
+    says nothing the physio said; nor does a passive verb: "the physio was said to be
+    good" says what was said of the physio, not what the physio said). Not the
+    headings: they hold the same words for every sentence of the chunk."""
     verbs = [s for s in terms if is_light(terms, s) and found(s, p.stems[j])]
     return bool(verbs) and does(asked_terms(terms), verbs, p, j)
 
@@ -779,7 +779,7 @@ def does(doers: Collection[str], verbs: Collection[str], p: PassageSentences, j:
     words = [stem(w) for w in raw]
     for i, w in enumerate(words):
         if i and raw[i - 1].lower() in _PASSIVE:
-            continue  # "the remains were found": what was found, not who found it
+            continue  # "the physio was said to be good": said of it, not by it
         if any(found(v, {w}) for v in verbs):
             before = set(words[max(0, i - _VERB_REACH) : i])
             if any(found(s, before) for s in doers):

@@ -550,8 +550,9 @@ SYNONYMS = _synonyms()
 
 
 def found(word: str, stems: AbstractSet[str]) -> bool:
-    """``word`` (a stem) is in ``stems`` exactly, :func:`near` one of them, or (a word
-    too short for :func:`near`) its doer: :func:`agentive`. A word of parts
+    """``word`` (a stem) is in ``stems`` exactly, one of its plain synonyms is
+    (:func:`synonyms_of`, derivations forgiven), it is :func:`near` one of them, or (a
+    word too short for :func:`near`) its doer: :func:`agentive`. A word of parts
     (:func:`hyphenated_stem`: ``un-elect``) is found written as one word, exactly
     (``unelect``, which a passage's ``un-elected`` also gives: :func:`content_stems`'
     ``joined``; no typo is forgiven, as ``anglofrench`` would meet ``anglo`` by its
