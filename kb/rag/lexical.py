@@ -242,8 +242,9 @@ ABBREVIATED: dict[str, str] = {
 
 
 _VOWEL = re.compile(r"[aeiouy]")
-_CVC = re.compile(r"^[^aeiou]*[aeiouy][^aeiouwxy]$")
-_CVC_END = re.compile(r"[^aeiou][aeiouy][^aeiouwxy]$")
+#: a consonant-vowel-consonant stem (``qu`` is one consonant: ``quot``, ``equip``)
+_CVC = re.compile(r"^(?:qu|[^aeiou])*[aeiouy][^aeiouwxy]$")
+_CVC_END = re.compile(r"(?:qu|[^aeiou])[aeiouy][^aeiouwxy]$")
 #: stem ends that English spells only with a silent ``e`` after them, so a stripped
 #: ``-ed``/``-ing``/``-es`` takes it back: ``-ue`` (*argue*, *issue*, *value*), a
 #: vowel pair before ``s`` or ``z`` (*cause*, *raise*, *house*, *release*, *seize*; not
@@ -266,7 +267,8 @@ def _restored(base: str) -> str:
     a consonant-vowel-consonant end (``runn`` -> ``run``, ``stopp`` -> ``stop``; not
     ``add``, ``staff``, ``fill``, ``miss``), and a short consonant-vowel-consonant
     stem takes its ``e`` back (``sav`` -> ``save``, ``hop`` -> ``hope``, ``bak`` ->
-    ``bake``; not after ``w``, ``x``, ``y``: ``fix``, ``play``), as does any stem whose
+    ``bake``, ``quot`` -> ``quote``, *qu* being one consonant; not after ``w``, ``x``,
+    ``y``: ``fix``, ``play``), as does any stem whose
     end English spells only with a silent ``e`` (:data:`_SILENT_E`: ``caus`` ->
     ``cause``, so "What *caused* it?" meets "Root *cause*:"; a 4-letter stem is too short
     for :func:`near` to forgive)."""
@@ -533,6 +535,7 @@ start begin commence
 suggest recommend advise advice
 repair fix
 phone telephone
+gift present
 """
 
 
@@ -658,7 +661,9 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
 ) + (
     (
         re.compile(r"[$£€¥]\s*\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b", re.IGNORECASE),
-        frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth"]),
+        # and *fee*, *charge*: "How much does the accountant charge?" over "Her fee
+        # for the tax return is £350"
+        frozenset(["cost", "price", "pay", "paid", "spend", "spent", "worth", "fee", "charge"]),
     ),
     # a speed: "300 km/h", "70 mph", "9.81 metres per second" ("How fast ...?"); not
     # among the quantity kinds (:data:`_KINDS`), whose patterns come first
@@ -762,12 +767,16 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # a product's *model*: a brand's capitalised name, then a token of letters and
     # digits ("Worcester Greenstar 30i", "Synology DS220+", "Brother HL-L2350DW":
-    # "What is the boiler model?"); not a number alone ("Level 3", "Room 12", "Bus
-    # 73"), nor a day's ordinal ("March 12th")
+    # "What is the boiler model?"), or a name written in mixed case then a number, one
+    # word between at most ("Vaillant ecoTEC plus 832", "iPhone 15", "PlayStation 5");
+    # not a number alone after a plain word ("Level 3", "Room 12", "Bus 73"), nor a
+    # day's ordinal ("March 12th"), nor a *Mc* name ("McDonald 3")
     (
         re.compile(
             r"(?<![\w-])[A-Za-z]*[A-Z][A-Za-z!]* (?!\d+(?:st|nd|rd|th)\b)"
             r"(?=[\w+/-]*\d)(?=[\w+/-]*[A-Za-z])[A-Za-z\d][\w+/-]*"
+            r"|(?<![\w-])(?!Mc[A-Z])[A-Za-z]*[a-z][A-Z][A-Za-z]*(?: [A-Za-z]+)? \d+"
+            r"(?![\d.,:/]\d|\s*(?:st|nd|rd|th)\b)"
         ),
         frozenset(["model"]),
     ),

@@ -380,28 +380,39 @@ def answer_after(p: PassageSentences, j: int, text: str) -> str:
 _REFERS_BACK = re.compile(r"(?:It|Its|They|Their|He|His|She|Her|This|These|Those)\b")
 
 
+#: how many sentences a lead goes back at most (:func:`lead_before`)
+LEAD_HOPS = 3
+
+
 def lead_before(p: PassageSentences, j: int, text: str) -> str:
     """The sentence before sentence ``j`` of ``p`` (folded) when ``text`` starts by
     referring back to it (*He, She, It, They, His, Her, Its, Their, This, These,
     Those*) in the same paragraph; "" otherwise. "He had been replaced by Abercrombie
     as commander in chief." says nothing of who without "Loudoun ... was ...": a quote
     that starts with a pronoun is quoted with the sentence it points to, both
-    verbatim, each with its citation. Not across a blank line, nor from or to a list
-    item, a table row, a heading or a question, nor when the two are longer than
-    :data:`MAX_QUOTE_CHARS`."""
+    verbatim, each with its citation. When that sentence refers back too ("Spoke to
+    Priya Nair. She said the deadline is 31 January. Her fee is £350."), the lead is
+    the sentence the chain starts from, :data:`LEAD_HOPS` sentences back at most ("Spoke
+    to Priya Nair. [#1] Her fee is £350. [#1]": who *she* is, not what else she said);
+    a chain that reaches no such sentence is no lead. Not across a blank line, nor from
+    or to a list item, a table row, a heading or a question, nor when the lead and the
+    sentence are longer than :data:`MAX_QUOTE_CHARS` together."""
     if j == 0 or _REFERS_BACK.match(text) is None:
         return ""
-    here = p.sentence(j).strip()
-    before = p.sentence(j - 1).strip()
-    if BLANK_LINE.search(p.hit.text, p.spans[j - 1][1], p.spans[j][0]) is not None:
-        return ""
-    for piece in (here, before):
-        if not piece or piece.startswith(("#", "|")) or starts_item(piece):
+    for k in range(j - 1, max(-1, j - 1 - LEAD_HOPS), -1):
+        here = p.sentence(k + 1).strip()
+        before = p.sentence(k).strip()
+        if BLANK_LINE.search(p.hit.text, p.spans[k][1], p.spans[k + 1][0]) is not None:
             return ""
-    folded = " ".join(before.split())
-    if is_question(folded) or len(folded) + len(text) + 1 > MAX_QUOTE_CHARS:
-        return ""
-    return folded
+        for piece in (here, before):
+            if not piece or piece.startswith(("#", "|")) or starts_item(piece):
+                return ""
+        folded = " ".join(before.split())
+        if is_question(folded):
+            return ""
+        if _REFERS_BACK.match(folded) is None:
+            return folded if len(folded) + len(text) + 1 <= MAX_QUOTE_CHARS else ""
+    return ""
 
 
 _DAY_DATE = re.compile(DAY_DATE, re.IGNORECASE)

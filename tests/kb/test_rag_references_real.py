@@ -4,8 +4,10 @@ all-MiniLM-L6-v2): a reference line under a book's title says who wrote it, a on
 question is answered by the sentence that writes its verb (also inside a section the
 question names), an insurer is found in the insurance line, a cause in a sentence that
 says *because*, the last service in the table row with the latest date, a plural in
-*-ses* meets its singular, a word its plain synonym, *how much is* asks for a price, and
-"What did X suggest?" is answered by the sentence where X suggests.
+*-ses* meets its singular, a word its plain synonym, *how much is* asks for a price,
+"What did X suggest?" is answered by the sentence where X suggests, a fee answers what
+someone charges, a name in mixed case and a number is a model, and a chain of pronouns
+is quoted after the sentence that names who they are.
 
 The generator is scripted to pick the first quote candidate, so each test reads what the
 pipeline offers and refuses, not what a model makes of it.
@@ -81,6 +83,20 @@ NOTES = {
         "# Tarka dal\n\nServes 4. Takes about 45 minutes.\n\n## Method\n\nRinse the lentils "
         "until the water runs clear. Simmer with the turmeric for 25 minutes, until soft.\n"
     ),
+    "work/accountant.md": (
+        "# Call with the accountant, 3 November\n\nSpoke to Priya Nair at Ledgerwise.\n"
+        "She said the self-assessment deadline is 31 January.\n"
+        "Her fee for the tax return is £350 plus VAT.\n"
+    ),
+    "home/move.md": (
+        "# Moving house\n\nCompletion date: 16 January 2027. The removal firm is Pickfords; "
+        "they quoted £1,340 for a full packing service.\n\n## Heating\n\n"
+        "Boiler: Vaillant ecoTEC plus 832, installed in 2019 by Brightwell Heating.\n"
+    ),
+    "family/gifts.md": (
+        "# Christmas gifts\n\n| Person | Gift | Price | Bought |\n| --- | --- | --- | --- |\n"
+        "| Mum | Cashmere scarf | £85 | yes |\n| Tom | LEGO Technic set | £120 | no |\n"
+    ),
 }
 
 
@@ -109,6 +125,12 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
         # the sentence where the doer does what is asked, not the one that names the doer
         ("What did Dr Lindqvist suggest?", "Dr Lindqvist suggested reading"),
         ("What does Tomasz own?", "Tomasz owns the demand forecast pipeline"),
+        # who *she* is: the sentence the chain of pronouns starts from
+        ("Who is the accountant?", "Spoke to Priya Nair at Ledgerwise. [#1] Her fee"),
+        ("How much does the accountant charge?", "£350 plus VAT"),  # a fee is a charge
+        ("How much did Pickfords quote?", "they quoted £1,340"),  # quoted/quote
+        ("What model is the boiler?", "Vaillant ecoTEC plus 832"),
+        ("Have I bought Tom's present?", "| Tom | LEGO Technic set | £120 | no |"),
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(
@@ -137,6 +159,11 @@ def test_a_question_is_answered_from_the_line_that_says_it(
         "When does French registration close?",
         "When does the return flight arrive?",  # an antonym, no synonym
         "What did Dr Lindqvist publish?",
+        "How much does the dentist charge?",
+        "How much did the plumber quote?",
+        "What model is the thermostat?",
+        "Have I bought Dad's present?",
+        "Who is the solicitor?",
     ],
 )
 def test_a_question_the_notes_do_not_answer_is_refused(kb: Any, question: str) -> None:

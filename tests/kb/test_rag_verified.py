@@ -780,6 +780,29 @@ def test_a_short_plural_in_ses_keeps_its_e() -> None:
     assert check("When does DELE registration close?", ps, None, 0.5).missing == ["DELE"]
 
 
+def test_qu_is_one_consonant_when_a_stem_takes_its_e_back() -> None:
+    """ "How much did Pickfords quote?" over "they quoted £1,340" was refused for
+    *quote*: *quoted* stemmed to "quot", which read "u", "o" as two vowels, kept no e and
+    was too short for the typo check to meet *quote*. *qu* is one consonant, as in
+    *quitting*/*quit* and *equipped*/*equip*."""
+    forms = {"quote": ["quoted", "quoting", "quotes"], "quake": ["quaked"], "quit": ["quitting"]}
+    for word, derived in forms.items():
+        assert {stem(w) for w in [word, *derived]} == {word}, word
+    assert stem("equipped") == "equip" and stem("squared") == "square"
+    ps = [PassageSentences.of(1, hit(1, "The removal firm is Pickfords; they quoted £1,340."))]
+    assert check("How much did Pickfords quote?", ps, None, 0.5).missing == []
+
+
+def test_an_amount_of_money_says_a_fee_and_a_charge() -> None:
+    """ "How much does the accountant charge?" over "Her fee for the tax return is £350
+    plus VAT." was refused for *charge*: an amount said *cost*, *price*, *pay*, not what
+    a fee is called or what someone charges. A number that is no amount says neither."""
+    assert {"fee", "charge"} <= unit_words("Her fee for the tax return is £350 plus VAT.")
+    assert not {"fee", "charge"} & unit_words("The battery holds 350 mAh of charge.")
+    ps = [PassageSentences.of(1, hit(1, "The accountant's fee is £350 plus VAT."))]
+    assert check("How much does the accountant charge?", ps, None, 0.5).missing == []
+
+
 def test_a_word_meets_its_plain_synonyms_and_their_derivations() -> None:
     """ "What time does the return flight leave?" over "departs Lisbon 10:45" was refused
     for *leave*; so *recommend*/*suggested*, *end*/*finishes*, *advise*/*advice*. Never
@@ -793,6 +816,7 @@ def test_a_word_meets_its_plain_synonyms_and_their_derivations() -> None:
         ("advise", "advice"),
         ("repair", "fixed"),
         ("phone", "telephone"),
+        ("present", "gifts"),
     ]
     for a, b in pairs:
         assert found(stem(a), {stem(b)}) and found(stem(b), {stem(a)}), (a, b)
@@ -970,6 +994,9 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
     # a product's name and number is also its model ("What is the boiler model?")
     assert "model" in unit_words("The boiler is a Worcester Greenstar 30i.")
     assert "model" in unit_words("NAS: Synology DS220+, backs up every night")
+    # a name in mixed case then a number ("What model is the boiler?" was refused)
+    assert "model" in unit_words("Boiler: Vaillant ecoTEC plus 832, installed in 2019.")
+    assert "model" in unit_words("Tom wants a PlayStation 5.")
     # a code or a number alone is no model (review finding)
     for text in (
         "Car reg: AB12 CDE",
@@ -977,6 +1004,8 @@ def test_a_name_with_a_small_number_is_a_version() -> None:
         "Level 3",
         "Room 12",
         "on March 12th",
+        "We met at McDonald 2 weeks ago",
+        "the iPhone 3.5 mm jack",
     ):
         assert "model" not in unit_words(text), text
 
@@ -1866,6 +1895,30 @@ def test_a_quote_that_refers_back_is_quoted_with_the_sentence_it_points_to() -> 
     assert e.feed("1 2") + e.finish() == quote_line(best)
     e = LabelExpander([best, lead])
     assert e.feed("2 1") + e.finish() == f"{texts[0]} [#1] {best.text} [#1]"
+
+
+def test_a_quote_that_refers_back_twice_is_led_by_the_sentence_that_names() -> None:
+    """ "Who is the accountant?" over "Spoke to Priya Nair at Ledgerwise. She said ...
+    Her fee ... is £350." quoted "She said ... Her fee ...", which names nobody: the
+    lead of a chain of sentences that refer back is the sentence it starts from, and
+    the sentences between are not quoted. A chain that reaches no sentence of its own
+    within :data:`LEAD_HOPS` gives no lead."""
+    from kb.rag.quote import LEAD_HOPS, lead_before
+
+    text = (
+        "Spoke to Priya Nair at Ledgerwise. She said the deadline is 31 January. "
+        "Her fee for the tax return is £350 plus VAT."
+    )
+    p = PassageSentences.of(1, hit(1, text))
+    texts = [" ".join(p.sentence(j).split()) for j in range(len(p.spans))]
+    assert lead_before(p, 2, texts[2]) == lead_before(p, 1, texts[1]) == texts[0]
+    best = rank_candidates("How much is her fee?", [p], None, 9)[0]
+    assert quote_line(best) == f"{texts[0]} [#1] {texts[2]} [#1]"
+    told = [f"It was repainted in {1901 + k} after a long winter." for k in range(LEAD_HOPS + 1)]
+    q = PassageSentences.of(1, hit(1, " ".join(["The tower was built in 1900.", *told])))
+    assert len(q.spans) == LEAD_HOPS + 2
+    assert lead_before(q, LEAD_HOPS, told[LEAD_HOPS - 1]) == "The tower was built in 1900."
+    assert lead_before(q, LEAD_HOPS + 1, told[LEAD_HOPS]) == ""  # too far back
 
 
 def test_a_command_chosen_after_its_lead_in_is_written_once() -> None:
