@@ -79,7 +79,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kb.rag.answer_type import expected_type, holds
+from kb.rag.answer_type import expected_type, has_name, holds
 from kb.rag.answerability import (
     DocFreq,
     does,
@@ -391,10 +391,12 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
     as commander in chief." says nothing of who without "Loudoun ... was ...": a quote
     that starts with a pronoun is quoted with the sentence it points to, both
     verbatim, each with its citation. When that sentence refers back too ("Spoke to
-    Priya Nair. She said the deadline is 31 January. Her fee is £350."), the lead is
-    the sentence the chain starts from, :data:`LEAD_HOPS` sentences back at most ("Spoke
-    to Priya Nair. [#1] Her fee is £350. [#1]": who *she* is, not what else she said);
-    a chain that reaches no such sentence is no lead. Not across a blank line, nor from
+    Priya Nair. She said the deadline is 31 January. Her fee is £350."), and names
+    nobody past its first word (:func:`kb.rag.answer_type.has_name`; "He embarked on a
+    plan … developed by Loudoun. He had been replaced …": the second *He* is Loudoun),
+    the lead is the sentence the chain starts from, :data:`LEAD_HOPS` sentences back at
+    most ("Spoke to Priya Nair. [#1] Her fee is £350. [#1]": who *she* is, not what else
+    she said); a chain that reaches no such sentence is no lead. Not across a blank line, nor from
     or to a list item, a table row, a heading or a question, nor when the lead and the
     sentence are longer than :data:`MAX_QUOTE_CHARS` together."""
     if j == 0 or _REFERS_BACK.match(text) is None:
@@ -410,7 +412,7 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
         folded = " ".join(before.split())
         if is_question(folded):
             return ""
-        if _REFERS_BACK.match(folded) is None:
+        if _REFERS_BACK.match(folded) is None or has_name(folded):
             return folded if len(folded) + len(text) + 1 <= MAX_QUOTE_CHARS else ""
     return ""
 

@@ -1914,6 +1914,17 @@ def test_a_quote_that_refers_back_twice_is_led_by_the_sentence_that_names() -> N
     assert lead_before(p, 2, texts[2]) == lead_before(p, 1, texts[1]) == texts[0]
     best = rank_candidates("How much is her fee?", [p], None, 9)[0]
     assert quote_line(best) == f"{texts[0]} [#1] {texts[2]} [#1]"
+    # a sentence between that names someone is who the pronoun after it means
+    named = PassageSentences.of(
+        1,
+        hit(
+            1,
+            "Newcastle and Pitt joined in an uneasy coalition. He embarked on a plan that "
+            "was largely developed by Loudoun. He had been replaced by Abercrombie.",
+        ),
+    )
+    said = [" ".join(named.sentence(j).split()) for j in range(len(named.spans))]
+    assert lead_before(named, 2, said[2]) == said[1]
     told = [f"It was repainted in {1901 + k} after a long winter." for k in range(LEAD_HOPS + 1)]
     q = PassageSentences.of(1, hit(1, " ".join(["The tower was built in 1900.", *told])))
     assert len(q.spans) == LEAD_HOPS + 2
