@@ -41,7 +41,8 @@ A sentence holds
   ("14:00", "9 am", "9.30 h"), an ISO or day/month/year date, a day's ordinal ("the
   12th"), a duration from now ("in 3 days"), or a time word (:data:`TIME_WORDS`:
   months, weekdays, seasons, *today*, *ago*, *weekly*…; not *may*, *mar*, *march* or
-  *fall*, more often verbs, nor *spring*);
+  *fall*, more often verbs, nor *spring*, but *March* and *May* capitalised after *in*,
+  *by*, *until*, *since*, …: "The salary review will be done in March.");
 - a ``"money"`` when it has an amount: a currency sign or code before or after a number
   ("£90", "145 €", "EUR 950", "145 euros");
 - a ``"quantity"`` when it has a number (a digit or a fraction sign that starts a word,
@@ -122,7 +123,11 @@ _TIME_SHAPE = re.compile(
     r"|\b\d{1,2}:\d{2}\b|\b\d{1,2}(?:[.:]\d{2})?\s*(?:[ap]\.?m\b\.?|h\b)"
     r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b"
     r"|\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+floor)"
-    r"|\b(?:in|for|after|within)\s+\d+\s*(?:days?|weeks?|months?|years?|hours?)\b",
+    r"|\b(?:in|for|after|within)\s+\d+\s*(?:days?|weeks?|months?|years?|hours?)\b"
+    # *March* and *May* after a word that says when ("done in March", "by May"), as
+    # written: alone they are more often verbs (:data:`TIME_WORDS`)
+    r"|\b(?:in|by|until|till|since|before|after|from|during|early|late|mid|of)\s+"
+    r"(?-i:March|May)\b",
     re.IGNORECASE,
 )
 

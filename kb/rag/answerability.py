@@ -88,6 +88,7 @@ from typing import Any
 import numpy as np
 
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
+from kb.rag.answer_type import expected_type, holds
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     AUTHOR_STEMS,
@@ -330,6 +331,10 @@ def idf(n_t: int, n: int) -> float:
 _TODO_WORDS = frozenset(["to-do", "to-dos"])
 
 
+#: a form of *be* in a question: it asks what or who something is
+_ASKS_IS = re.compile(r"\b(?:is|was|are|were)\b", re.IGNORECASE)
+
+
 class Terms(dict[str, tuple[str, float]]):
     """A question's terms (stem -> (a surface word, idf weight)) and its tokens as
     written (``words``), whose runs the acronym check reads
@@ -338,6 +343,10 @@ class Terms(dict[str, tuple[str, float]]):
     def __init__(self, question: str) -> None:
         super().__init__()
         self.words = tokens(question)
+        #: what the question asks for: a time, an amount, a number, a name, or None
+        self.kind = expected_type(question)
+        #: the question asks what something is ("Who is the host?", "What was it called?")
+        self.asks_is = _ASKS_IS.search(question) is not None
         #: a yes/no question: a sentence that says a term's opposite answers it (no)
         self.yes_no = yes_no(question)
         #: the question compares ("What is older than Tom?"): a sentence's comparison
@@ -741,11 +750,46 @@ def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches
         for j, got in enumerate(held):
             if (
                 asked <= got
-                and (len(asked) >= 2 or written_alone(asked, p, j) or verb_said(terms, p, j))
+                and (
+                    len(asked) >= 2
+                    or written_alone(asked, p, j)
+                    or verb_said(terms, p, j)
+                    or says_what_it_is(terms, asked, p.sentence(j))
+                )
                 and (any(found(s, p.stems[j]) for s in asked) or _reference(asked, p, j))
                 and asked <= set(found_terms(terms, p, j, acronyms=False))
             ):
                 return True
+    return False
+
+
+#: "the host is Giulia", "our guide was called Marco": a possessive or *the*, the
+#: subject in one or two words, a form of *be* (and *called*/*named*), and what it is
+_WHAT_IT_IS = re.compile(
+    r"\b(?:the|my|our|your|his|her|their)\s+(?P<subject>(?:[\w'’-]+\s+)?[\w'’-]+)\s+"
+    r"(?:is|was|are|were)\s+(?:(?:called|named)\s+)?(?!not\b|no\b|never\b)"
+    r"(?P<what>[^\s,;.]+(?:\s+[^\s,;.]+){0,5})",
+    re.IGNORECASE,
+)
+
+
+def says_what_it_is(terms: Terms, asked: frozenset[str], sentence: str) -> bool:
+    """``sentence`` says what the question's one term is, in a clause whose subject
+    is that term ("Who is the host?" over "…; check-in is from 15:00 and the host is
+    Giulia.", a long sentence whose cosine to the short question is 0.33; "What is the
+    guide called?" over "the guide is called Marco"), as a ``key: value`` line would
+    (:func:`written_alone`), and what follows can be what is asked
+    (:func:`kb.rag.answer_type.holds`: "When is the exam?" is not answered by "the exam
+    is hard"). Only for a question that asks what something is ("What did the physio
+    say?" is not answered by "I said the physio was too expensive"), and not a negated
+    clause ("the host is not …")."""
+    if not terms.asks_is:
+        return False
+    for m in _WHAT_IT_IS.finditer(sentence):
+        if content_stems(m.group("subject")) == set(asked) and holds(
+            terms.kind, m.group(), " ".join(terms.words)
+        ):
+            return True
     return False
 
 
@@ -826,13 +870,15 @@ def found_terms(
     *,
     window: bool = False,
     acronyms: bool = True,
+    synonyms: bool = True,
 ) -> list[str]:
     """The stems of ``terms`` found in sentence ``j`` of ``p`` (or its window: the
     sentence and its neighbours), with the chunk's headings and file name, and the
     quantities its numbers with units name ("30 °C" says "temperature"), and the terms
     it says by an acronym or spells one out (:func:`kb.rag.acronyms.aliases`: "BP" over
     "blood pressure"), and a word of inability (:data:`INABILITY`) when it negates a
-    verb (:data:`_NOT`)."""
+    verb (:data:`_NOT`). Without ``synonyms``, a term a plain synonym alone says
+    (:func:`kb.rag.lexical.found`) is not found."""
     here = (p.window_stems[j] if window else p.stems[j]) | p.heading_stems
     lo, hi = (max(0, j - 1), min(len(p.spans), j + 2)) if window else (j, j + 1)
     asks = acronyms and _asks_acronym(terms)
@@ -840,7 +886,7 @@ def found_terms(
         here = here | p.units(k)
         if asks or (acronyms and p.acronymic(k)):
             here = here | aliases(terms, p.words(k), terms.words, p.acronyms(k))
-    out = [s for s in terms if found(s, here)]
+    out = [s for s in terms if found(s, here, synonyms=synonyms)]
     out = _cause_of_the_asked(terms, out, p, range(lo, hi))
     out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))

@@ -552,7 +552,7 @@ def _synonyms() -> dict[str, frozenset[str]]:
 SYNONYMS = _synonyms()
 
 
-def found(word: str, stems: AbstractSet[str]) -> bool:
+def found(word: str, stems: AbstractSet[str], *, synonyms: bool = True) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, one of its plain synonyms is
     (:func:`synonyms_of`, derivations forgiven), it is :func:`near` one of them, or (a
     word too short for :func:`near`) its doer: :func:`agentive`. A word of parts
@@ -560,16 +560,17 @@ def found(word: str, stems: AbstractSet[str]) -> bool:
     (``unelect``, which a passage's ``un-elected`` also gives: :func:`content_stems`'
     ``joined``; no typo is forgiven, as ``anglofrench`` would meet ``anglo`` by its
     prefix), or as its parts, each found, stop words aside ("check-in" in "check in
-    at 3pm")."""
+    at 3pm"). Without ``synonyms``, a synonym alone does not find it (quote ranking
+    counts a word met only so at half weight)."""
     if word in stems:
         return True
-    if any(_met(s, stems) for s in synonyms_of(word)):
+    if synonyms and any(_met(s, stems) for s in synonyms_of(word)):
         return True
     if "-" in word:
         if word.replace("-", "") in stems:  # not near(): "anglofrench" is no "anglo"
             return True
         parts = hyphen_parts(word)
-        return bool(parts) and all(found(w, stems) for w in parts)
+        return bool(parts) and all(found(w, stems, synonyms=synonyms) for w in parts)
     if len(word) >= 5:
         return any(near(word, s) for s in stems)
     return any(agentive(word, s) for s in stems)
@@ -1032,6 +1033,14 @@ _RANGE = (
     rf"\b(?i:from|between)\s+(?:{_FROM_WHEN}|{MONTH_NAME})\s*(?i:to|and|until|till|-|–)\s*"
     rf"(?:{_WHEN}|{_DAY})"
 )
+#: two dates with their years, a span without *from*: "Period of cover: 1 February 2026
+#: to 31 January 2027", "March 2025 – June 2026", "2026-02-01 to 2027-01-31" ("When does
+#: the insurance end?"); a year alone is no date here ("2019 to 2021 prices")
+_DATED = (
+    rf"(?:{_DAY}\s+{MONTH_NAME},?\s+{_YEAR}|{MONTH_NAME}\s+(?:{_DAY},?\s+)?{_YEAR}"
+    rf"|{_NUMERIC_DATE})"
+)
+_BARE_RANGE = rf"(?<![\w/.-]){_DATED}\s*(?i:to|until|till|-|–|—)\s*{_DATED}"
 #: the words a span's end and start say ("When does the course *finish*?")
 END_WORDS = frozenset(stem(w) for w in ["end", "expire", "expiry", "finish"])
 #: what an end in time says beside :data:`END_WORDS`: "When is the car insurance up for
@@ -1051,13 +1060,14 @@ _BOUND_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         re.compile(
             r"\b(?i:until|till|til|through|thru|expires?|expired|expiring|ends?|ended|ending"
             rf"|valid\s+(?:to|until|through)|runs?\s+(?:to|until))\s+{_WHEN}|{_RANGE}"
+            rf"|{_BARE_RANGE}"
         ),
         _END_SAYS,
     ),
     (
         re.compile(
             r"\b(?i:since|starting|starts?|started|begins?|began|beginning|effective|as\s+of)"
-            rf"\s+{_WHEN}|\b(?i:from|between)\s+{_FROM_WHEN}|{_RANGE}"
+            rf"\s+{_WHEN}|\b(?i:from|between)\s+{_FROM_WHEN}|{_RANGE}|{_BARE_RANGE}"
         ),
         START_WORDS,
     ),

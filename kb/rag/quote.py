@@ -82,6 +82,7 @@ import numpy as np
 from kb.rag.answer_type import expected_type, has_name, holds
 from kb.rag.answerability import (
     DocFreq,
+    Terms,
     does,
     found_terms,
     named_lists,
@@ -176,8 +177,8 @@ def rank_candidates(
                 continue  # a table's header row names columns; it answers nothing
             if _lead_in_only(p, j):
                 continue  # "Follow-ups:" before its list: the items answer
-            one = weighted_share(terms, found_terms(terms, p, j))
-            around = weighted_share(terms, found_terms(terms, p, j, window=True))
+            one = _share(terms, p, j, window=False)
+            around = _share(terms, p, j, window=True)
             rel = (float(cos[j]) + (one + around) / 2) / 2
             lead = lead_before(p, j, text)
             if (
@@ -214,6 +215,18 @@ def rank_candidates(
             seen.add((c.lead, c.text, c.follow))
             unique.append(c)
     return unique[:limit]
+
+
+def _share(terms: Terms, p: PassageSentences, j: int, *, window: bool) -> float:
+    """The idf-weighted share of the question's terms sentence ``j`` of ``p`` (or its
+    window) holds (:func:`weighted_share`), a term met only by a plain synonym counted
+    half: a synonym is weaker evidence than the word ("In what century did the history
+    of the steam engine *begin*?" is not answered by "… steam turbines *starting* in the
+    late part of the 19th century" rather than "The history of the steam engine
+    stretches back as far as the first century AD")."""
+    held = weighted_share(terms, found_terms(terms, p, j, window=window))
+    plain = weighted_share(terms, found_terms(terms, p, j, window=window, synonyms=False))
+    return (held + plain) / 2
 
 
 #: "What did the vet say?", "What book did Dr Lindqvist suggest?": an auxiliary, the

@@ -62,6 +62,9 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     assert holds("time", "in the 1990s") and holds("time", "Proof it overnight.")
     assert not holds("time", "The boiler is a Viessmann Vitodens 100.")
     assert not holds("time", "It may rain.")  # "may" is taken for a verb
+    # capitalised after a word that says when, *March* and *May* are months
+    assert holds("time", "The salary review will be done in March.")
+    assert holds("time", "Back by May.") and not holds("time", "They may march on.")
     assert holds("money", "It cost 145 euros.") and holds("money", "£90 for the pads")
     assert not holds("money", "The boiler is a Viessmann Vitodens 100.")
     assert holds("quantity", "Use three very ripe bananas.") and holds("quantity", "about 40")
@@ -243,3 +246,18 @@ def test_the_sentence_where_the_doer_does_it_outranks_the_one_that_names_the_doe
     rel = {c.text: c.relevance for c in ranked}
     passive = rel["Dr Lindqvist was suggested as the second examiner."]
     assert rel[ranked[0].text] - passive == pytest.approx(TYPE_BONUS)
+
+
+def test_a_word_met_only_by_its_synonym_ranks_below_the_word_itself() -> None:
+    """ "In what century did the history of the clock begin?": a sentence that says
+    *starting* (a synonym of *begin*) and lacks *history* holds as many of the question's
+    words as one that says *history* and lacks *begin*; the synonym counts half, so the
+    sentence with the question's own word comes first."""
+    text = (
+        "Quartz clocks were starting to spread in the late 20th century. "
+        "The history of the clock stretches back to the first century AD."
+    )
+    best = rank_candidates(
+        "In what century did the history of the clock begin?", _passages(text), None, 5
+    )
+    assert best[0].text.startswith("The history of the clock"), [c.text for c in best]
