@@ -773,11 +773,36 @@ _WHAT_IT_IS = re.compile(
 )
 
 
+#: an appositive names what a role is, as a clause with *is* does: "their fitter, Dave
+#: Morris, did the Patels' kitchen", "The GP, Dr Farah, said …" (role first, the name
+#: closed by a comma, a bracket or the sentence's end) and "Priya Nair, our accountant,
+#: said …" (name first, its possessive or *the* before the role). The name is one to four
+#: capitalised words, a title (Dr, Mrs …) allowed before them.
+_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Sir|Dame)\.?\s+)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3}"
+#: capitalised words that open a sentence's phrase of time or place, not a name ("In
+#: March, the fitter, …")
+_OPENER = (
+    r"(?:In|On|At|By|For|From|After|Before|During|Since|Until|When|While|Then|Last|Next"
+    r"|This|That|The|A|An)\b"
+)
+_ROLE = r"(?P<subject>(?:[\w'’-]+\s+)?[\w'’-]+)"
+_APPOSITIVES = (
+    re.compile(
+        rf"\b(?i:the|my|our|your|his|her|their)\s+{_ROLE},\s+(?P<what>{_NAME})\s*(?:[,(]|[.;]?$)"
+    ),
+    re.compile(
+        rf"(?<![\w'’-])(?!{_OPENER})(?P<what>{_NAME}),\s+(?i:the|my|our|your|his|her|their)\s+"
+        rf"{_ROLE}\s*(?:[,(]|[.;]?$)"
+    ),
+)
+
+
 def says_what_it_is(terms: Terms, asked: frozenset[str], sentence: str) -> bool:
     """``sentence`` says what the question's one term is, in a clause whose subject
     is that term ("Who is the host?" over "…; check-in is from 15:00 and the host is
     Giulia.", a long sentence whose cosine to the short question is 0.33; "What is the
-    guide called?" over "the guide is called Marco"), as a ``key: value`` line would
+    guide called?" over "the guide is called Marco"; "Who is the GP?" over "The GP, Dr
+    Farah, said …": an appositive, :data:`_APPOSITIVES`), as a ``key: value`` line would
     (:func:`written_alone`), and what follows can be what is asked
     (:func:`kb.rag.answer_type.holds`: "When is the exam?" is not answered by "the exam
     is hard"). Only for a question that asks what something is ("What did the physio
@@ -785,12 +810,18 @@ def says_what_it_is(terms: Terms, asked: frozenset[str], sentence: str) -> bool:
     clause ("the host is not …")."""
     if not terms.asks_is:
         return False
+    question = " ".join(terms.words)
     for m in _WHAT_IT_IS.finditer(sentence):
         if content_stems(m.group("subject")) == set(asked) and holds(
-            terms.kind, m.group(), " ".join(terms.words)
+            terms.kind, m.group(), question
         ):
             return True
-    return False
+    return any(
+        content_stems(m.group("subject")) == set(asked)
+        and holds(terms.kind, m.group("what"), question)
+        for pattern in _APPOSITIVES
+        for m in pattern.finditer(sentence)
+    )
 
 
 def _reference(asked: frozenset[str], p: PassageSentences, j: int) -> bool:
@@ -1175,15 +1206,23 @@ def _asks_manner(words: Sequence[str]) -> bool:
 
 
 def section_named(question: str, hits: Sequence[Hit]) -> bool:
-    """:func:`names_section` or :func:`named_records` for one of ``hits``: the lexical
-    pass of ``kb ask``'s retrieval rule that needs no cosine
+    """:func:`names_section` or :func:`named_records` for one of ``hits``, or one of
+    their sentences says what the question's term is (:func:`says_what_it_is`: "Who is
+    the GP?" over "The GP, Dr Farah, said …", sentence cosine 0.20, as "GP: Dr Farah"
+    would): the lexical pass of ``kb ask``'s retrieval rule that needs no cosine
     (:func:`kb.search.evidence.ask_passes`)."""
     terms = question_terms(question, None)  # the weights play no part
     if not terms:
         return False
     if any(names_section(terms, h) for h in hits):
         return True
-    return any(named_records(terms, PassageSentences.of(n, h)) for n, h in enumerate(hits, 1))
+    passages = [PassageSentences.of(n, h) for n, h in enumerate(hits, 1)]
+    if any(named_records(terms, p) for p in passages):
+        return True
+    asked = asked_terms(terms)
+    return any(
+        says_what_it_is(terms, asked, p.sentence(j)) for p in passages for j in range(len(p.spans))
+    )
 
 
 def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:

@@ -536,6 +536,7 @@ suggest recommend advise advice
 repair fix
 phone telephone
 gift present
+pick choose select
 """
 
 

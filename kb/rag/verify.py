@@ -350,10 +350,14 @@ def _ends_line(text: str, end: int) -> bool:
     return not text[end : len(text) if nl < 0 else nl].strip()
 
 
+#: words that join two clauses: the pronoun after one is the subject of the second clause,
+#: whose referent the first clause names ("BuildRight was cheapest but they could not
+#: guarantee the worktop delivery": *they* is BuildRight, not the sentence before)
+_JOINS = "and|but|or|so|yet|because|although|though|while|whereas|as|since|if|when"
 #: a sentence that starts by referring back to what the sentence before is about
 _BACK_REFERENCE = re.compile(
     r"(?:It|Its|They|Their|He|His|She|Her)\b"
-    r"|(?!(?:I|We|You)\b)[A-Z][\w-]*(?:[ \t]+(?!(?:I|we|you)\b)[\w-]+){0,3},?[ \t]+"
+    rf"|(?!(?:I|We|You)\b)[A-Z][\w-]*(?:[ \t]+(?!(?:I|we|you|{_JOINS})\b)[\w-]+){{0,3}},?[ \t]+"
     r"(?:it|they|he|she)\b"
 )
 #: a back reference to a person (*he*, *she*, *his*, *her*), who is often not the
@@ -413,7 +417,8 @@ def _add_antecedents(text: str, spans: Sequence[tuple[int, int]], stems: list[se
     *His*, *She*, *Her*: "Maria joined in March. She leads the design team."; or whose
     subject is *it*, *they*, *he* or *she* after a leading phrase of at most four words
     that has no subject of its own: "In March it dropped leaves", "Better than anyone
-    else she represented ...", not "I moved it to the hall") the
+    else she represented ...", not "I moved it to the hall", nor after a word that joins
+    two clauses, :data:`_JOINS`: "BuildRight was cheapest but they could not …") the
     content stems of the lead of the sentence before it in the same paragraph
     (:func:`lead_words`): in "The fiddle-leaf fig needs water once a week. It dropped
     three leaves in October." the second sentence is about the fig, and "Why did the

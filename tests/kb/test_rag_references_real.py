@@ -111,6 +111,14 @@ NOTES = {
         "# Christmas gifts\n\n| Person | Gift | Price | Bought |\n| --- | --- | --- | --- |\n"
         "| Mum | Cashmere scarf | £85 | yes |\n| Tom | LEGO Technic set | £120 | no |\n"
     ),
+    "home/kitchen.md": (
+        "# Kitchen renovation\n\nWe chose Hartley Kitchens because their fitter, Dave Morris, "
+        "did the Patels' kitchen next door.\n"
+    ),
+    "family/dad.md": (
+        "# Dad's medication\n\nHe takes amlodipine 5 mg every morning. The GP, Dr Farah, said "
+        "to stop ibuprofen because it raises blood pressure; paracetamol is fine.\n"
+    ),
 }
 
 
@@ -148,6 +156,9 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
         ("Who is the host?", "the host is Giulia"),  # a clause says who the host is
         ("What is the guide called?", "the guide is called Marco"),
         ("When does the breakdown cover end?", "1 February 2026 to 31 January 2027"),
+        ("Who is the fitter?", "their fitter, Dave Morris,"),  # an appositive says who
+        ("Who is the GP?", "The GP, Dr Farah,"),
+        ("Which company did we pick for the kitchen?", "We chose Hartley Kitchens"),  # pick
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(
@@ -183,6 +194,8 @@ def test_a_question_is_answered_from_the_line_that_says_it(
         "Who is the solicitor?",
         "Who is the cleaner?",
         "When does the phone contract end?",
+        "Who is the plumber?",
+        "Who is the electrician?",
     ],
 )
 def test_a_question_the_notes_do_not_answer_is_refused(kb: Any, question: str) -> None:
