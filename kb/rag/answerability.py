@@ -786,14 +786,11 @@ _OPENER = (
     r"|This|That|The|A|An)\b"
 )
 _ROLE = r"(?P<subject>(?:[\w'’-]+\s+)?[\w'’-]+)"
+_OWNER = r"(?i:the|my|our|your|his|her|their)"
+_CLOSE = r"\s*(?:[,(]|[.;]?$)"  # the appositive's comma, a bracket or the sentence's end
 _APPOSITIVES = (
-    re.compile(
-        rf"\b(?i:the|my|our|your|his|her|their)\s+{_ROLE},\s+(?P<what>{_NAME})\s*(?:[,(]|[.;]?$)"
-    ),
-    re.compile(
-        rf"(?<![\w'’-])(?!{_OPENER})(?P<what>{_NAME}),\s+(?i:the|my|our|your|his|her|their)\s+"
-        rf"{_ROLE}\s*(?:[,(]|[.;]?$)"
-    ),
+    re.compile(rf"\b{_OWNER}\s+{_ROLE},\s+(?P<what>{_NAME}){_CLOSE}"),
+    re.compile(rf"(?<![\w'’-])(?!{_OPENER})(?P<what>{_NAME}),\s+{_OWNER}\s+{_ROLE}{_CLOSE}"),
 )
 
 
@@ -817,8 +814,7 @@ def says_what_it_is(terms: Terms, asked: frozenset[str], sentence: str) -> bool:
         ):
             return True
     return any(
-        content_stems(m.group("subject")) == set(asked)
-        and holds(terms.kind, m.group("what"), question)
+        content_stems(m.group("subject")) == asked and holds(terms.kind, m.group("what"), question)
         for pattern in _APPOSITIVES
         for m in pattern.finditer(sentence)
     )
