@@ -346,6 +346,8 @@ def contradictions(
             continue
         seen.add(s)
         said = sorted(ANTONYMS[s] & best)
+        if said and negated_in(ranked[0], said[0]):
+            continue  # "does not permit atoms to pass" says what *prohibits* them
         if said and not compared and compares(ranked[0], said[0]):
             continue  # "A is heavier than B" says which is lighter
         if said and measured and extreme is not None and t.lower() == extreme.word:
@@ -405,6 +407,26 @@ _DENIED = re.compile(
 )
 
 
+def negated_in(sentence: str, word_stem: str) -> bool:
+    """``sentence`` writes the word of ``word_stem`` only under a negation (:data:`_DENIED`:
+    "does *not permit*", "*never* allowed"): an antonym said so states the asked word's
+    sense ("What prohibits atoms from passing?" over "... which does not permit atoms to
+    pass"), as two negations do."""
+    hits = [m for m in _DENIED.finditer(sentence) if found(word_stem, {stem(m.group("word"))})]
+    if not hits:
+        return False
+    inside = {m.start("word") for m in hits}
+    plain = [t for t in token_matches(sentence) if t.start() not in inside]
+    return not any(found(word_stem, {stem(t.group())}) for t in plain)
+
+
+#: "not ... *until* Newton": the negation dates the act, it does not deny it
+_UNTIL = re.compile(r"[^.;:!?,]*?\b(?:until|till)\b", re.IGNORECASE)
+#: a question asked in the past tense: "no longer used" says that it *was* used
+_PAST = re.compile(r"\b(?:was|were|did|had|used\s+to)\b", re.IGNORECASE)
+_NO_LONGER = re.compile(r"no\s+longer\b", re.IGNORECASE)
+
+
 def denied(question: str, sentence: str) -> list[Contradiction]:
     """A question word that its best ``sentence`` negates, asked without a negation:
     "The laws of physics *change* from being at rest when travelling in a what?" over
@@ -415,8 +437,11 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
     question must not be negated (the negation rule reads that case) nor yes/no ("Does
     the law change?", answered *no*) or an alternative; a sentence that also says the
     word without a negation ("did not approve the server but approved the budget")
-    contradicts nothing. Returns one contradiction: the question's word, and the
-    sentence's negated phrase."""
+    contradicts nothing, nor does a negation that dates the act ("was *not identified*
+    as a force *until* Newton": Newton identified it) or a *no longer* against a question
+    in the past tense ("In what decade *were* injectors widely used?" over "... but are
+    *no longer* widely used": they were). Returns one contradiction: the question's word,
+    and the sentence's negated phrase."""
     if yes_no(question) or alternative(question) or asks_negated(question) is not None:
         return []
     asked = {stem(t): t for t in tokens(question) if not is_stopword(t)}
@@ -430,6 +455,10 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
             continue
         if _imperative(sentence[: m.start()]):
             continue  # "Never water it more than once a month": a rule, not a denial
+        if _UNTIL.match(sentence, m.end()):
+            continue  # "was not identified as a force until Newton": Newton identified it
+        if _NO_LONGER.match(m.group(0)) and _PAST.search(question):
+            continue  # "are no longer widely used" answers when they *were* widely used
         s = stem(w)
         if found(s, plain):  # "did not approve X but approved Y" says both
             continue

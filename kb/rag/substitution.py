@@ -202,6 +202,17 @@ def initials_of(acronym: str, toks: list[Token]) -> bool:
     return False
 
 
+def spelled_by(acronym: str, toks: list[Token]) -> bool:
+    """``acronym`` (all capitals, 2+ letters) is the initials of a run of adjacent
+    ``toks``, in any case ("PVR": "personal video recorder"); the case-blind mirror of
+    :func:`initials_of`, for a question that writes out what a passage abbreviates."""
+    if len(acronym) < 2 or not acronym.isupper() or not acronym.isalpha():
+        return False
+    n, want = len(acronym), acronym.lower()
+    heads = [t.text[0].lower() for t in toks]
+    return any("".join(heads[i : i + n]) == want for i in range(len(heads) - n + 1))
+
+
 def written_in(number: str, sentence: str) -> bool:
     """The digits of ``number`` appear in ``sentence`` as one number, whatever the
     separators and leading zeros ("9.05" in "at 09:05")."""
@@ -247,6 +258,8 @@ def swaps(
         for j, t in enumerate(s):
             if t.kind != k.kind or t.stem in asked or found(t.stem, asked):
                 continue
+            if spelled_by(t.text, q):
+                continue  # "PVR" for the question's "personal video recorder": the same thing
             if (left is not None and neighbour(s, j, -1) == left) or (
                 right is not None and neighbour(s, j, 1) == right
             ):

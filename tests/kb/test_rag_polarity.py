@@ -485,3 +485,37 @@ def test_a_yes_no_question_is_answered_by_the_opposite() -> None:
     bare = hit(3, "The pharmacy in the high street is cheaper.")
     got = check("Which pharmacy is more expensive?", [PassageSentences.of(1, bare)], None, 0.0)
     assert got.missing == ["expensive"]
+
+
+def test_an_antonym_said_under_a_negation_states_the_asked_sense() -> None:
+    pauli = "The Pauli exclusion principle does not permit atoms to pass through each other."
+    assert contradictions("What prohibits atoms from passing through each other?", [pauli]) == []
+    # said plainly, the antonym still contradicts
+    plain = "The Pauli exclusion principle permits atoms to pass through each other."
+    assert contradictions("What prohibits atoms from passing through each other?", [plain]) == [
+        Contradiction("prohibits", "permits")
+    ]
+    # said both ways, the plain one counts
+    both = "It does not permit pets, but permits guide dogs on the lead."
+    assert contradictions("What prohibits dogs on the lead?", [both]) == [
+        Contradiction("prohibits", "permit")
+    ]
+
+
+def test_not_until_dates_an_act_and_no_longer_says_it_once_was() -> None:
+    newton = "Gravity was not identified as a universal force until the work of Isaac Newton."
+    assert denied("Who identified gravity as a force?", newton) == []
+    # without "until" in its clause, the negation denies
+    assert denied(
+        "Who identified gravity as a force?", "Gravity was not identified as a force. Until then"
+    ) == [Contradiction("identified", "not identified")]
+    injectors = "Injectors became popular in the 1850s but are no longer widely used."
+    assert denied("In what decade were injectors widely used?", injectors) == []
+    # asked in the present, "no longer" denies it
+    assert denied("Where are injectors widely used?", injectors) == [
+        Contradiction("widely", "no longer widely")
+    ]
+    # "not" is no "no longer": a past question is still denied by it
+    assert denied("What did the committee approve?", "The committee did not approve it.") == [
+        Contradiction("approve", "not approve")
+    ]

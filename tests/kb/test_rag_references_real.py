@@ -119,6 +119,10 @@ NOTES = {
         "# Dad's medication\n\nHe takes amlodipine 5 mg every morning. The GP, Dr Farah, said "
         "to stop ibuprofen because it raises blood pressure; paracetamol is fine.\n"
     ),
+    "home/shed.md": (
+        "# Shed\n\nThe shed roof was not replaced until April 2025, when Dan fitted new felt. "
+        "We bought the shed in 2019.\n"
+    ),
 }
 
 
@@ -159,6 +163,8 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
         ("Who is the fitter?", "their fitter, Dave Morris,"),  # an appositive says who
         ("Who is the GP?", "The GP, Dr Farah,"),
         ("Which company did we pick for the kitchen?", "We chose Hartley Kitchens"),  # pick
+        # "not ... until" dates the act: it does not deny it
+        ("When was the shed roof replaced?", "not replaced until April 2025"),
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(
@@ -196,6 +202,7 @@ def test_a_question_is_answered_from_the_line_that_says_it(
         "When does the phone contract end?",
         "Who is the plumber?",
         "Who is the electrician?",
+        "When was the shed painted?",
     ],
 )
 def test_a_question_the_notes_do_not_answer_is_refused(kb: Any, question: str) -> None:

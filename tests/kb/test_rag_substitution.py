@@ -9,6 +9,7 @@ from kb.rag.polarity import Contradiction
 from kb.rag.substitution import (
     initials_of,
     neighbour,
+    spelled_by,
     swaps,
     tokenised,
     written_in,
@@ -257,3 +258,15 @@ def test_the_pipeline_refuses_a_swapped_name_before_loading_the_model() -> None:
     assert rec.refused and rec.refusal_reason == "no_support"
     assert rec.answerability is not None
     assert rec.answerability["contradictions"] == [{"question": "American", "passage": "European"}]
+
+
+def test_an_acronym_the_question_writes_out_is_no_swapped_name() -> None:
+    q = "What is the brand of the personal video recorder that BSkyB offers?"
+    s = "This extends to the Personal video recorder (PVR) offering, branded Sky+."
+    assert spelled_by("PVR", tokenised(q))
+    assert not spelled_by("PVR", tokenised("What is the brand of the recorder?"))
+    assert not spelled_by("Pvr", tokenised(q))  # not all capitals
+    assert swaps(q, s, set(), {stem("BSkyB")}) == []
+    # another name in the slot is still a swap
+    other = "This extends to the Personal video recorder Humax offering, branded Sky+."
+    assert swaps(q, other, set(), {stem("BSkyB")}) == [Contradiction("BSkyB", "Humax")]
