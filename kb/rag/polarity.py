@@ -146,6 +146,7 @@ _PASSAGE_PREFIXES = (
 #: an ``un-``/``non-`` word written with its hyphen ("the back door key is
 #: *un-labelled*", "*non-refundable*"), which the tokens split
 _HYPHEN_NEGATION = re.compile(r"\b(?:[Uu]n|[Nn]on)-[a-z]{3,}")  # not "UN-backed"
+_PREFIX_DENIED = re.compile(r"\b(?:[Uu]n|[Nn]on)-(?P<word>[a-z]{3,})")
 #: ``un``/``non`` words that do not negate
 _NOT_NEGATING = ("unit", "univers", "uniq", "uniform", "union", "unix", "unic", "nonetheless")
 
@@ -179,7 +180,7 @@ arrival departure | easy difficult | increase reduce | increase decline | rise d
 summer winter | absorb release | absorbed released | larger smaller | bigger smaller
 longer shorter | wider narrower | deeper shallower | thicker thinner | hotter colder
 warmer cooler | heavier lighter | richer poorer | wealthier poorer | cheaper dearer
-easier harder | cheaper expensive
+easier harder | cheaper expensive | new old | grow decline | grew declined | growth decline
 """
 #: a compass direction's other forms, read as the direction for the antonym check
 #: ("the *westward* flow" asked, "the *easterly* flow" written); by the word, not its
@@ -348,6 +349,13 @@ def contradictions(
         said = sorted(ANTONYMS[s] & best)
         if said and negated_in(ranked[0], said[0]):
             continue  # "does not permit atoms to pass" says what *prohibits* them
+        if (
+            said
+            and t[0].isupper()
+            and m.start() > 0
+            and not _written(ranked[0], said[0])[:1].isupper()
+        ):
+            continue  # a name's word ("New York") against a plain "old": no antonym
         if said and not compared and compares(ranked[0], said[0]):
             continue  # "A is heavier than B" says which is lighter
         if said and measured and extreme is not None and t.lower() == extreme.word:
@@ -398,10 +406,12 @@ def heading_negates(heading: str) -> bool:
 
 
 #: a verb a sentence negates: "do *not change*", "*never* reached", "did*n't* sign",
-#: "*no longer* apply"; one adverb may stand between ("not always agree")
+#: "*no longer* apply"; one adverb may stand between ("not always agree"). Of a negated
+#: *have* the word is what is had: "does not have a *codified* constitution"
 _NEGATION_ADVERBS = "always|really|yet|even|actually|fully"
+_HAD = r"(?:(?:have|has|had)\s+(?:(?:a|an|the|any)\s+)?)?"
 _DENIED = re.compile(
-    rf"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:{_NEGATION_ADVERBS})\s+)?"
+    rf"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:{_NEGATION_ADVERBS})\s+)?{_HAD}"
     r"(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )
@@ -446,6 +456,8 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
         return []
     asked = {stem(t): t for t in tokens(question) if not is_stopword(t)}
     negated = {m.start("word"): m for m in _DENIED.finditer(sentence)}
+    # a prefix that negates its word: "indistinguishable from *non-zero* velocity"
+    negated.update({m.start("word"): m for m in _PREFIX_DENIED.finditer(sentence)})
     if not negated:
         return []
     plain = {stem(t.group()) for t in token_matches(sentence) if t.start() not in negated}
@@ -455,6 +467,8 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
             continue
         if _imperative(sentence[: m.start()]):
             continue  # "Never water it more than once a month": a rule, not a denial
+        if m.group(0).lower() in question.lower():
+            continue  # the question says it so too: "What non-peer-reviewed sources ...?"
         if _UNTIL.match(sentence, m.end()):
             continue  # "was not identified as a force until Newton": Newton identified it
         if _NO_LONGER.match(m.group(0)) and _PAST.search(question):
@@ -469,10 +483,11 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
 
 
 #: a word a question negates: "did *not claim*", "is *not dependent*", "has *no
-#: impact*", "*never expanded*"; one adverb may stand between ("not generally allow")
+#: impact*", "*never expanded*"; one adverb may stand between ("not generally allow"),
+#: and of a negated *have* the word is what is had ("never had *supply* issues")
 _ASKED_NEGATED = re.compile(
     rf"\b(?:not|never|n't|no)\s+(?:(?:{_NEGATION_ADVERBS}|generally|originally|usually|often)"
-    r"\s+)?(?P<word>[^\W\d_]+)",
+    rf"\s+)?{_HAD}(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )
 

@@ -83,7 +83,7 @@ MAX_GAP = 4
 #: the fewest digits of a number that counts as a key
 MIN_DIGITS = 3
 
-Kind = Literal["number", "name", "code", "ordinal", "count", "letter"]
+Kind = Literal["number", "name", "code", "ordinal", "nth", "count", "letter"]
 
 #: ordinal words: a key of their own kind ("the *fifth* session" over "the *fourth*
 #: Session"), whatever their case
@@ -121,11 +121,16 @@ _CODE = re.compile(
 )
 
 
+#: an ordinal written in digits: "19th", "2nd", "21st"
+_NTH = re.compile(r"\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
+
+
 def tokenised(text: str) -> list[Token]:
     """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
     one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
     ones are too often written another way, "four", "09") as their value
-    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`), Greek
+    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`) and ordinals
+    in digits ("19th", kind ``nth``: "the 19th century" against "the 20th"), Greek
     letters (:data:`GREEK_LETTERS`, three letters or more, lower-case or starting a
     sentence), number
     words ("four", stemmed to "4"; not "one", a stop word), and names (a capitalised
@@ -149,6 +154,8 @@ def tokenised(text: str) -> list[Token]:
         stop = is_stopword(t)
         if t[0].isdigit():
             kind: Kind | None = "number" if sum(c.isdigit() for c in t) >= MIN_DIGITS else None
+            if kind is None and _NTH.fullmatch(t):
+                kind = "nth"  # "19th" (century) against "20th"; not against "third"
             out.append(Token(t, number_value(t), kind, stop))
         else:
             st = stem(t)

@@ -519,3 +519,39 @@ def test_not_until_dates_an_act_and_no_longer_says_it_once_was() -> None:
     assert denied("What did the committee approve?", "The committee did not approve it.") == [
         Contradiction("approve", "not approve")
     ]
+
+
+def test_a_negated_have_negates_what_is_had() -> None:
+    eu = "Although the EU does not have a codified constitution, it has founding treaties."
+    assert denied("Who has a codified constitution?", eu) == [
+        Contradiction("codified", "not have a codified")
+    ]
+    assert denied("Who has founding treaties?", eu) == []  # had, said plainly
+    thomson = "Rumours said that BSkyB was having supply issues with its boxes from Thomson."
+    q = "Which manufacturer never had supply issues with BSkyB?"
+    assert affirmed(q, [thomson]) == [Contradiction("never had supply", "supply")]
+
+
+def test_a_prefix_that_negates_its_word_denies_it() -> None:
+    newton = "By making rest indistinguishable from non-zero constant velocity, the law connects."
+    q = "Whose law made rest indistinguishable from zero constant velocity?"
+    assert denied(q, newton) == [Contradiction("zero", "non-zero")]
+    # the question says it so too, or the sentence says both
+    peer = "The IPCC uses non-peer-reviewed sources such as reports."
+    assert denied("What kind of non-peer-reviewed sources does the IPCC use?", peer) == []
+    assert denied("What is a zero velocity?", "Zero and non-zero velocity differ.") == []
+
+
+def test_new_and_old_are_opposites_but_not_inside_a_name() -> None:
+    oil = "Predictably, old oil was withdrawn from the market, creating greater scarcity."
+    assert contradictions("What happened when new oil was withdrawn from the market?", [oil]) == [
+        Contradiction("new", "old")
+    ]
+    assert contradictions("When did New York grow?", ["The old town grew in 1800."]) == []
+    assert contradictions("Where is North Carolina?", ["South Carolina is a state."]) == [
+        Contradiction("North", "South")
+    ]
+    grew = "Demand for a Scottish Parliament grew throughout the 1980s."
+    assert contradictions("Demand for a Scottish Parliament declined in what year?", [grew]) == [
+        Contradiction("declined", "grew")
+    ]

@@ -270,3 +270,13 @@ def test_an_acronym_the_question_writes_out_is_no_swapped_name() -> None:
     # another name in the slot is still a swap
     other = "This extends to the Personal video recorder Humax offering, branded Sky+."
     assert swaps(q, other, set(), {stem("BSkyB")}) == [Contradiction("BSkyB", "Humax")]
+
+
+def test_an_ordinal_in_digits_swapped_for_another_is_a_swap() -> None:
+    q = "In the 19th century, the development of quantum mechanics led to what?"
+    s = "In the 20th century, the development of quantum mechanics led to a new view."
+    assert [t.kind for t in tokenised(q) if t.text == "19th"] == ["nth"]
+    assert swaps(q, s, set(), {"19"}) == [Contradiction("19th", "20th")]
+    # the same ordinal, or one written as a word, is no swap
+    assert swaps(q, s.replace("20th", "19th"), set(), set()) == []
+    assert swaps(q, s.replace("20th", "nineteenth"), set(), {"19"}) == []
