@@ -126,7 +126,7 @@ from kb.rag.polarity import (
     rank_sentences,
     yes_no,
 )
-from kb.rag.substitution import swaps
+from kb.rag.substitution import prefixed, swaps
 from kb.rag.superlative import DATE, Extreme, asked_extreme, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
@@ -605,6 +605,8 @@ def check(
         result.contradictions += reversed_moves(question, best.sentence(j))
         result.contradictions += other_periods(question, best.sentence(j))
         result.contradictions += denied(question, best.sentence(j))
+        lacking_words = [terms[s][0] for s in lacking if s in terms]
+        result.contradictions += prefixed(lacking_words, best.sentence(j))
         if not result.contradictions:
             result.contradictions += affirmed(question, best_sentences)
     if require_keys and (result.absent_keys or result.contradictions):

@@ -64,6 +64,7 @@ each key is reported once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,6 +76,7 @@ from kb.rag.lexical import (
     number_value,
     stem,
     token_matches,
+    tokens,
 )
 from kb.rag.polarity import Contradiction, alternative, yes_no
 
@@ -187,10 +189,22 @@ def neighbour(toks: list[Token], i: int, step: int) -> str | None:
     1), at most :data:`MAX_GAP` tokens away; ``None`` when there is none."""
     j = i + step
     while 0 <= j < len(toks) and abs(j - i) <= MAX_GAP:
-        if not toks[j].stop:
+        if not toks[j].stop and not _adverb(toks[j].text):
             return toks[j].stem
         j += step
     return None
+
+
+#: words of six letters or more that end in *-ly* and are no adverbs
+_LY_WORDS = frozenset(["supply", "family", "assembly", "monopoly", "anomaly", "homily"])
+
+
+def _adverb(word: str) -> bool:
+    """``word`` is a lower-case *-ly* adverb of six letters or more ("unilaterally",
+    "quickly"), which a slot's neighbour skips: "OPEC pull out" and "the United States
+    unilaterally pulled out" fill the same slot."""
+    w = word.lower()
+    return word.islower() and len(w) >= 6 and w.endswith("ly") and w not in _LY_WORDS
 
 
 def initials_of(acronym: str, toks: list[Token]) -> bool:
@@ -273,3 +287,26 @@ def swaps(
                 out.append(Contradiction(k.text, t.text))
                 break
     return out
+
+
+#: prefixes that make another word of a word: "subatomic" is not "atomic", nor
+#: "international" "national", nor "non-violent" "violent"
+_PREFIXES_TEXT = "sub super non anti counter inter intra pre post un in im il ir dis mis semi"
+PREFIXES = frozenset(_PREFIXES_TEXT.split())
+
+
+def prefixed(words: Iterable[str], sentence: str) -> list[Contradiction]:
+    """A question word (of ``words``: those the best ``sentence`` lacks) that the
+    sentence writes only with a prefix that makes another word of it (:data:`PREFIXES`):
+    "What forces act between *atomic* particles?" over "... the interactions between
+    *subatomic* particles". One contradiction: the question's word, and the sentence's."""
+    toks = tokens(sentence)
+    for w in words:
+        lw = w.lower()
+        if len(lw) < 4 or not lw.isalpha():
+            continue
+        for t in toks:
+            lt = t.lower()
+            if lt != lw and lt.endswith(lw) and lt[: -len(lw)].rstrip("-") in PREFIXES:
+                return [Contradiction(w, t)]
+    return []

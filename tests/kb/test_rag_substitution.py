@@ -9,6 +9,7 @@ from kb.rag.polarity import Contradiction
 from kb.rag.substitution import (
     initials_of,
     neighbour,
+    prefixed,
     spelled_by,
     swaps,
     tokenised,
@@ -280,3 +281,22 @@ def test_an_ordinal_in_digits_swapped_for_another_is_a_swap() -> None:
     # the same ordinal, or one written as a word, is no swap
     assert swaps(q, s.replace("20th", "19th"), set(), set()) == []
     assert swaps(q, s.replace("20th", "nineteenth"), set(), {"19"}) == []
+
+
+def test_an_adverb_does_not_hide_the_slot_a_name_fills() -> None:
+    q = "In what year did OPEC pull out of the Bretton Woods Accord?"
+    s = "In 1971, the United States unilaterally pulled out of the Bretton Woods Accord."
+    assert swaps(q, s, set(), {stem("OPEC")}) == [Contradiction("OPEC", "States")]
+    # an -ly word that is no adverb still stands between
+    toks = tokenised("the Central Supply depot")
+    assert neighbour(toks, 1, 1) == stem("Supply")
+
+
+def test_a_word_written_only_with_a_prefix_is_another_word() -> None:
+    s = "The strong force acts between subatomic particles, including nucleons."
+    assert prefixed(["atomic"], s) == [Contradiction("atomic", "subatomic")]
+    assert prefixed(["national"], "It is an international body.") == [
+        Contradiction("national", "international")
+    ]
+    assert prefixed(["atomic"], "Atomic particles are small.") == []
+    assert prefixed(["form"], "The platform is new.") == []  # "plat" is no prefix
