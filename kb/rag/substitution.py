@@ -290,8 +290,10 @@ def swaps(
 
 
 #: prefixes that make another word of a word: "subatomic" is not "atomic", nor
-#: "international" "national", nor "non-violent" "violent"
-_PREFIXES_TEXT = "sub super non anti counter inter intra pre post un in im il ir dis mis semi"
+#: "international" "national", nor "non-violent" "violent". Not *super*, *post*, *anti*,
+#: *pre*: their compounds often name the thing asked ("the supermarket" for "the
+#: market", "the postcode" for "the code", "Sophos antivirus" for "virus software")
+_PREFIXES_TEXT = "sub non counter inter intra un in im il ir dis mis"
 PREFIXES = frozenset(_PREFIXES_TEXT.split())
 
 

@@ -542,12 +542,14 @@ def test_a_prefix_that_negates_its_word_denies_it() -> None:
     assert denied("What is a zero velocity?", "Zero and non-zero velocity differ.") == []
 
 
-def test_new_and_old_are_opposites_but_not_inside_a_name() -> None:
-    oil = "Predictably, old oil was withdrawn from the market, creating greater scarcity."
-    assert contradictions("What happened when new oil was withdrawn from the market?", [oil]) == [
-        Contradiction("new", "old")
+def test_grow_and_decline_are_opposites_but_not_inside_a_name() -> None:
+    # "replaced the old boiler" says when the new one came: new/old are no pair
+    boiler = "We replaced the old boiler in May 2024."
+    assert contradictions("When did we get the new boiler?", [boiler]) == []
+    assert contradictions("When was Old Trafford built?", ["The young club built it."]) == []
+    assert contradictions("Who was the old manager?", ["The young manager was Busby."]) == [
+        Contradiction("old", "young")
     ]
-    assert contradictions("When did New York grow?", ["The old town grew in 1800."]) == []
     assert contradictions("Where is North Carolina?", ["South Carolina is a state."]) == [
         Contradiction("North", "South")
     ]

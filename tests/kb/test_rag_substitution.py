@@ -300,3 +300,6 @@ def test_a_word_written_only_with_a_prefix_is_another_word() -> None:
     ]
     assert prefixed(["atomic"], "Atomic particles are small.") == []
     assert prefixed(["form"], "The platform is new.") == []  # "plat" is no prefix
+    # compounds that name the thing asked
+    assert prefixed(["market"], "The supermarket opens at 8.") == []
+    assert prefixed(["virus"], "We use Sophos antivirus on every laptop.") == []
