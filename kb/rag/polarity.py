@@ -145,8 +145,7 @@ _PASSAGE_PREFIXES = (
 )
 #: an ``un-``/``non-`` word written with its hyphen ("the back door key is
 #: *un-labelled*", "*non-refundable*"), which the tokens split
-_HYPHEN_NEGATION = re.compile(r"\b(?:[Uu]n|[Nn]on)-[a-z]{3,}")  # not "UN-backed"
-_PREFIX_DENIED = re.compile(r"\b(?:[Uu]n|[Nn]on)-(?P<word>[a-z]{3,})")
+_HYPHEN_NEGATION = re.compile(r"\b(?:[Uu]n|[Nn]on)-(?P<word>[a-z]{3,})")  # not "UN-backed"
 #: ``un``/``non`` words that do not negate
 _NOT_NEGATING = ("unit", "univers", "uniq", "uniform", "union", "unix", "unic", "nonetheless")
 
@@ -417,17 +416,25 @@ _DENIED = re.compile(
 )
 
 
+def negations(sentence: str) -> tuple[dict[int, re.Match[str]], set[str]]:
+    """The words ``sentence`` negates, by where each starts (their match, of
+    :data:`_DENIED`: "does *not permit*", or of a negating prefix: "*non-zero*"), and the
+    stems of every other word, said plainly."""
+    negated = {m.start("word"): m for m in _DENIED.finditer(sentence)}
+    negated.update({m.start("word"): m for m in _HYPHEN_NEGATION.finditer(sentence)})
+    plain = {stem(t.group()) for t in token_matches(sentence) if t.start() not in negated}
+    return negated, plain
+
+
 def negated_in(sentence: str, word_stem: str) -> bool:
-    """``sentence`` writes the word of ``word_stem`` only under a negation (:data:`_DENIED`:
-    "does *not permit*", "*never* allowed"): an antonym said so states the asked word's
-    sense ("What prohibits atoms from passing?" over "... which does not permit atoms to
-    pass"), as two negations do."""
-    hits = [m for m in _DENIED.finditer(sentence) if found(word_stem, {stem(m.group("word"))})]
-    if not hits:
-        return False
-    inside = {m.start("word") for m in hits}
-    plain = [t for t in token_matches(sentence) if t.start() not in inside]
-    return not any(found(word_stem, {stem(t.group())}) for t in plain)
+    """``sentence`` writes the word of ``word_stem`` only under a negation
+    (:func:`negations`): an antonym said so states the asked word's sense ("What
+    prohibits atoms from passing?" over "... which does not permit atoms to pass"), as
+    two negations do."""
+    negated, plain = negations(sentence)
+    return not found(word_stem, plain) and any(
+        found(word_stem, {stem(m.group("word"))}) for m in negated.values()
+    )
 
 
 #: "not ... *until* Newton": the negation dates the act, it does not deny it
@@ -455,12 +462,10 @@ def denied(question: str, sentence: str) -> list[Contradiction]:
     if yes_no(question) or alternative(question) or asks_negated(question) is not None:
         return []
     asked = {stem(t): t for t in tokens(question) if not is_stopword(t)}
-    negated = {m.start("word"): m for m in _DENIED.finditer(sentence)}
-    # a prefix that negates its word: "indistinguishable from *non-zero* velocity"
-    negated.update({m.start("word"): m for m in _PREFIX_DENIED.finditer(sentence)})
+    # a prefix negates its word too: "indistinguishable from *non-zero* velocity"
+    negated, plain = negations(sentence)
     if not negated:
         return []
-    plain = {stem(t.group()) for t in token_matches(sentence) if t.start() not in negated}
     for m in negated.values():
         w = m.group("word")
         if is_stopword(w) or w.lower() in ("only", "just", "least", "to"):

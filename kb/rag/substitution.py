@@ -203,8 +203,7 @@ def _adverb(word: str) -> bool:
     """``word`` is a lower-case *-ly* adverb of six letters or more ("unilaterally",
     "quickly"), which a slot's neighbour skips: "OPEC pull out" and "the United States
     unilaterally pulled out" fill the same slot."""
-    w = word.lower()
-    return word.islower() and len(w) >= 6 and w.endswith("ly") and w not in _LY_WORDS
+    return word.islower() and len(word) >= 6 and word.endswith("ly") and word not in _LY_WORDS
 
 
 def initials_of(acronym: str, toks: list[Token]) -> bool:
