@@ -1,8 +1,10 @@
 """Word-level signals for the verifier: content words, numbers and names.
 
 Tokens are runs of letters/digits (``\\w+`` without ``_``), lower-cased, with a light
-suffix stemmer (:func:`stem`: ``-ies -> y``, ``-es``, ``-s``, ``-ing(s)``, ``-ed``, ``-ly``
-stripped when at least three letters remain, ``-ing``/``-ed`` only after a vowel and
+suffix stemmer (:func:`stem`: ``-ies -> y``, ``-ied -> y`` after a consonant, ``-es``,
+``-s``, ``-ing(s)``, ``-ed``, ``-ily -> y``, ``-ly`` stripped when at least three letters
+remain, but not from the *-ly* words that are no adverbs, :data:`NOT_ADVERBS`: ``apply``,
+``family``, ``early``; ``-ing``/``-ed`` only after a vowel and
 with a short word made whole again as Porter's step 1b does: ``saving``/``savings``/
 ``saved`` -> ``save``, ``running`` -> ``run``), so ``proofs``/``proofing``/``proofed``
 meet; the past forms of common irregular verbs stand for the verb (:data:`IRREGULAR`:
@@ -281,6 +283,16 @@ def _restored(base: str) -> str:
     return base
 
 
+#: words in *-ly* that are no adverb made of a shorter word: they keep their *-ly*, so
+#: ``apply`` meets ``applied``/``applies``, ``family`` meets ``families`` and ``early``
+#: is no *ear* (a closed list of common English words and names)
+_NOT_ADVERBS_TEXT = """
+    apply supply reply imply comply multiply family assembly anomaly monopoly homily italy
+    sicily early belly bully jelly rally tally folly holly lily ugly holy silly jolly emily
+    kelly sally molly billy polly"""
+NOT_ADVERBS = frozenset(_NOT_ADVERBS_TEXT.split())
+
+
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged."""
     w = _base(word)
@@ -296,8 +308,16 @@ def stem(word: str) -> str:
     for suffix in ("ings", "ing", "ed"):
         base = w[: -len(suffix)]
         if w.endswith(suffix) and len(base) >= 3 and not w.endswith("eed"):
+            if suffix == "ed" and base[-1] == "i" and base[-2] not in "aeiou":
+                return base[:-1] + "y"  # "studied" -> "study", as "studies" -> "study"
             return _restored(base) if _VOWEL.search(base) else w
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ly", "")):
+    if w in NOT_ADVERBS:
+        return w
+    if w.endswith("ily") and len(w) >= 5:
+        return w[:-3] + "y"  # "easily" -> "easy", "daily" -> "day"
+    if w.endswith("ies") and len(w) >= 5:
+        return w[:-3] + "y"  # "studies" -> "study", "tries" -> "try" ("dies" -> "die")
+    for suffix, repl in (("sses", "ss"), ("ly", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + repl
     if w.endswith("es") and len(w) > 4 and w[-3] in "sxz":

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kb.rag.lexical import (
+    NOT_ADVERBS,
     content_stems,
     ends_sentence,
     found,
@@ -195,15 +196,11 @@ def neighbour(toks: list[Token], i: int, step: int) -> str | None:
     return None
 
 
-#: words of six letters or more that end in *-ly* and are no adverbs
-_LY_WORDS = frozenset(["supply", "family", "assembly", "monopoly", "anomaly", "homily"])
-
-
 def _adverb(word: str) -> bool:
     """``word`` is a lower-case *-ly* adverb of six letters or more ("unilaterally",
     "quickly"), which a slot's neighbour skips: "OPEC pull out" and "the United States
     unilaterally pulled out" fill the same slot."""
-    return word.islower() and len(word) >= 6 and word.endswith("ly") and word not in _LY_WORDS
+    return word.islower() and len(word) >= 6 and word.endswith("ly") and word not in NOT_ADVERBS
 
 
 def initials_of(acronym: str, toks: list[Token]) -> bool:

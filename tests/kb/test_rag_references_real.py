@@ -119,6 +119,11 @@ NOTES = {
         "# Dad's medication\n\nHe takes amlodipine 5 mg every morning. The GP, Dr Farah, said "
         "to stop ibuprofen because it raises blood pressure; paracetamol is fine.\n"
     ),
+    "work/applications.md": (
+        "# Job applications\n\n| Company | Role | Applied | Status |\n| --- | --- | --- | --- |\n"
+        "| Monzo | Platform engineer | 2026-09-20 | rejected |\n"
+        "| Ocado | ML engineer | 2026-10-02 | take-home test |\n"
+    ),
     "home/shed.md": (
         "# Shed\n\nThe shed roof was not replaced until April 2025, when Dan fitted new felt. "
         "We bought the shed in 2019.\n"
@@ -165,6 +170,8 @@ def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator
         ("Which company did we pick for the kitchen?", "We chose Hartley Kitchens"),  # pick
         # "not ... until" dates the act: it does not deny it
         ("When was the shed roof replaced?", "not replaced until April 2025"),
+        # *apply* meets the column *Applied* (it stemmed to "app", p 0.30)
+        ("When did I apply to Monzo?", "| Monzo | Platform engineer | 2026-09-20 |"),
     ],
 )
 def test_a_question_is_answered_from_the_line_that_says_it(

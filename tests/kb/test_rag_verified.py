@@ -728,6 +728,31 @@ def test_stems_of_ing_and_ed_forms_are_whole_words() -> None:
     assert stem("string") == "string" and stem("speed") == "speed"
 
 
+def test_a_y_word_meets_its_ied_ily_and_ly_forms() -> None:
+    """ "When did I apply to Monzo?" over a table whose column says *Applied* was refused
+    (p 0.30): *apply* stemmed to "app" (its *-ly* read as an adverb's), *applied* to
+    "appli", *applies* to "apply". A *-y* word's *-ied*, *-ies* and *-ying* forms are one
+    stem, an *-ily* adverb meets its adjective, and a *-ly* word that is no adverb keeps
+    its ending; adverbs of a shorter word still lose it."""
+    forms = {
+        "apply": ["applied", "applies", "applying"],
+        "supply": ["supplied", "supplies"],
+        "study": ["studied", "studies", "studying"],
+        "carry": ["carried", "carries"],
+        "try": ["tried", "tries", "trying"],
+        "family": ["families"],
+        "easy": ["easily"],
+        "day": ["daily"],
+        "quick": ["quickly"],
+        "usual": ["usually"],
+        "month": ["monthly"],
+    }
+    for word, derived in forms.items():
+        assert {stem(w) for w in [word, *derived]} == {word}, word
+    assert stem("early") == "early" and stem("reply") == "reply"  # no "ear", no "rep"
+    assert stem("played") == "play" and stem("died") == "died"  # a vowel before -ed; 2 letters
+
+
 def test_a_stem_english_spells_with_a_silent_e_takes_it_back() -> None:
     """ "What caused the outage?" over "Root cause: a config push ..." was refused:
     *caused* and *causes* stemmed to "caus", *cause* to itself, and a 4-letter stem is too
