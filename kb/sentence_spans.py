@@ -354,9 +354,16 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         and text[first[0]] not in "#|"
         and text[spans[1][0]] != "|"
         and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
+        and not _lead_in(text, first[1], spans[1][0])
     ):
         spans[0:2] = [(first[0], spans[1][1])]
     return spans
+
+
+def _lead_in(text: str, end: int, nxt: int) -> bool:
+    """The short first sentence ending at ``end`` is a lead-in label ("Follow-ups:")
+    whose list starts at ``nxt``: it stands alone, as it does after a paragraph."""
+    return text[end - 1] == ":" and bool(ITEM_NUMBER.match(text, nxt) or BULLET.match(text, nxt))
 
 
 #: a Markdown table's rule line (``| --- | :-: |``, ``|:--|--:|``: only bars, dashes,

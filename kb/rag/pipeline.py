@@ -319,6 +319,7 @@ class AskPipeline:
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
         most = a.quote_max_sentences
+        every = False  # the answer is every item of a named section, list or record
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         if expected_type(q) is None:
@@ -331,6 +332,7 @@ class AskPipeline:
             inside = inside or record_candidates(q, verifier.passages, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
+                every = True
 
         def messages(cs: Sequence[Any]) -> list[dict[str, str]]:
             user = p.quote_template.format(candidates=candidates_block(cs), question=q)
@@ -350,7 +352,7 @@ class AskPipeline:
         built = BuiltPrompt(
             msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
         )
-        gbnf = quote_grammar(kept, p.refusal_phrase, most)
+        gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
         return built, gbnf, verifier
 
     # -- worker thread --------------------------------------------------------------------

@@ -475,11 +475,26 @@ def quote_line(c: Candidate, *, lead: bool = True) -> str:
     return f"{line} {c.follow} [#{c.n}]" if c.follow else line
 
 
-def quote_grammar(cands: Sequence[Candidate], refusal_phrase: str, max_quotes: int) -> str:
+def quote_grammar(
+    cands: Sequence[Candidate], refusal_phrase: str, max_quotes: int, *, every: bool = False
+) -> str:
     """GBNF: the refusal phrase, or 1..``max_quotes`` candidate numbers separated by a
-    space (``"1"``, ``"3 1"``). The model picks sentences by number; kb writes them."""
+    space (``"1"``, ``"3 1"``). The model picks sentences by number; kb writes them.
+    With ``every`` (the candidates are the items of a section, list or record the
+    question names, :func:`section_candidates`), the answer is the first ``max_quotes``
+    of them in order (``"1 2 3"``): the model answers or refuses, and cannot drop an
+    item ("What were the decisions?" quoted two of three)."""
     if not cands:
         raise ValueError("quote mode needs at least one candidate sentence")
+    if every:
+        answer = _literal(" ".join(str(i) for i in range(1, min(len(cands), max_quotes) + 1)))
+        return "\n".join(
+            [
+                "root ::= refusal | answer",
+                f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+                f"answer ::= {answer}",
+            ]
+        )
     labels = " | ".join(_literal(str(i)) for i in range(1, len(cands) + 1))
     return "\n".join(
         [

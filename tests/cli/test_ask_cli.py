@@ -314,3 +314,52 @@ def test_a_truncation_note_starts_its_own_line_when_the_cut_sentence_was_streame
     r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output
     assert "\nnote: the answer reached --max-tokens 5" in r.stdout, r.stdout
+
+
+def test_a_named_section_is_quoted_whole_by_the_bundled_model(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real model under the quote grammar: "What were the decisions?" over a retro's
+    "## Decisions" quoted two of its three items; now every item, in note order, one per
+    line. Its "## Follow-ups" text opens with the lead-in "Follow-ups:", which was glued
+    to the first item (one line, "Follow-ups: 1. Ask IT …"): now the items alone."""
+    from ingest.pipeline import ingest_paths
+    from kb.store import Store
+
+    note = tmp_path / "notes" / "retro.md"
+    note.parent.mkdir()
+    note.write_text(
+        "# Sprint 14 retro, 6 November\n\n## Decisions\n\n"
+        "- We move the nightly export to 02:00 UTC.\n- Priya owns the flaky-test dashboard.\n"
+        "- Code freeze starts on 18 December.\n\n## Follow-ups\n\nFollow-ups:\n"
+        "1. Ask IT for a second staging database.\n"
+        "2. Write the incident review for the 4 November outage.\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "kb"
+    with Store.open(home) as store:
+        ingest_paths(store, load_settings(home), [note.parent], embedder=real_embedder)
+    r = runner.invoke(app, ["ask", "What were the decisions in the retro?", "--kb", str(home)])
+    assert r.exit_code == 0, r.output
+    answer = _lines(r.stdout)
+    assert answer == [
+        "We move the nightly export to 02:00 UTC.",
+        "Priya owns the flaky-test dashboard.",
+        "Code freeze starts on 18 December.",
+    ], r.stdout
+    r = runner.invoke(app, ["ask", "What are the follow-ups?", "--kb", str(home)])
+    assert r.exit_code == 0, r.output
+    answer = _lines(r.stdout)
+    assert answer == [
+        "1. Ask IT for a second staging database.",
+        "2. Write the incident review for the 4 November outage.",
+    ], r.stdout
+
+
+def _lines(stdout: str) -> list[str]:
+    """The answer's lines before Sources, each citation dropped (one passage cites all)."""
+    lines = stdout.split("\nSources:\n", 1)[0].strip().splitlines()
+    assert len({line.rsplit(" [#", 1)[-1] for line in lines}) == 1, stdout
+    return [line.rsplit(" [#", 1)[0] for line in lines]

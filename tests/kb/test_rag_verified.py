@@ -56,6 +56,7 @@ from kb.rag.record import AnswerRecord, VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
 from kb.search.options import SearchOptions
+from kb.sentence_spans import split_sentences as passage_sentences
 from kb.types import Hit, Locator, Span
 from tests.kb.test_rag_pipeline import FakeRetriever, ScriptedGenerator
 
@@ -1695,6 +1696,37 @@ def test_quote_candidates_rank_the_answer_sentence_first() -> None:
     assert cands[0].n == 1 and "refrigerator" in cands[0].text and len(cands) == 2
     g = quote_grammar(cands, "not in context", 2)
     assert g.startswith("root ::= refusal | answer") and 'label ::= "1" | "2"' in g
+
+
+DECISIONS = "- The redesign ships in May.\n- We drop the CSV export.\n- We hire two engineers."
+
+
+def test_a_named_sections_items_are_quoted_every_one_in_order() -> None:
+    """ "What were the decisions?" under "## Decisions" quoted two of its three items (the
+    bundled model picks what it picks): with ``every`` the grammar admits the refusal or
+    all the candidates in order, up to ``max_quotes``."""
+    ps = [PassageSentences.of(1, hit(1, DECISIONS))]
+    cands = rank_candidates("What were the decisions?", ps, None, 3)
+    g = quote_grammar(cands, "not in context", 3, every=True)
+    assert 'answer ::= "1 2 3"' in g and "label" not in g and "refusal ::=" in g
+    assert 'answer ::= "1 2"' in quote_grammar(cands, "not in context", 2, every=True)
+
+
+def test_a_lead_in_that_opens_a_text_stands_alone() -> None:
+    """A section's text that starts with its list's lead-in ("Follow-ups:" under "##
+    Follow-ups") glued it to the first item, so the list was no list and quote mode wrote
+    "Follow-ups: 1. Ask IT …" on one line. A short first line that is no lead-in still
+    joins the sentence after it."""
+    text = "Follow-ups:\n1. Ask IT for a second staging database.\n2. Write the review."
+    assert [text[a:b] for a, b in passage_sentences(text)] == [
+        "Follow-ups:",
+        "1. Ask IT for a second staging database.",
+        "2. Write the review.",
+    ]
+    bullets = "Shopping:\n- eggs from the farm shop\n- milk"
+    assert [bullets[a:b] for a, b in passage_sentences(bullets)][0] == "Shopping:"
+    note = "Note.\nThe boiler was serviced in March by Tom."
+    assert passage_sentences(note) == [(0, len(note))]
 
 
 def test_a_quote_drops_its_bullet_but_keeps_its_item_number() -> None:
