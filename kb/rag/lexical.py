@@ -489,6 +489,9 @@ def near(a: str, b: str) -> bool:
       rule: the verb's stem is the noun less *sion* plus *d*, *s*, *de* or *se*
       (:func:`_sion_noun`: ``decid``/``decision``, ``divide``/``division``,
       ``revis``/``revision``, ``extend``/``extension``, ``permit``/``permission``), or
+    - a *-y* word and its derivation by its *i* form (:func:`_y_derivation`:
+      ``apply``/``application``, ``deny``/``denial``), whose shared prefix is too short
+      for the first rule, or
     - a doer in *-er*/*-or* and the noun of what it does in *-ance*/*-ence* on the
       same root, of a short allow-list (:func:`_doer_of`: ``insurer``/``insurance``,
       whose shared prefix is too short for the first rule).
@@ -497,6 +500,8 @@ def near(a: str, b: str) -> bool:
     ``lowest``/``highest``) never meet; numbers never do (``1999`` != ``1998``).
     """
     if a == b:
+        return True
+    if _y_derivation(a, b) or _y_derivation(b, a):
         return True
     if len(a) < 5 or len(b) < 5 or not a.isalpha() or not b.isalpha():
         return False
@@ -512,6 +517,25 @@ def near(a: str, b: str) -> bool:
         return True
     shorter = min(len(a), len(b))
     return shorter >= 6 and within(a, b, 1 if shorter < 9 else 2)
+
+
+#: what follows the *i* of a *-y* word's derivation: *applic-ation*, *deni-al*,
+#: *reli-ance*, *vari-ation*, *suppli-er*, *compli-ant*, *vari-ous*, *merri-ment*
+_Y_SUFFIXES = frozenset(["cation", "ation", "al", "ance", "ant", "able", "er", "ous", "ment"])
+
+
+def _y_derivation(word: str, other: str) -> bool:
+    """``other`` derives from the *-y* word ``word`` (4+ letters, a consonant before
+    the *y*) by its *i* form and a suffix of :data:`_Y_SUFFIXES`: *apply*/*application*,
+    *deny*/*denial*, *rely*/*reliance*, *vary*/*variation*. Not *study*/*studio*, nor
+    *company*/*companion* by this rule (*-o*, *-on* are no such suffix)."""
+    return (
+        len(word) >= 4
+        and word.endswith("y")
+        and word[-2] not in "aeiouy"
+        and other.startswith(word[:-1] + "i")
+        and other[len(word) :] in _Y_SUFFIXES
+    )
 
 
 def _doer_of(doer: str, noun: str) -> bool:
@@ -576,7 +600,8 @@ SYNONYMS = _synonyms()
 def found(word: str, stems: AbstractSet[str], *, synonyms: bool = True) -> bool:
     """``word`` (a stem) is in ``stems`` exactly, one of its plain synonyms is
     (:func:`synonyms_of`, derivations forgiven), it is :func:`near` one of them, or (a
-    word too short for :func:`near`) its doer: :func:`agentive`. A word of parts
+    word too short for :func:`near`) its doer (:func:`agentive`) or its derivation
+    (:func:`_y_derivation`: *deny*/*denial*). A word of parts
     (:func:`hyphenated_stem`: ``un-elect``) is found written as one word, exactly
     (``unelect``, which a passage's ``un-elected`` also gives: :func:`content_stems`'
     ``joined``; no typo is forgiven, as ``anglofrench`` would meet ``anglo`` by its
@@ -594,7 +619,7 @@ def found(word: str, stems: AbstractSet[str], *, synonyms: bool = True) -> bool:
         return bool(parts) and all(found(w, stems, synonyms=synonyms) for w in parts)
     if len(word) >= 5:
         return any(near(word, s) for s in stems)
-    return any(agentive(word, s) for s in stems)
+    return any(agentive(word, s) or _y_derivation(word, s) for s in stems)
 
 
 @functools.lru_cache(maxsize=4096)

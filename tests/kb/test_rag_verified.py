@@ -751,6 +751,11 @@ def test_a_y_word_meets_its_ied_ily_and_ly_forms() -> None:
     for word, derived in forms.items():
         assert {stem(w) for w in [word, *derived]} == {word}, word
     assert stem("early") == "early" and stem("reply") == "reply"  # no "ear", no "rep"
+    # a -y word meets its derivations by its i form, as "applied" (once "appli") did
+    for word, noun in (("applied", "application"), ("deny", "denial"), ("rely", "reliance")):
+        assert found(stem(word), {stem(noun)}) and found(stem(noun), {stem(word)}), word
+    assert found(stem("vary"), {stem("variations")}) and found(stem("supply"), {"supplier"})
+    assert not found(stem("study"), {"studio"}) and not found(stem("try"), {"trial"})
     assert stem("played") == "play" and stem("died") == "died"  # a vowel before -ed; 2 letters
 
 
