@@ -2,10 +2,11 @@
 
 For small models that paraphrase badly, the answer is assembled from source text. The
 prompt lists numbered *candidate sentences*; the grammar admits only the refusal phrase
-or 1 to ``max_quotes`` candidate numbers; kb writes each chosen sentence verbatim,
-followed by the citation of the passage it comes from (``<sentence> [#n]``). The model
-chooses which sentences; it cannot change a word, so every quote is real source text
-with provenance by construction (Verbatim RAG).
+or 1 to ``max_quotes`` candidate numbers (the items of a section, list or record the
+question names: all of them, in order, :func:`quote_grammar`'s ``every``); kb writes each
+chosen sentence verbatim, followed by the citation of the passage it comes from
+(``<sentence> [#n]``). The model chooses which sentences; it cannot change a word, so
+every quote is real source text with provenance by construction (Verbatim RAG).
 
 Why numbers and not the sentences themselves in the grammar: grammar-constrained
 sampling is greedy token by token, so a small model asked to copy one of several
