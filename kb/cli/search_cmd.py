@@ -58,12 +58,16 @@ def search(
     such a short query, a word of 6+ letters that no chunk holds is searched by the
     KB's words one typo away, and kb search says so ("searched 'passport'"). A
     word is also searched as written with or without a hyphen (email: e-mail).
+    A question about your tasks (to-do, tasks, what is left, not done) also puts
+    the chunks that hold task items (- [ ] ..., - [x] ...) at the head of the
+    keyword leg, open ones first; their hits say "task items".
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB
     holds anything worth answering from: the best cosine of any chunk must reach it
     (or one sentence's, by 0.2 more; or a hit's section heading must name what the
-    question asks, "## Risks" for "What are the risks?"). kb search says when kb ask
+    question asks, "## Risks" for "What are the risks?", or a hit must hold task items
+    for a question about tasks). kb search says when kb ask
     would refuse. In vector mode hits below it are dropped.
     kb eval tune fits these settings to your own golden set.
 
@@ -186,6 +190,8 @@ def _legs(ranks: dict[str, int], scores: dict[str, float]) -> str:
         parts.append(f"cosine {scores['vector']:.3f}{where}")
     if "keyword" in scores:
         parts.append(f"bm25 {scores['keyword']:.2f} #{ranks['keyword']}")
+    if "task" in scores:
+        parts.append("task items")
     return " · ".join(parts)
 
 

@@ -137,6 +137,7 @@ from kb.rag.verify import (
     heading_stems_of,
     section_heading,
 )
+from kb.search.tasks import asks_tasks, holds_task
 from kb.sentence_spans import BULLET, FIELD_LINE, TABLE_RULE, TASK_BOX
 from kb.types import Hit
 
@@ -1207,8 +1208,12 @@ def section_named(question: str, hits: Sequence[Hit]) -> bool:
     """:func:`names_section` or :func:`named_records` for one of ``hits``, or one of
     their sentences says what the question's term is (:func:`says_what_it_is`: "Who is
     the GP?" over "The GP, Dr Farah, said …", sentence cosine 0.20, as "GP: Dr Farah"
-    would): the lexical pass of ``kb ask``'s retrieval rule that needs no cosine
+    would), or the question asks about tasks and a hit holds a task item
+    (:mod:`kb.search.tasks`: "What is still on my to-do list?" over "- [ ] order
+    compost"): the lexical pass of ``kb ask``'s retrieval rule that needs no cosine
     (:func:`kb.search.evidence.ask_passes`)."""
+    if asks_tasks(question) and any(holds_task(h.text) for h in hits):
+        return True
     terms = question_terms(question, None)  # the weights play no part
     if not terms:
         return False

@@ -77,6 +77,7 @@ from kb.rag.quote import (
     rank_candidates,
     record_candidates,
     section_candidates,
+    task_candidates,
 )
 from kb.rag.record import (
     AnswerRecord,
@@ -330,6 +331,8 @@ class AskPipeline:
             inside = inside or list_candidates(q, verifier.passages, cands)
             # or the lines a key names ("What is the risk?" over "Risk: ...")
             inside = inside or record_candidates(q, verifier.passages, cands)
+            # or the task items a question about tasks asks for ("What is left to do?")
+            inside = inside or task_candidates(q, cands)
             if inside:
                 cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
                 every = True

@@ -97,7 +97,8 @@ from kb.rag.lexical import DAY_DATE, content_stems, stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
-from kb.sentence_spans import BLANK_LINE, TABLE_RULE, is_question, starts_item
+from kb.search.tasks import asks_done, asks_tasks
+from kb.sentence_spans import BLANK_LINE, TABLE_RULE, TASK_BOX, is_question, starts_item
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -345,6 +346,20 @@ def record_candidates(
     terms = question_terms(question, None)
     named = {(p.n, j) for p in passages for j in named_records(terms, p)}
     return sorted((c for c in cands if (c.n, c.j) in named), key=lambda c: (c.n, c.j))
+
+
+def task_candidates(question: str, cands: Sequence[Candidate]) -> list[Candidate]:
+    """For a question about tasks (:func:`kb.search.tasks.asks_tasks`), the candidates
+    that are task items of the kind it asks for, in passage order: the ticked ones
+    (``[x]``) when it asks what is done ("Which tasks have I done?"), else the open
+    ones ("What is still on my to-do list?", "What is on my to-do list?": a to-do list
+    is what is left to do). Empty when the question is about something else or no
+    candidate is such an item."""
+    if not asks_tasks(question):
+        return []
+    done = asks_done(question)
+    items = [c for c in cands if (m := TASK_BOX.match(c.text)) and (m["tick"] != " ") == done]
+    return sorted(items, key=lambda c: (c.n, c.j))
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

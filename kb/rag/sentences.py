@@ -100,10 +100,11 @@ class AnswerSplitter:
             for cand in _ANSWER_END.finditer(tail):
                 after = tail[cand.end() :]
                 rest = after.lstrip()
-                if not rest:
-                    break  # the next non-space character is not known yet
-                if rest.startswith("["):
-                    continue  # maybe another citation of this sentence
+                if not rest or "[#".startswith(rest):
+                    break  # not known yet whether another citation follows
+                if rest.startswith("[#"):
+                    continue  # another citation of this sentence
+                # anything else starts the next sentence, a task item's "[ ]" too
                 if self.cited_only and "[#" not in cand.group(0):
                     continue  # quote mode: a quote ends with its citation
                 if _is_cited_or_final(tail[: cand.end()]):

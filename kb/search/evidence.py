@@ -111,8 +111,9 @@ def weak_hit(scores: dict[str, float], min_score: float) -> bool:
     nothing the query says. ``kb search`` and the web search page show it (no threshold
     removes a hybrid hit) marked as weak, so a search for a word one note of five holds
     does not present the other four as matches. ``False`` with ``min_score`` -1 (off),
-    for a keyword match and for a hit without a cosine (keyword mode)."""
-    if "keyword" in scores or "vector" not in scores:
+    for a keyword match, a task item found for a question about tasks
+    (:mod:`kb.search.tasks`) and a hit without a cosine (keyword mode)."""
+    if "keyword" in scores or "task" in scores or "vector" not in scores:
         return False
     return not passes(scores["vector"], min_score, scores.get("sentence"))
 

@@ -89,6 +89,7 @@ from kb.search.keyword_lance import search as index_keyword_search
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
 from kb.search.rerank import reranked, sentence_scores
+from kb.search.tasks import asks_tasks, task_chunks, with_tasks
 from kb.search.vector_cache import get_matrix, sqlite_state
 from kb.store import Store, keyword_index
 from kb.types import Hit
@@ -351,6 +352,15 @@ class Retriever:
                     self.store.conn, query, depth, allowed, fts, out.corrections
                 )
             tm["keyword"] = time.perf_counter() - t
+        if opts.mode in ("keyword", "hybrid") and asks_tasks(query):
+            t = time.perf_counter()
+            tasks = task_chunks(self.store.conn, query, self.chunking_id, allowed)
+            out.tasks = set(tasks)
+            out.tasks_only = out.tasks - {i for i, _ in out.keyword}
+            out.keyword = with_tasks(out.keyword, tasks, depth)
+            tm["keyword"] = tm.get("keyword", 0.0) + time.perf_counter() - t
+            if prefetched is not None:  # the index leg fetched its own hits' vectors only
+                prefetched = None
 
         if matrix is not None and sims is not None:
             t = time.perf_counter()
@@ -482,8 +492,10 @@ class Retriever:
             scores: dict[str, float] = {}
             if f.id in c.cosine:
                 scores["vector"] = c.cosine[f.id]
-            if f.id in kw_score:
+            if f.id in kw_score and f.id not in c.tasks_only:
                 scores["keyword"] = kw_score[f.id]
+            if f.id in c.tasks:
+                scores["task"] = 1.0  # a task item, for a question about tasks
             if mode == "hybrid":
                 scores[fusion] = fused_score.get(f.id, f.score)
             if sentence and f.id in sentence:
