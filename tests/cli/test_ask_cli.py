@@ -330,21 +330,22 @@ def test_a_named_section_is_quoted_whole_by_the_bundled_model(
         "2. Write the incident review for the 4 November outage.\n",
         real_embedder,
     )
-    r = runner.invoke(app, ["ask", "What were the decisions in the retro?", "--kb", str(home)])
-    assert r.exit_code == 0, r.output
-    answer = _lines(r.stdout)
-    assert answer == [
+    assert _answer(home, "What were the decisions in the retro?") == [
         "We move the nightly export to 02:00 UTC.",
         "Priya owns the flaky-test dashboard.",
         "Code freeze starts on 18 December.",
-    ], r.stdout
-    r = runner.invoke(app, ["ask", "What are the follow-ups?", "--kb", str(home)])
-    assert r.exit_code == 0, r.output
-    answer = _lines(r.stdout)
-    assert answer == [
+    ]
+    assert _answer(home, "What are the follow-ups?") == [
         "1. Ask IT for a second staging database.",
         "2. Write the incident review for the 4 November outage.",
-    ], r.stdout
+    ]
+
+
+def _answer(home: Path, question: str) -> list[str]:
+    """``kb ask QUESTION``'s answer lines (:func:`_lines`); the command must succeed."""
+    r = runner.invoke(app, ["ask", question, "--kb", str(home)])
+    assert r.exit_code == 0, r.output
+    return _lines(r.stdout)
 
 
 def _lines(stdout: str) -> list[str]:
@@ -458,9 +459,7 @@ def test_a_to_do_question_finds_the_task_items_of_any_note(
     assert r.exit_code == 0, r.output
     assert _lines(r.stdout) == ["[ ] order compost (8 bags)", "[ ] buy seed potatoes"]
     assert "not grounded" not in r.stdout and "garden.md" in r.stdout
-    r = runner.invoke(app, ["ask", "Which tasks have I done?", "--kb", str(home)])
-    assert r.exit_code == 0, r.output
-    assert _lines(r.stdout) == ["[x] fix the shed door"]
+    assert _answer(home, "Which tasks have I done?") == ["[x] fix the shed door"]
     r = runner.invoke(app, ["search", "What is on my to-do list?", "--kb", str(home), "-k", "3"])
     assert r.exit_code == 0, r.output
     assert "garden.md" in r.stdout and "task items" in r.stdout
