@@ -320,7 +320,7 @@ class AskPipeline:
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
         most = a.quote_max_sentences
-        every = False  # the answer is every item of a named section, list or record
+        every = False  # every item of a named section, list or record, or the tasks asked
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         if expected_type(q) is None:

@@ -497,25 +497,23 @@ def quote_grammar(
     """GBNF: the refusal phrase, or 1..``max_quotes`` candidate numbers separated by a
     space (``"1"``, ``"3 1"``). The model picks sentences by number; kb writes them.
     With ``every`` (the candidates are the items of a section, list or record the
-    question names, :func:`section_candidates`), the answer is the first ``max_quotes``
-    of them in order (``"1 2 3"``): the model answers or refuses, and cannot drop an
-    item ("What were the decisions?" quoted two of three)."""
+    question names, :func:`section_candidates`, or the task items a question about
+    tasks asks for, :func:`task_candidates`), the answer is the first ``max_quotes`` of
+    them in order (``"1 2 3"``): the model answers or refuses, and cannot drop an item
+    ("What were the decisions?" quoted two of three)."""
     if not cands:
         raise ValueError("quote mode needs at least one candidate sentence")
+    head = [
+        "root ::= refusal | answer",
+        f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+    ]
     if every:
         answer = _literal(" ".join(str(i) for i in range(1, min(len(cands), max_quotes) + 1)))
-        return "\n".join(
-            [
-                "root ::= refusal | answer",
-                f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
-                f"answer ::= {answer}",
-            ]
-        )
+        return "\n".join([*head, f"answer ::= {answer}"])
     labels = " | ".join(_literal(str(i)) for i in range(1, len(cands) + 1))
     return "\n".join(
         [
-            "root ::= refusal | answer",
-            f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+            *head,
             f'answer ::= label (" " label){{0,{max(0, max_quotes - 1)}}}',
             f"label ::= {labels}",
         ]

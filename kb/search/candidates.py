@@ -69,10 +69,8 @@ class Candidates:
     query_terms: int = 0
     #: words no chunk holds -> the spellings searched instead (:mod:`kb.search.typos`)
     corrections: dict[str, list[str]] = field(default_factory=dict)
-    #: chunks the task leg put at the head of ``keyword`` (:mod:`kb.search.tasks`), and
-    #: those of them that hold none of the query's words (no bm25 of their own)
+    #: chunks the task leg put at the head of ``keyword`` (:mod:`kb.search.tasks`)
     tasks: set[int] = field(default_factory=set)
-    tasks_only: set[int] = field(default_factory=set)
 
 
 def true_ranks(sims: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:

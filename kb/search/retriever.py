@@ -356,11 +356,9 @@ class Retriever:
             t = time.perf_counter()
             tasks = task_chunks(self.store.conn, query, self.chunking_id, allowed)
             out.tasks = set(tasks)
-            out.tasks_only = out.tasks - {i for i, _ in out.keyword}
             out.keyword = with_tasks(out.keyword, tasks, depth)
             tm["keyword"] = tm.get("keyword", 0.0) + time.perf_counter() - t
-            if prefetched is not None:  # the index leg fetched its own hits' vectors only
-                prefetched = None
+            prefetched = None  # the index leg fetched the vectors of its own hits only
 
         if matrix is not None and sims is not None:
             t = time.perf_counter()
@@ -492,10 +490,10 @@ class Retriever:
             scores: dict[str, float] = {}
             if f.id in c.cosine:
                 scores["vector"] = c.cosine[f.id]
-            if f.id in kw_score and f.id not in c.tasks_only:
+            if f.id in c.tasks:  # its keyword score is the leg's best, not a bm25 of its own
+                scores["task"] = 1.0
+            elif f.id in kw_score:
                 scores["keyword"] = kw_score[f.id]
-            if f.id in c.tasks:
-                scores["task"] = 1.0  # a task item, for a question about tasks
             if mode == "hybrid":
                 scores[fusion] = fused_score.get(f.id, f.score)
             if sentence and f.id in sentence:
