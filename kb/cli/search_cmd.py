@@ -103,23 +103,12 @@ def search(
 
 
 def _ask_would_answer(result: SearchResult, opts: SearchOptions, store: Any) -> bool:
-    """Whether ``kb ask`` would pass its retrieval rule on these hits: the cosine rules
-    (:func:`kb.search.evidence.has_evidence`), or a sentence at ``min_score`` when one
-    sentence of the hits holds every content word of the question
-    (:func:`kb.rag.answerability.says_every_term`; ``kb ask`` waives the margin then),
-    or a hit's section heading that names what it asks about
-    (:func:`kb.rag.answerability.names_section`)."""
-    from kb.rag.answerability import says_every_term, section_named
+    """Whether ``kb ask`` would pass its retrieval rule on these hits
+    (:func:`kb.rag.answerability.ask_would_answer`)."""
+    from kb.rag.answerability import ask_would_answer
     from kb.rag.docfreq import doc_freq_of
-    from kb.search.evidence import ask_passes
 
-    return ask_passes(
-        result.best_cosine,
-        opts.min_score,
-        result.best_sentence,
-        lambda: says_every_term(result.query, result.hits, doc_freq_of(store)),
-        lambda: section_named(result.query, result.hits),
-    )
+    return ask_would_answer(result, opts.min_score, doc_freq_of(store))
 
 
 def render(

@@ -1228,6 +1228,24 @@ def section_named(question: str, hits: Sequence[Hit]) -> bool:
     )
 
 
+def ask_would_answer(result: Any, min_score: float, doc_freq: DocFreq | None) -> bool:
+    """Whether ``kb ask`` would pass its retrieval rule on ``result`` (a
+    :class:`~kb.search.SearchResult`): the cosine rules, or a sentence at ``min_score``
+    when one sentence of the hits holds every content word of the question
+    (:func:`says_every_term`), or :func:`section_named` (a section heading, a record's
+    key, a task item for a question about tasks). ``kb search`` and the web search page
+    say that ``kb ask`` would refuse only when this is false."""
+    from kb.search.evidence import ask_passes
+
+    return ask_passes(
+        result.best_cosine,
+        min_score,
+        result.best_sentence,
+        lambda: says_every_term(result.query, result.hits, doc_freq),
+        lambda: section_named(result.query, result.hits),
+    )
+
+
 def says_every_term(question: str, hits: Sequence[Hit], doc_freq: DocFreq | None) -> bool:
     """The lexical pass of ``kb ask``'s retrieval refusal rule: one sentence of one
     hit (with its chunk's headings and file name, as :func:`coverage` reads it) holds

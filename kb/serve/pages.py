@@ -126,7 +126,19 @@ def page_routes(rt: Runtime) -> list[Route]:
             }
             for i, h in enumerate(result.hits, 1)
         ]
-        return page("search.html", nav="search", q=q, result=result, hits=hits, opts=opts, **f)
+        # the note that Ask would refuse: kb ask's own rule, as kb search prints it
+        refuses = bool(result.hits) and result.best_cosine is not None
+        refuses = refuses and not rt.ask_would_answer(result, opts)
+        return page(
+            "search.html",
+            nav="search",
+            q=q,
+            result=result,
+            hits=hits,
+            opts=opts,
+            refuses=refuses,
+            **f,
+        )
 
     def view_chunk(request: Request) -> Response:
         doc, chunk = reader.by_chunk(rt.store.conn, _num(request.path_params["chunk_id"]))

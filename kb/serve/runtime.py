@@ -106,6 +106,16 @@ class Runtime:
         with self.search_lock:
             return self.retriever.search(query, opts)
 
+    def ask_would_answer(self, result: SearchResult, opts: SearchOptions) -> bool:
+        """``kb ask``'s retrieval rule on ``result``
+        (:func:`kb.rag.answerability.ask_would_answer`); it reads the store's document
+        frequencies, so under ``search_lock``."""
+        from kb.rag.answerability import ask_would_answer
+        from kb.rag.docfreq import doc_freq_of
+
+        with self.search_lock:
+            return ask_would_answer(result, opts.min_score, doc_freq_of(self.store))
+
     def ask(self, question: str, opts: SearchOptions) -> AnswerEvents:
         """The answer's events (token, citation, verdict, done), one answer at a time.
 
