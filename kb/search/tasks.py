@@ -3,7 +3,7 @@
 Notes keep tasks as Markdown task items (``- [ ] order compost``, ``- [x] fix the shed
 door``) anywhere: in a garden plan, a daily note, a project page. A question such as
 "What is still on my to-do list?" shares no word with ``- [ ] order compost`` and is
-not near it in meaning (cosine 0.25 in a KB of a few notes), and neither leg indexes the
+not near it in meaning (cosine 0.10 in a KB of a few notes), and neither leg indexes the
 box itself (FTS5 and the embedder drop ``[ ]``), so the garden plan was found while the
 KB held five notes and lost once a sixth, nearer in meaning, came in.
 
@@ -13,8 +13,8 @@ left, still open or not done (``to-do``, ``todo``, ``tasks``, ``what is left to 
 chunks in scope whose text holds a task box (an open box first when the question asks
 what is open), newest document first; the retriever puts them at the head of the keyword
 leg, with its best score, so fusion weighs them as the chunks that hold the query's
-words best, and ``kb ask``'s refusal rule lets such a chunk through
-(:mod:`kb.search.evidence`).
+words best, and ``kb ask``'s retrieval rule lets such a chunk through
+(:func:`kb.rag.answerability.section_named`).
 
 Cost: one scan of the scope's chunk texts for a box (``LIKE``), made only for a
 question that asks about tasks: about 0.1 s per 100,000 chunks of 130 words here.
@@ -64,9 +64,16 @@ def asks_done(question: str) -> bool:
     return _DONE.search(question) is not None and not asks_open(question)
 
 
+def task_ticks(text: str) -> set[str]:
+    """The boxes of ``text``'s task items: ``" "`` for an open one, ``"x"``/``"X"`` for a
+    ticked one; empty when it holds none."""
+    return {m["tick"] for m in TASK_BOX.finditer(text)}
+
+
 def holds_task(text: str, *, open_only: bool = False) -> bool:
     """``text`` holds a task item; with ``open_only``, an open one (``[ ]``)."""
-    return any(m.group("tick") == " " or not open_only for m in TASK_BOX.finditer(text))
+    ticks = task_ticks(text)
+    return " " in ticks if open_only else bool(ticks)
 
 
 def task_chunks(
@@ -91,11 +98,9 @@ def task_chunks(
     want_open = asks_open(question)
     found: list[tuple[bool, int]] = []
     for cid, doc, text in rows:
-        if allowed is not None and int(doc) not in allowed:
-            continue
-        if not holds_task(str(text)):
-            continue
-        found.append((want_open and not holds_task(str(text), open_only=True), int(cid)))
+        ticks = task_ticks(str(text))
+        if ticks and (allowed is None or int(doc) in allowed):
+            found.append((want_open and " " not in ticks, int(cid)))
     found.sort(key=lambda f: f[0])  # stable: open boxes first, then the scan's order
     return [cid for _, cid in found[:limit]]
 

@@ -127,8 +127,11 @@ def page_routes(rt: Runtime) -> list[Route]:
             for i, h in enumerate(result.hits, 1)
         ]
         # the note that Ask would refuse: kb ask's own rule, as kb search prints it
-        refuses = bool(result.hits) and result.best_cosine is not None
-        refuses = refuses and not rt.ask_would_answer(result, opts)
+        refuses = (
+            bool(result.hits)
+            and result.best_cosine is not None
+            and not rt.ask_would_answer(result, opts)
+        )
         return page(
             "search.html",
             nav="search",
