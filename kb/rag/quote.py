@@ -66,7 +66,8 @@ lead-in followed by a one-line fenced command is quoted with that command after 
 (:func:`command_after`), and a question the note asks with the sentence that answers
 it (:func:`answer_after`: "Does she need a production login? Security said not before
 the probation review."); a question the note leaves open is no candidate, unless every
-sentence is one. A sentence that starts by pointing back ("He had been replaced by
+sentence is one or the question asks for what is open (:func:`asks_questions`: "What
+are the open questions?"). A sentence that starts by pointing back ("He had been replaced by
 Abercrombie ...") is quoted after the sentence it points to (:func:`lead_before`).
 Sentences are written into the grammar as literals; characters a GBNF literal
 cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not offered.
@@ -202,9 +203,10 @@ def rank_candidates(
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
         cands = _lift_extremes(question, cands, passages)
-    # a question the note leaves open ("- Who pays for Lisbon?") answers nothing
+    # a question the note leaves open ("- Who pays for Lisbon?") answers nothing, but
+    # what the note asks is the answer to "What are the open questions?"
     asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
-    if asking and len(asking) < len(cands):
+    if asking and len(asking) < len(cands) and not asks_questions(question):
         cands = [c for c in cands if (c.n, c.j) not in asking]
     if negated:  # "What did the team not agree on?" is not answered by "The team agreed ..."
         kept = [c for c in cands if negates(c.text) or says_denied(question, c.text) is None]
@@ -217,6 +219,19 @@ def rank_candidates(
             seen.add((c.lead, c.text, c.follow))
             unique.append(c)
     return unique[:limit]
+
+
+#: stems of the words that ask for what a note asks or leaves open: "What are the open
+#: *questions*?", "What is still *unclear*?"
+QUESTION_STEMS = frozenset({"question", "unclear", "unresolve", "undecid", "unanswer"})
+
+
+def asks_questions(question: str) -> bool:
+    """``question`` asks for the questions a note asks or leaves open ("What are the
+    open questions for Priya's onboarding?", "What is still unclear?"): their sentences
+    are its answer, not sentences to leave out. The verb *ask* is no such word ("Who
+    asked for a refund?" asks for a person)."""
+    return not QUESTION_STEMS.isdisjoint(stem(t) for t in tokens(question))
 
 
 def _share(terms: Terms, p: PassageSentences, j: int, *, window: bool) -> float:

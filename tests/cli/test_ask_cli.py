@@ -319,7 +319,8 @@ def test_a_named_section_is_quoted_whole_by_the_bundled_model(
     """The real model under the quote grammar: "What were the decisions?" over a retro's
     "## Decisions" quoted two of its three items; now every item, in note order, one per
     line. Its "## Follow-ups" text opens with the lead-in "Follow-ups:", which was glued
-    to the first item (one line, "Follow-ups: 1. Ask IT …"): now the items alone."""
+    to the first item (one line, "Follow-ups: 1. Ask IT …"): now the items alone. Its
+    "## Open questions" were quoted without the one no sentence answers."""
     home = _note_kb(
         tmp_path,
         "retro.md",
@@ -327,7 +328,9 @@ def test_a_named_section_is_quoted_whole_by_the_bundled_model(
         "- We move the nightly export to 02:00 UTC.\n- Priya owns the flaky-test dashboard.\n"
         "- Code freeze starts on 18 December.\n\n## Follow-ups\n\nFollow-ups:\n"
         "1. Ask IT for a second staging database.\n"
-        "2. Write the incident review for the 4 November outage.\n",
+        "2. Write the incident review for the 4 November outage.\n\n## Open questions\n\n"
+        "- Does the export need a maintenance window? Ask ops.\n"
+        "- Who reviews the dashboard: QA or platform?\n",
         real_embedder,
     )
     assert _answer(home, "What were the decisions in the retro?") == [
@@ -338,6 +341,12 @@ def test_a_named_section_is_quoted_whole_by_the_bundled_model(
     assert _answer(home, "What are the follow-ups?") == [
         "1. Ask IT for a second staging database.",
         "2. Write the incident review for the 4 November outage.",
+    ]
+    # the questions the retro leaves open are what this asks for: both, not only the
+    # one with an answer after it
+    assert _answer(home, "What are the open questions from the retro?") == [
+        "Does the export need a maintenance window? Ask ops.",
+        "Who reviews the dashboard: QA or platform?",
     ]
 
 

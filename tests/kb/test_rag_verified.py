@@ -1819,6 +1819,31 @@ def test_a_question_the_note_asks_is_quoted_with_the_answer_after_it() -> None:
     assert [c.text for c in only] == ["Who pays for the conference in Lisbon?"]  # all there is
 
 
+def test_the_open_questions_a_note_asks_answer_a_question_that_asks_for_them() -> None:
+    """ "What are the open questions for Priya's onboarding?" quoted the one question
+    with an answer after it and left out "Which conference budget applies to her?": a
+    question the note leaves open was no candidate even when the questions are what is
+    asked for. The verb *ask* does not make a question ask for them."""
+    from kb.rag.quote import asks_questions
+
+    note = hit(
+        1,
+        "## Open questions\n- Does she need a parking permit? Ask facilities.\n"
+        "- Which conference budget applies to her: team or department?",
+    )
+    ps = [PassageSentences.of(1, note)]
+    got = rank_candidates("What are the open questions for Priya's onboarding?", ps, None, 9)
+    texts = [c.text for c in got]
+    assert "Which conference budget applies to her: team or department?" in texts
+    assert any(c.text == "Does she need a parking permit?" for c in got)
+    assert asks_questions("What is still unclear?")
+    assert asks_questions("Which questions do I have for the landlord?")
+    assert not asks_questions("Who asked for a refund?")
+    assert not asks_questions("Who pays for the conference in Lisbon?")
+    other = rank_candidates("Who pays for the conference?", ps, None, 9)
+    assert all(not c.text.startswith("Which conference") for c in other)
+
+
 def test_a_section_heading_is_the_last_heading_under_a_title() -> None:
     from kb.rag.verify import section_heading
 
