@@ -25,8 +25,9 @@ idf-weighted share of the question's words found in the sentence, or in the sent
 and its neighbours, as the evidence check counts them
 (:func:`kb.rag.answerability.found_terms`: headings and file name included, typos and
 units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
-cost* or *how many* and the sentence can say it (:mod:`kb.rag.answer_type`: it has a
-date or time, an amount of money, a number or quantity word), and as much again when
+cost*, *how many* or *where* and the sentence can say it (:mod:`kb.rag.answer_type`: it
+has a date or time, an amount of money, a number or quantity word, a place after a
+locative preposition), and as much again when
 the question is negated and the sentence negates too ("When should I *not* promote the
 replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`), or
 asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
@@ -81,7 +82,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kb.rag.answer_type import expected_type, has_name, holds
+from kb.rag.answer_type import asks_place, expected_type, has_name, holds, says_place
 from kb.rag.answerability import (
     DocFreq,
     Terms,
@@ -159,6 +160,7 @@ def rank_candidates(
     question's vector when the caller has it already."""
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
+    place = kind is None and asks_place(question)
     negated = negation_asked(question) is not None
     still = not _STILL.isdisjoint(map(stem, tokens(question)))
     asked = doer_and_verb(question)
@@ -190,7 +192,8 @@ def rank_candidates(
                 and not holds(kind, _PART_OF_DAY.sub("", text), question)
             ):
                 lead = dated_heading(p)  # "Thursday 20 November" over a journal's entry
-            if kind is not None and holds(kind, f"{lead} {text}".strip(), question):
+            typed = kind is not None and holds(kind, f"{lead} {text}".strip(), question)
+            if typed or (place and says_place(text)):  # "Where is the Airbnb?": "in Alfama"
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS

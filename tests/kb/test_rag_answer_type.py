@@ -163,6 +163,30 @@ def test_the_bonus_decides_between_sentences_that_match_alike() -> None:
     assert who[0].relevance == who[1].relevance  # no type asked: no bonus
 
 
+def test_a_where_question_prefers_a_sentence_that_says_where() -> None:
+    """ "Where is the Airbnb?" quoted the budget row "| Airbnb (7 nights) | £640 |",
+    tied by words and cosine with the sentence that gives the address; a sentence with
+    a place after a locative preposition now gets the type bonus."""
+    from kb.rag.answer_type import asks_place, says_place
+
+    assert asks_place("Where is the Airbnb?") and asks_place("The spare key is kept where?")
+    assert asks_place("And where did they meet?")
+    assert not asks_place("Which is where the war began?")
+    assert not asks_place("When is the flight?")
+    assert says_place("Airbnb in Alfama, Rua dos Remédios 42.")
+    assert says_place("The locking wheel nut key is in the glovebox.")
+    assert says_place("The stopcock is next to the boiler.")
+    assert not says_place("| Airbnb (7 nights) | £640 |")
+    assert not says_place("Check-in is at 15:00.")  # a time, not a place
+    ps = _passages("Airbnb costs £640 for 7 nights. Airbnb is in Alfama, Rua dos Remédios 42.")
+    where = rank_candidates("Where is the Airbnb?", ps, None, 2)
+    assert where[0].text == "Airbnb is in Alfama, Rua dos Remédios 42."
+    assert where[0].relevance - where[1].relevance == pytest.approx(TYPE_BONUS, abs=0.05)
+    # a typed question gets no place bonus: "When ...?" keeps its own
+    when = rank_candidates("How much is the Airbnb?", ps, None, 2)
+    assert when[0].text == "Airbnb costs £640 for 7 nights."
+
+
 def test_a_name_is_a_capital_past_the_first_word_that_the_question_lacks() -> None:
     q = "Who is my tax adviser?"
     assert holds("name", "Adviser: Frau Keller, Steuerbüro Keller & Partner.", q)
