@@ -942,15 +942,21 @@ _TEXT_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], frozenset[str]], ...
         # a street address, a house number (not a year: "In 2019 Park Lane opened")
         # and a street ("14 Elm Road", "221B Baker Street"; not *Court*, *Drive*,
         # *Way*, *Place*: "Article 3 Supreme Court", "Season 2 Test Drive"), or a UK
-        # postcode ("BS6 7QA"; not "M2 8GB", "Q3 2PM"): "What is the address of the
-        # property?"
+        # postcode ("BS6 7QA"; not "M2 8GB", "Q3 2PM"), or the street first and the
+        # number after it, as most of Europe writes them ("Rua dos Remédios 42", "Calle
+        # de Atocha 27", "Via del Corso 12", "Hauptstraße 5", "Keizersgracht 123" is
+        # missed): "What is the address of the property?"
         (
             ("Road", "Street", "Lane", "Avenue", "Close", "Crescent", "Terrace", "Gardens")
             + ("Square", "Grove", "Mews", "Rd", "St", "Ave")
             + tuple("0123456789"),
             r"(?-i:\b(?!(?:1[5-9]|20)\d\d\b)\d{1,4}[A-Z]?,?\s+(?:[A-Z][a-z]+\s+){1,3}"
             r"(?:Road|Street|Lane|Avenue|Close|Crescent|Terrace|Gardens|Square|Grove|Mews|Rd"
-            r"|St|Ave)\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d(?!GB|TB|MB|KB|PM|AM)[A-Z]{2}\b)",
+            r"|St|Ave)\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d(?!GB|TB|MB|KB|PM|AM)[A-Z]{2}\b"
+            r"|\b(?:Rua|Rue|Via|Viale|Calle|Avenida|Avinguda|Carrer|Praça|Plaza|Piazza|Largo"
+            r"|Travessa|Ulica|Boulevard)\s+(?:(?:d[aeiou]s?|del|della|des|de\s+la|du|la|le"
+            r"|l')\s*)?(?:[A-Z][^\W\d_]+\s+){1,3}\d{1,4}[a-zA-Z]?\b"
+            r"|\b[A-Z][^\W\d_]*(?:straße|strasse|gasse|weg|platz|allee|ring)\s+\d{1,4}[a-z]?\b)",
             ["address", "street", "postcode"],
         ),
     )

@@ -614,8 +614,20 @@ def test_a_street_address_says_address() -> None:
     address = {stem("address")}
     for text in ("the property at 14 Elm Road, Bristol", "221B Baker Street", "BS6 7QA"):
         assert unit_words(text) >= address, text
+    # the street first, as most of Europe writes it ("What is the Airbnb address?" over
+    # "Airbnb in Alfama, Rua dos Remédios 42" was refused for *address*)
+    for text in (
+        "Airbnb in Alfama, Rua dos Remédios 42, check-in after 15:00.",
+        "Calle de Atocha 27, Madrid",
+        "Via del Corso 12",
+        "Rue de la Paix 3",
+        "Flat at Hauptstraße 5a, Berlin",
+    ):
+        assert unit_words(text) >= address, text
     for text in (
         "In 2019 Park Lane opened",
+        "In 2019 the Via Rail strike lasted 3 days",
+        "Rua Augusta is busy in 2019",
         "We met 3 Close Friends",
         "Room 2.14",
         "ran 5 km",
