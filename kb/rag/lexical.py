@@ -741,6 +741,12 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         ),
         frozenset(["size", "dimension", "dimensions", "big", "large"]),
     ),
+    # a tyre's size as its sidewall writes it, width/profile, construction and rim:
+    # "205/55 R16", "225/45ZR17", "195/65 R15 91V" ("What size are the tyres?")
+    (
+        re.compile(r"(?<![\w/])\d{3}/\d{2}\s*Z?R\s*\d{2}(?!\d)", re.IGNORECASE),
+        frozenset(["size", "tyre", "tire"]),
+    ),
     # an oven's temperature as recipes write it: "gas mark 4", and "180C", "350F" (two
     # or three digits and a capital: "3 c sugar" is cups) in a sentence about cooking
     # ("Seat 14C", "flat 12F" and "size 34C" are no temperature)

@@ -2126,6 +2126,10 @@ def test_a_measure_of_two_sides_says_size_and_an_end_says_renewal() -> None:
     assert check("What size is the team?", ps, None, 0.0).missing == ["size"]  # one length
     assert {"size", "length"} <= unit_words("a board of 20x30 cm") | unit_words("2 m x 3 m")
     assert "size" not in unit_words("a 2 yard run") and "length" in unit_words("a 2 yard run")
+    # a tyre's size ("What size are the tyres?" over "Tyres: 205/55 R16" was refused)
+    tyres = [PassageSentences.of(3, hit(3, "Tyres: 205/55 R16, front pressure 2.3 bar."))]
+    assert check("What size are the tyres?", tyres, None, 0.0).missing == []
+    assert "size" in unit_words("225/45ZR17 fitted") and "size" not in unit_words("ratio 205/55")
     assert check("When did the insurance start?", ps, None, 0.0).missing == ["start"]
     # a word of renewal is no end: the start it gives contradicts "end"
     from kb.rag.polarity import contradictions
