@@ -498,6 +498,12 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     nightly = hit(3, "Restic backs up /srv every night at 02:30.")
     got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # *happen* in every form frames the question ("What happens in Priya's first week?"
+    # over her first week's list was refused for *happens*)
+    week = hit(4, "## First week\n- Lukas walks her through the ingestion service on Tuesday.")
+    for q in ("What happens in the first week?", "What is happening in the first week?"):
+        got = check(q, [PassageSentences.of(1, week)], None, 0.0)
+        assert got.coverage == 1.0 and got.missing == [], q
     # how long a thing keeps is said by a time: "keep" is a light verb
     chili = hit(5, "Simmer the chili for 90 minutes. It freezes well for up to three months.")
     got = check("How long does the chili keep frozen?", [PassageSentences.of(1, chili)], None, 0.0)
