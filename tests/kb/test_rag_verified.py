@@ -498,6 +498,18 @@ def test_light_verbs_count_when_found_and_are_left_out_when_missing() -> None:
     nightly = hit(3, "Restic backs up /srv every night at 02:30.")
     got = check("When does Restic run?", [PassageSentences.of(1, nightly)], None, 0.0)
     assert got.coverage == 1.0 and got.missing == []
+    # a light verb in every form: "How much spending money am I *taking*?" and "How
+    # many miles has the car *done*?" were refused for the missing verb
+    car = hit(5, "2026-05-20 at Skoda Barnet: car service, 93,950 miles.")
+    budget = hit(6, "| Item | Cost |\n| --- | --- |\n| Spending money | £400 |")
+    for q, h in (
+        ("How many miles has the car done?", car),
+        ("What was done at Skoda Barnet?", car),
+        ("How much spending money am I taking?", budget),
+        ("How much spending money was taken?", budget),
+    ):
+        got = check(q, [PassageSentences.of(1, h)], None, 0.0)
+        assert got.coverage == 1.0 and got.missing == [], q
     # *happen* in every form frames the question ("What happens in Priya's first week?"
     # over her first week's list was refused for *happens*)
     week = hit(4, "## First week\n- Lukas walks her through the ingestion service on Tuesday.")
