@@ -49,7 +49,8 @@ A sentence holds
 - a ``"time"`` when it has a year (1000–2199 or a decade, "1990s", not part of a code,
   a size or an amount: "Room 1204", "1920x1080", "1500 euros", "2000 W"), a clock time
   ("14:00", "9 am", "9.30 h"), an ISO or day/month/year date, a day's ordinal ("the
-  12th"), a duration from now ("in 3 days"), or a time word (:data:`TIME_WORDS`:
+  12th"), a duration from now ("in 3 days"), a numbered period of a plan ("from week
+  3", "Day 2", "Sprint 14", "Q3"), or a time word (:data:`TIME_WORDS`:
   months, weekdays, seasons, *today*, *ago*, *weekly*…; not *may*, *mar*, *march* or
   *fall*, more often verbs, nor *spring*, but *March* and *May* capitalised after *in*,
   *by*, *until*, *since*, …: "The salary review will be done in March.");
@@ -134,6 +135,10 @@ _TIME_SHAPE = re.compile(
     r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})\b"
     r"|\b\d{1,2}(?:st|nd|rd|th)\b(?!\s+floor)"
     r"|\b(?:in|for|after|within)\s+\d+\s*(?:days?|weeks?|months?|years?|hours?)\b"
+    # a numbered period of a plan: "the on-call rota from week 3", "Day 2: Belém",
+    # "Sprint 14", "in Q3"
+    r"|\b(?:week|day|month|sprint|quarter|term|semester)\s+\d{1,2}(?![\d.,:/-]\d)\b"
+    r"|\bQ[1-4]\b"
     # *March* and *May* after a word that says when ("done in March", "by May"), as
     # written: alone they are more often verbs (:data:`TIME_WORDS`)
     r"|\b(?:in|by|until|till|since|before|after|from|during|early|late|mid|of)\s+"

@@ -65,6 +65,12 @@ def test_a_sentence_holds_a_type_by_shape_or_word() -> None:
     # capitalised after a word that says when, *March* and *May* are months
     assert holds("time", "The salary review will be done in March.")
     assert holds("time", "Back by May.") and not holds("time", "They may march on.")
+    # a numbered period of a plan ("When does Priya join the on-call rota?" quoted her
+    # start date, not "the on-call rota from week 3")
+    assert holds("time", "Access: AWS read-only, the on-call rota from week 3.")
+    assert holds("time", "Day 3: day trip to Sintra") and holds("time", "ships in Q3")
+    assert holds("time", "Sprint 14 retro") and not holds("time", "Room Q12")
+    assert not holds("time", "The day 2.5 hours long")
     assert holds("money", "It cost 145 euros.") and holds("money", "£90 for the pads")
     assert not holds("money", "The boiler is a Viessmann Vitodens 100.")
     assert holds("quantity", "Use three very ripe bananas.") and holds("quantity", "about 40")
