@@ -580,7 +580,7 @@ suggest recommend advise advice
 repair fix
 phone telephone
 gift present
-pick choose select
+pick choose select decide
 """
 
 

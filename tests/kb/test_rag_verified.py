@@ -881,6 +881,8 @@ def test_a_word_meets_its_plain_synonyms_and_their_derivations() -> None:
         ("present", "gifts"),
         ("pick", "chose"),
         ("selected", "choice"),
+        ("choose", "decision"),  # "Which tool did we choose?" over "Decision: ..."
+        ("decided", "picked"),
     ]
     for a, b in pairs:
         assert found(stem(a), {stem(b)}) and found(stem(b), {stem(a)}), (a, b)
