@@ -246,6 +246,12 @@ LIGHT_VERBS = frozenset(
         # *done*?" over "93,950 miles")
         "done",
         "doing",
+        # *make* as a recipe's or a build's verb ("How do I make the dal?" over its
+        # method: "Fry the cumin seeds ...")
+        "make",
+        "makes",
+        "made",
+        "making",
         # existence says nothing the passage must repeat ("Mandatory Committees
         # *exist* in the fifth session of what?" over "the Mandatory Committees in the
         # fourth Session are ...": the text says "are", "there is", "in")

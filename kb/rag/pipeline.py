@@ -69,14 +69,17 @@ from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
 from kb.rag.quote import (
     SECTION_QUOTES,
+    STEP_QUOTES,
     Candidate,
     LabelExpander,
+    asks_steps,
     candidates_block,
     list_candidates,
     quote_grammar,
     rank_candidates,
     record_candidates,
     section_candidates,
+    step_candidates,
     task_candidates,
 )
 from kb.rag.record import (
@@ -324,8 +327,12 @@ class AskPipeline:
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         if expected_type(q) is None:
-            inside: list[Candidate] = []
-            if assessed.answerability.section:
+            # the steps of a procedure a how-to question's best sentence is one of ("How
+            # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section
+            # the question names (the note's "Red lentil dal")
+            steps = self._steps(q, verifier, assessed) if asks_steps(q) else []
+            inside: list[Candidate] = steps
+            if not inside and assessed.answerability.section:
                 inside = section_candidates(q, verifier.passages, cands)
             # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
             inside = inside or list_candidates(q, verifier.passages, cands)
@@ -334,7 +341,8 @@ class AskPipeline:
             # or the task items a question about tasks asks for ("What is left to do?")
             inside = inside or task_candidates(q, cands)
             if inside:
-                cands, most = inside, max(most, min(len(inside), SECTION_QUOTES))
+                cap = STEP_QUOTES if steps else SECTION_QUOTES
+                cands, most = inside, max(most, min(len(inside), cap))
                 every = True
 
         def messages(cs: Sequence[Any]) -> list[dict[str, str]]:
@@ -357,6 +365,14 @@ class AskPipeline:
         )
         gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
         return built, gbnf, verifier
+
+    def _steps(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
+        """:func:`~kb.rag.quote.step_candidates` of ``q``, from every sentence of the
+        passages (a procedure's later steps may rank past the candidates' limit)."""
+        every_one = rank_candidates(
+            q, verifier.passages, self.embed, 10_000, doc_freq=self.doc_freq, qvec=assessed.qvec
+        )
+        return step_candidates(q, verifier.passages, every_one)
 
     # -- worker thread --------------------------------------------------------------------
     def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:

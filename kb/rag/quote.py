@@ -27,7 +27,8 @@ and its neighbours, as the evidence check counts them
 units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
 cost*, *how many* or *where* and the sentence can say it (:mod:`kb.rag.answer_type`: it
 has a date or time, an amount of money, a number or quantity word, a place after a
-locative preposition), and as much again when
+locative preposition), or asks how to do something and the sentence is a numbered step
+(:func:`asks_steps`), and as much again when
 the question is negated and the sentence negates too ("When should I *not* promote the
 replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`), or
 asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
@@ -100,7 +101,14 @@ from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.search.tasks import asks_done, asks_tasks
-from kb.sentence_spans import BLANK_LINE, TABLE_RULE, TASK_BOX, is_question, starts_item
+from kb.sentence_spans import (
+    BLANK_LINE,
+    ITEM_NUMBER,
+    TABLE_RULE,
+    TASK_BOX,
+    is_question,
+    starts_item,
+)
 
 MAX_QUOTE_CHARS = 600
 #: added to the relevance of a sentence that can hold the answer type the question asks
@@ -161,6 +169,7 @@ def rank_candidates(
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
     place = kind is None and asks_place(question)
+    how = kind is None and asks_steps(question)
     negated = negation_asked(question) is not None
     still = not _STILL.isdisjoint(map(stem, tokens(question)))
     asked = doer_and_verb(question)
@@ -193,7 +202,9 @@ def rank_candidates(
             ):
                 lead = dated_heading(p)  # "Thursday 20 November" over a journal's entry
             typed = kind is not None and holds(kind, f"{lead} {text}".strip(), question)
-            if typed or (place and says_place(text)):  # "Where is the Airbnb?": "in Alfama"
+            typed = typed or (place and says_place(text))  # "Where is …?": "in Alfama"
+            typed = typed or (how and ITEM_NUMBER.match(p.sentence(j)) is not None)  # a step
+            if typed:
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS
@@ -378,6 +389,75 @@ def task_candidates(question: str, cands: Sequence[Candidate]) -> list[Candidate
     done = asks_done(question)
     items = [c for c in cands if (m := TASK_BOX.match(c.text)) and (m["tick"] != " ") == done]
     return sorted(items, key=lambda c: (c.n, c.j))
+
+
+#: the most steps one answer quotes from a numbered procedure (:func:`step_candidates`)
+STEP_QUOTES = 10
+#: a question that asks how to do something: "How do I make the dal?", "How can we
+#: restore the database?", "How to reset the router?"; not "How do I know …" (no deed)
+_HOW_TO = re.compile(
+    r"^\W*how\s+(?:(?:do|can|should|would|could|did)\s+(?:i|we|you|one)\s+(?!know\b)|to\s+)",
+    re.IGNORECASE,
+)
+
+
+def asks_steps(question: str) -> bool:
+    """``question`` asks how to do something (:data:`_HOW_TO`): a procedure's steps
+    answer it."""
+    return _HOW_TO.search(question) is not None
+
+
+def step_run(p: PassageSentences, j: int) -> list[int]:
+    """The sentences of the numbered list one of whose items holds sentence ``j`` of
+    ``p``, in order: each item starts with an item number (``"1."``, ``"2)"``), and an
+    item's later sentences on its line or on lines indented below it belong to it. A
+    blank line, a bulleted item or an unindented line that starts no item ends the
+    list. Empty when sentence ``j`` is in no such list, or the list has one item."""
+    text = p.hit.text
+
+    def numbered(k: int) -> bool:
+        return ITEM_NUMBER.match(p.sentence(k)) is not None
+
+    def joins(k: int) -> bool:  # sentence k goes on after sentence k - 1
+        gap = text[p.spans[k - 1][1] : p.spans[k][0]]
+        if BLANK_LINE.search(gap):
+            return False
+        if numbered(k):
+            return True
+        if starts_item(p.sentence(k)):
+            return False
+        return "\n" not in gap or gap.rsplit("\n", 1)[-1] != ""  # same line or indented
+
+    runs: list[list[int]] = []
+    for k in range(len(p.spans)):
+        if runs and runs[-1][-1] == k - 1 and joins(k):
+            runs[-1].append(k)
+        elif numbered(k):
+            runs.append([k])
+    for run in runs:
+        if j in run:
+            return run if sum(1 for k in run if numbered(k)) >= 2 else []
+    return []
+
+
+def step_candidates(
+    question: str,
+    passages: Sequence[PassageSentences],
+    cands: Sequence[Candidate],
+) -> list[Candidate]:
+    """For a question that asks how to do something (:func:`asks_steps`) whose best
+    candidate is a step of a numbered list ("1. Fry the cumin seeds ..."), every
+    sentence of that list (:func:`step_run`) in order: a procedure's answer is its
+    steps, and the bundled model quoted the first alone. ``cands`` must hold every
+    sentence of the passage that may be a step (ranked with a limit past the passage's
+    length); a step that is no candidate (too long to quote) is left out. Empty when
+    the question asks something else or the best candidate is no step."""
+    if not cands or not asks_steps(question):
+        return []
+    best = cands[0]
+    p = next((ps for ps in passages if ps.n == best.n), None)
+    run = set(step_run(p, best.j)) if p is not None else set()
+    return sorted((c for c in cands if c.n == best.n and c.j in run), key=lambda c: c.j)
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

@@ -350,6 +350,37 @@ def test_a_named_section_is_quoted_whole_by_the_bundled_model(
     ]
 
 
+def test_a_how_to_question_gets_every_step_from_the_bundled_model(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real CLI, embedder and model over a recipe: "How do I make the dal?" was
+    refused for *make*, then answered with the method's first step alone; now every
+    step, in order, one per line. "What goes into the dal?"-style questions are not
+    how-to questions and keep one sentence."""
+    home = _note_kb(
+        tmp_path,
+        "cooking/dal.md",
+        "# Red lentil dal\n\nServes 4. Takes about 35 minutes.\n\n## Ingredients\n"
+        "- 250 g red lentils, rinsed\n- 1 onion, finely chopped\n- 2 tsp cumin seeds\n"
+        "- 400 ml coconut milk\n\n## Method\n"
+        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 "
+        "minutes.\n2. Add garlic and turmeric, stir for a minute.\n"
+        "3. Add lentils, stock and coconut milk; simmer for 20 minutes until soft.\n"
+        "4. Season with salt and lime juice.\n",
+        real_embedder,
+    )
+    assert _answer(home, "How do I make the dal?") == [
+        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 "
+        "minutes.",
+        "2. Add garlic and turmeric, stir for a minute.",
+        "3. Add lentils, stock and coconut milk; simmer for 20 minutes until soft.",
+        "4. Season with salt and lime juice.",
+    ]
+    assert len(_answer(home, "How long do I simmer the lentils?")) == 1
+
+
 def _answer(home: Path, question: str) -> list[str]:
     """``kb ask QUESTION``'s answer lines (:func:`_lines`); the command must succeed."""
     r = runner.invoke(app, ["ask", question, "--kb", str(home)])

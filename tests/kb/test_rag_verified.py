@@ -1876,6 +1876,51 @@ def test_the_open_questions_a_note_asks_answer_a_question_that_asks_for_them() -
     assert all(not c.text.startswith("Which conference") for c in other)
 
 
+DAL = (
+    "Serves 4. Takes about 35 minutes.\n\n"
+    "1. Fry the cumin seeds in oil until they pop.\n"
+    "2. Add garlic and turmeric. Stir for a minute.\n"
+    "   Keep the heat low.\n"
+    "3. Add lentils and stock; simmer for 20 minutes.\n\n"
+    "Freezes well for up to 3 months.\n\n"
+    "1. Reheat gently.\n"
+)
+
+
+def test_a_how_to_question_is_answered_by_every_step_of_its_procedure() -> None:
+    """ "How do I make the dal?" quoted the method's first step alone (and was refused
+    for *make* before that): a how-to question whose best candidate is a numbered step
+    gets every sentence of its list, in order, an item's later sentences (on its line
+    or indented below it) included; a blank line ends the list, and a list of one item
+    is no procedure."""
+    from kb.rag.quote import asks_steps, step_candidates, step_run
+
+    assert asks_steps("How do I make the dal?") and asks_steps("How can we restore the DB?")
+    assert asks_steps("how to reset the router?")
+    assert not asks_steps("How do I know it is done?") and not asks_steps("How long is it?")
+    ps = PassageSentences.of(1, hit(1, DAL))
+    texts = [ps.sentence(j) for j in range(len(ps.spans))]
+    fry = next(j for j, t in enumerate(texts) if t.startswith("1. Fry"))
+    run = step_run(ps, fry)
+    assert [texts[j] for j in run] == [
+        "1. Fry the cumin seeds in oil until they pop.",
+        "2. Add garlic and turmeric.",
+        "Stir for a minute.",
+        "Keep the heat low.",
+        "3. Add lentils and stock; simmer for 20 minutes.",
+    ]
+    assert step_run(ps, run[2]) == run  # from any of its sentences
+    assert step_run(ps, texts.index("1. Reheat gently.")) == []  # one item: no procedure
+    assert step_run(ps, 0) == []  # no item
+    q = "How do I fry the cumin seeds?"  # no embedder here: the words rank
+    cands = rank_candidates(q, [ps], None, 100)
+    assert cands[0].text.startswith("1. Fry")
+    assert [c.j for c in step_candidates(q, [ps], cands)] == run
+    assert step_candidates("What do I fry the cumin seeds in?", [ps], cands) == []
+    got = check("How do I make the dal?", [PassageSentences.of(1, hit(1, DAL))], None, 0.0)
+    assert "make" not in got.missing  # *make* is a light verb
+
+
 def test_a_section_heading_is_the_last_heading_under_a_title() -> None:
     from kb.rag.verify import section_heading
 
