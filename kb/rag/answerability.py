@@ -876,7 +876,9 @@ def does(doers: Collection[str], verbs: Collection[str], p: PassageSentences, j:
     """Sentence ``j`` of ``p`` writes one of ``verbs`` (stems) with one of ``doers``
     (stems) at most :data:`_VERB_REACH` words before it, and not after a form of *be*
     (a passive verb says what was done to it): "Dr Lindqvist suggested reading Gelman"
-    for the doer *lindqvist* and the verb *suggest*."""
+    for the doer *lindqvist* and the verb *suggest*; or with *he*, *she* or *they* right
+    before it and the doer anywhere before that ("Physio with Anna: she said to keep
+    stretching")."""
     raw = p.words(j)
     words = [stem(w) for w in raw]
     for i, w in enumerate(words):
@@ -886,7 +888,20 @@ def does(doers: Collection[str], verbs: Collection[str], p: PassageSentences, j:
             before = set(words[max(0, i - _VERB_REACH) : i])
             if any(found(s, before) for s in doers):
                 return True
+            # "Physio with Anna: she said …": a pronoun right before the verb stands for
+            # the doer the sentence named before it
+            named = set(words[: i - 1])
+            if (
+                i
+                and raw[i - 1].lower() in _SUBJECT_PRONOUNS
+                and any(found(s, named) for s in doers)
+            ):
+                return True
     return False
+
+
+#: the pronouns that can stand, as a verb's subject, for a doer named before them
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "they"})
 
 
 #: forms of *be* before a verb that make it passive ("were found", "was said")

@@ -1169,6 +1169,12 @@ def test_a_one_word_question_with_the_verb_its_sentence_writes_lifts_p_to_the_fl
     assert not lifted("What did the physio say?", "I said the physio was too expensive, so no.")
     # nor a passive verb: what was said of it is not what it said
     assert not lifted("What did the physio say?", "The physio was said to be the best in town.")
+    # a pronoun right before the verb stands for the doer named before it (refused at p
+    # 0.32 over a running journal); not *I*, nor a pronoun with no doer before it
+    anna = "Physio with Anna: she said to keep stretching the hamstrings."
+    assert lifted("What did the physio say?", anna)
+    assert not lifted("What did the physio say?", "Physio was booked, so I said thanks.")
+    assert not lifted("What did the physio say?", "She said to keep stretching, says my physio.")
 
 
 def test_a_record_that_names_a_one_word_question_lifts_p_to_the_floor() -> None:
