@@ -581,6 +581,7 @@ repair fix
 phone telephone
 gift present
 pick choose select decide
+hurt sore ache pain painful
 """
 
 

@@ -883,6 +883,8 @@ def test_a_word_meets_its_plain_synonyms_and_their_derivations() -> None:
         ("selected", "choice"),
         ("choose", "decision"),  # "Which tool did we choose?" over "Decision: ..."
         ("decided", "picked"),
+        ("hurt", "sore"),  # "When did my knee hurt?" over "Left knee sore after 7 km."
+        ("ache", "painful"),
     ]
     for a, b in pairs:
         assert found(stem(a), {stem(b)}) and found(stem(b), {stem(a)}), (a, b)
