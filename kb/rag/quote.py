@@ -87,6 +87,7 @@ from kb.rag.answer_type import asks_place, expected_type, has_name, holds, says_
 from kb.rag.answerability import (
     DocFreq,
     Terms,
+    asked_terms,
     does,
     found_terms,
     named_lists,
@@ -96,7 +97,7 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.lexical import DAY_DATE, content_stems, stem, tokens
+from kb.rag.lexical import DAY_DATE, content_stems, found, stem, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
@@ -447,7 +448,8 @@ def step_candidates(
 ) -> list[Candidate]:
     """For a question that asks how to do something (:func:`asks_steps`) whose best
     candidate is a step of a numbered list ("1. Fry the cumin seeds ..."), every
-    sentence of that list (:func:`step_run`) in order: a procedure's answer is its
+    sentence of that list (:func:`step_run`) in order, when the question names the
+    procedure (:func:`names_procedure`), not one step: a procedure's answer is its
     steps, and the bundled model quoted the first alone. ``cands`` must hold every
     sentence of the passage that may be a step (ranked with a limit past the passage's
     length); a step that is no candidate (too long to quote) is left out. Empty when
@@ -456,8 +458,24 @@ def step_candidates(
         return []
     best = cands[0]
     p = next((ps for ps in passages if ps.n == best.n), None)
-    run = set(step_run(p, best.j)) if p is not None else set()
-    return sorted((c for c in cands if c.n == best.n and c.j in run), key=lambda c: c.j)
+    run = step_run(p, best.j) if p is not None else []
+    if p is None or not run or not names_procedure(question, p, run):
+        return []
+    return sorted((c for c in cands if c.n == best.n and c.j in set(run)), key=lambda c: c.j)
+
+
+def names_procedure(question: str, p: PassageSentences, run: Sequence[int]) -> bool:
+    """``question`` asks for the procedure as a whole, not for one of its steps: each of
+    its terms (light verbs aside) is in the passage's heading path or file name, or in
+    the lead-in of the list ("To restore:"): "How do I restore the Nextcloud backup?"
+    under "# Restoring the Nextcloud backup", "How do I make the dal?" under "# Red
+    lentil dal"; not "How do I fix the ownership after a restore?" (one step says it)."""
+    asked = asked_terms(question_terms(question, None))
+    named = set(p.heading_stems)
+    for lead, items in p.lists:
+        if run[0] in items:
+            named |= set(content_stems(p.sentence(lead)))
+    return bool(asked) and all(found(s, named) for s in asked)
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

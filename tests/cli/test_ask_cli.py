@@ -357,8 +357,8 @@ def test_a_how_to_question_gets_every_step_from_the_bundled_model(
 ) -> None:
     """The real CLI, embedder and model over a recipe: "How do I make the dal?" was
     refused for *make*, then answered with the method's first step alone; now every
-    step, in order, one per line. "What goes into the dal?"-style questions are not
-    how-to questions and keep one sentence."""
+    step, in order, one per line, because the question names the recipe (its title). A
+    question about one step, or one that is no how-to question, keeps one sentence."""
     home = _note_kb(
         tmp_path,
         "cooking/dal.md",
@@ -379,6 +379,11 @@ def test_a_how_to_question_gets_every_step_from_the_bundled_model(
         "4. Season with salt and lime juice.",
     ]
     assert len(_answer(home, "How long do I simmer the lentils?")) == 1
+    # a how-to question about one step (its words are in no heading) gets that step
+    assert _answer(home, "How do I fry the cumin seeds?") == [
+        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 "
+        "minutes."
+    ]
 
 
 def _answer(home: Path, question: str) -> list[str]:

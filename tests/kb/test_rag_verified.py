@@ -1906,7 +1906,9 @@ def test_a_how_to_question_is_answered_by_every_step_of_its_procedure() -> None:
     assert asks_steps("How do I make the dal?") and asks_steps("How can we restore the DB?")
     assert asks_steps("how to reset the router?")
     assert not asks_steps("How do I know it is done?") and not asks_steps("How long is it?")
-    ps = PassageSentences.of(1, hit(1, DAL))
+    dal = hit(1, DAL)
+    dal = replace(dal, locator=replace(dal.locator, heading_path=("Red lentil dal", "Method")))
+    ps = PassageSentences.of(1, dal)
     texts = [ps.sentence(j) for j in range(len(ps.spans))]
     fry = next(j for j, t in enumerate(texts) if t.startswith("1. Fry"))
     run = step_run(ps, fry)
@@ -1920,11 +1922,21 @@ def test_a_how_to_question_is_answered_by_every_step_of_its_procedure() -> None:
     assert step_run(ps, run[2]) == run  # from any of its sentences
     assert step_run(ps, texts.index("1. Reheat gently.")) == []  # one item: no procedure
     assert step_run(ps, 0) == []  # no item
-    q = "How do I fry the cumin seeds?"  # no embedder here: the words rank
+    q = "How do I make the dal?"  # no embedder here: words and the step's bonus rank
     cands = rank_candidates(q, [ps], None, 100)
     assert cands[0].text.startswith("1. Fry")
     assert [c.j for c in step_candidates(q, [ps], cands)] == run
-    assert step_candidates("What do I fry the cumin seeds in?", [ps], cands) == []
+    assert step_candidates("What do I make the dal in?", [ps], cands) == []  # no how-to
+    # a question about one step ("fry", "cumin" are in no heading) is answered by it
+    one = "How do I fry the cumin seeds?"
+    fry_first = rank_candidates(one, [ps], None, 100)
+    assert fry_first[0].text.startswith("1. Fry")
+    assert step_candidates(one, [ps], fry_first) == []
+    # a lead-in names the procedure as a heading does
+    led = hit(2, "To restore the backup:\n1. Stop the docker stack.\n2. Run restic restore.")
+    rc = rank_candidates("How do I restore the backup?", [PassageSentences.of(2, led)], None, 9)
+    got = step_candidates("How do I restore the backup?", [PassageSentences.of(2, led)], rc)
+    assert [c.text for c in got] == ["1. Stop the docker stack.", "2. Run restic restore."]
     got = check("How do I make the dal?", [PassageSentences.of(1, hit(1, DAL))], None, 0.0)
     assert "make" not in got.missing  # *make* is a light verb
 
