@@ -372,8 +372,7 @@ def test_a_how_to_question_gets_every_step_from_the_bundled_model(
         real_embedder,
     )
     assert _answer(home, "How do I make the dal?") == [
-        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 "
-        "minutes.",
+        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 minutes.",
         "2. Add garlic and turmeric, stir for a minute.",
         "3. Add lentils, stock and coconut milk; simmer for 20 minutes until soft.",
         "4. Season with salt and lime juice.",
@@ -381,8 +380,7 @@ def test_a_how_to_question_gets_every_step_from_the_bundled_model(
     assert len(_answer(home, "How long do I simmer the lentils?")) == 1
     # a how-to question about one step (its words are in no heading) gets that step
     assert _answer(home, "How do I fry the cumin seeds?") == [
-        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 "
-        "minutes."
+        "1. Fry the cumin seeds in oil until they pop, then add the onion and cook for 8 minutes."
     ]
 
 
