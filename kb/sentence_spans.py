@@ -20,8 +20,9 @@ Spans ``(start, end)`` index the passage text, white space trimmed, so
   which has no letters or digits to stand alone).
 
 Pieces shorter than :data:`MIN_SENTENCE_CHARS` visible characters are merged into the
-previous sentence (``"(b)"`` is not a sentence), but a bulleted list item stands alone
-(``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy), and so does a
+previous sentence (``"(b)"`` is not a sentence), but a list item stands alone
+(``"- 1 egg, beaten"``, ``"- milk"``: an ingredient, a thing to buy; ``"2. Run restic."``
+on a line of its own: a step), and so does a
 label that opens a paragraph of its own and ends with a colon (``"Follow-ups:"`` before
 a list: the list's lead-in, not the previous paragraph's tail); a short sentence that
 opens a paragraph is never the tail of the one before either: it joins the sentence
@@ -329,7 +330,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 carry = s  # its text follows on the same line
                 continue
         before = text[spans[-1][0]] if spans else ""
-        if BULLET.match(text, s):
+        if BULLET.match(text, s) or ITEM_NUMBER.match(text, s):
             short = False  # a list item stands alone however short: "- 1 egg, beaten"
         elif (
             short

@@ -159,6 +159,11 @@ def test_a_short_bulleted_item_is_a_sentence_of_its_own() -> None:
     assert got == ["- 75 g melted butter", "- ½ cup light brown sugar", "- 1 egg, beaten", "- milk"]
     prose = "See the appendix for the full list of terms (b)."
     assert len(split_sentences(prose)) == 1
+    # so does a short numbered step on a line of its own: "2. Run restic." joined the
+    # step before it, and a how-to question got one sentence for two steps
+    steps = "To restore the backup:\n1. Stop the stack.\n2. Run restic.\n3. Go."
+    got = [steps[a:b] for a, b in split_sentences(steps)]
+    assert got == ["To restore the backup:", "1. Stop the stack.", "2. Run restic.", "3. Go."]
 
 
 def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
@@ -185,10 +190,12 @@ def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
         "1. Omar: chase the vendor for the scanners.",
         "2. Dana: book the rooms.",
     ]
-    # a short item whose text is on the next lines stays behind; a year is no item
+    # a short item on a line of its own stands alone, as a bulleted one does (it joined
+    # the sentence before it); a year is no item
     shopping = "Long intro sentence here.\n1. Milk\n2. Eggs and bread today."
     assert [shopping[a:b] for a, b in split_sentences(shopping)] == [
-        "Long intro sentence here.\n1. Milk",
+        "Long intro sentence here.",
+        "1. Milk",
         "2. Eggs and bread today.",
     ]
     wrapped = "It was founded in\n1990. The company grew."
