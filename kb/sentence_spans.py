@@ -27,7 +27,8 @@ label that opens a paragraph of its own and ends with a colon (``"Follow-ups:"``
 a list: the list's lead-in, not the previous paragraph's tail); a short sentence that
 opens a paragraph is never the tail of the one before either: it joins the sentence
 after it in its own paragraph ("Called Mum. Her operation is on 9 January."), or
-stands alone when nothing of its paragraph follows; a Markdown
+stands alone when nothing of its paragraph follows (a list item always stands alone,
+also as the text's first line: "1. Unplug it."); a Markdown
 heading line stays a piece of its own, and a short table line joins the table line
 before it only (a rule line its header, a short row ``| x | 1 |`` the row above), never
 a paragraph, so a short header ``| Item | Cost |`` after a paragraph starts its own
@@ -353,6 +354,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     if (
         len(spans) >= 2
         and text[first[0]] not in "#|"
+        and not starts_item(text[first[0] : first[1]])  # "- milk", "1. Unplug it."
         and text[spans[1][0]] != "|"
         and (sum(c.isalnum() for c in text[first[0] : first[1]]) < MIN_SENTENCE_CHARS)
         and not _lead_in(text, first[1], spans[1][0])

@@ -164,6 +164,9 @@ def test_a_short_bulleted_item_is_a_sentence_of_its_own() -> None:
     steps = "To restore the backup:\n1. Stop the stack.\n2. Run restic.\n3. Go."
     got = [steps[a:b] for a, b in split_sentences(steps)]
     assert got == ["To restore the backup:", "1. Stop the stack.", "2. Run restic.", "3. Go."]
+    # also when the text opens with it (a short first sentence joined the next one)
+    for text in ("1. Unplug it.\n2. Wait 30 s.\n3. Hold reset.", "- milk\n- eggs and bread"):
+        assert [text[a:b] for a, b in split_sentences(text)] == text.split("\n"), text
 
 
 def test_a_numbered_line_is_one_item_and_a_short_title_joins_its_text() -> None:
