@@ -72,12 +72,14 @@ from kb.rag.quote import (
     STEP_QUOTES,
     Candidate,
     LabelExpander,
+    asks_several,
     asks_steps,
     candidates_block,
     list_candidates,
     quote_grammar,
     rank_candidates,
     record_candidates,
+    row_candidates,
     section_candidates,
     step_candidates,
     task_candidates,
@@ -332,6 +334,10 @@ class AskPipeline:
             # the question names (the note's "Red lentil dal")
             steps = self._steps(q, verifier, assessed) if asks_steps(q) else []
             inside: list[Candidate] = steps
+            # or the rows of a table that hold what a question for several things picks
+            # ("Which subscriptions are on the Amex?": both Amex rows)
+            if not inside and asks_several(q):
+                inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
             if not inside and assessed.answerability.section:
                 inside = section_candidates(q, verifier.passages, cands)
             # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
@@ -366,13 +372,16 @@ class AskPipeline:
         gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
         return built, gbnf, verifier
 
-    def _steps(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
-        """:func:`~kb.rag.quote.step_candidates` of ``q``, from every sentence of the
-        passages (a procedure's later steps may rank past the candidates' limit)."""
-        every_one = rank_candidates(
+    def _every(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
+        """Every sentence of the passages as a candidate, best first (a procedure's later
+        steps, or a table's other rows, may rank past the candidates' limit)."""
+        return rank_candidates(
             q, verifier.passages, self.embed, 10_000, doc_freq=self.doc_freq, qvec=assessed.qvec
         )
-        return step_candidates(q, verifier.passages, every_one)
+
+    def _steps(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
+        """:func:`~kb.rag.quote.step_candidates` of ``q``, from :meth:`_every`."""
+        return step_candidates(q, verifier.passages, self._every(q, verifier, assessed))
 
     # -- worker thread --------------------------------------------------------------------
     def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:

@@ -97,7 +97,15 @@ from kb.rag.answerability import (
     weighted_share,
 )
 from kb.rag.grammar import _case_insensitive, _literal
-from kb.rag.lexical import DAY_DATE, content_stems, found, stem, tokens
+from kb.rag.lexical import (
+    DAY_DATE,
+    content_stems,
+    found,
+    is_stopword,
+    stem,
+    tokens,
+    unit_words,
+)
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
@@ -109,6 +117,8 @@ from kb.sentence_spans import (
     TASK_BOX,
     is_question,
     starts_item,
+    table_cells,
+    table_rows,
 )
 
 MAX_QUOTE_CHARS = 600
@@ -476,6 +486,104 @@ def names_procedure(question: str, p: PassageSentences, run: Sequence[int]) -> b
         if run[0] in items:
             named |= set(content_stems(p.sentence(lead)))
     return bool(asked) and all(found(s, named) for s in asked)
+
+
+_OPENER = re.compile(r"^\W*(?:which|what)\s+(\S+)(?:\s+(\S+))?", re.IGNORECASE)
+
+
+def _plural(word: str) -> bool:
+    """``word`` reads as a plural noun: 4 letters or more, ends with *s* but not *ss*,
+    *us* or *is* ("class", "bus", "analysis"), and no stop word ("does", "was")."""
+    w = word.strip("?,.!").lower()
+    return (
+        len(w) >= 4
+        and w.isalpha()
+        and w.endswith("s")
+        and not w.endswith(("ss", "us", "is"))
+        and not is_stopword(w)
+    )
+
+
+def asks_several(question: str) -> bool:
+    """``question`` asks for several things of a kind: *which* or *what* before a plural
+    noun, or before a word and a plural noun ("Which subscriptions are on the Amex?",
+    "What new jobs came in?"); not "What is the bus number?", "Which class is it?"."""
+    m = _OPENER.search(question)
+    if m is None:
+        return False
+    first, second = m.group(1), m.group(2) or ""
+    return _plural(first) or (not is_stopword(first.lower()) and _plural(second))
+
+
+def matching_rows(question: str, p: PassageSentences) -> list[int]:
+    """The rows of a Markdown table in ``p`` that hold, in their cells, every word of
+    ``question`` that picks rows: a content word (light verbs aside) found in the
+    cells of some rows but not all, and not in the header ("Which subscriptions are on
+    the Amex?": *amex*, in two rows' Card cells of four), when its other words are in
+    the headings, the header or those rows; every row when no word picks
+    and the question's words are the table's header and headings ("What items are in
+    the Lisbon budget?" over "## Budget" and "| Item | Cost |"). Empty otherwise, or
+    when fewer than two rows would be chosen (one row is an ordinary answer)."""
+    asked = asked_terms(question_terms(question, None))
+    text = p.hit.text
+    rows: list[tuple[int, frozenset[str]]] = []
+    header: set[str] = set()
+    for j, lines in enumerate(table_rows(text, p.spans)):
+        cells = [(line, columns) for line, columns in lines if columns is not None]
+        if not cells:
+            continue  # no row (a header joined to its first row is one: "| Item | Cost |
+            # | --- | --- | | Flights | £182 |")
+        for _, columns in cells:
+            header |= content_stems(" ".join(columns))
+        words = " ".join(" ".join(table_cells(line)) for line, _ in cells)
+        rows.append((j, frozenset(content_stems(words))))
+    if len(rows) < 2:
+        return []
+
+    def held(s: str, cells: frozenset[str]) -> bool:
+        return found(s, cells, synonyms=False)
+
+    picks = [
+        s
+        for s in asked
+        if not found(s, header, synonyms=False) and 0 < sum(held(s, c) for _, c in rows) < len(rows)
+    ]
+    named = header | p.heading_stems
+    if picks:
+        chosen = [j for j, c in rows if all(held(s, c) for s in picks)]
+        # the question's other words name the table ("Which *films* are on the Amex?"
+        # over subscriptions names none)
+        said = named.union(*(c for j, c in rows if j in chosen))
+        said |= set().union(*(unit_words(p.sentence(j)) for j in chosen))  # "£10.99": paid
+        return chosen if len(chosen) >= 2 and all(found(s, said) for s in asked) else []
+    # no word picks: every row, when the question names the table by its header and
+    # its headings ("What items are in the Lisbon budget?" over "## Budget" and "| Item
+    # | Cost |"), as a named section answers with all its items
+    if any(held(s, frozenset(header)) for s in asked) and all(found(s, named) for s in asked):
+        return [j for j, _ in rows]
+    return []
+
+
+def row_candidates(
+    question: str,
+    passages: Sequence[PassageSentences],
+    cands: Sequence[Candidate],
+) -> list[Candidate]:
+    """For a question that asks for several things (:func:`asks_several`), the table
+    rows of the best candidate's passage that hold what it asks for
+    (:func:`matching_rows`), in order: "Which subscriptions are on the Amex?" is
+    answered by both Amex rows (the bundled model quoted "The Amex card expires in
+    04/27."). ``cands`` must hold every sentence of the passages (ranked with a limit
+    past their length). Empty when the question asks for one thing or no two rows of
+    one table hold it."""
+    if not cands or not asks_several(question):
+        return []
+    by_n = {p.n: p for p in passages}
+    for n in dict.fromkeys(c.n for c in cands):  # passages by their best candidate
+        rows = set(matching_rows(question, by_n[n])) if n in by_n else set()
+        if rows:
+            return sorted((c for c in cands if c.n == n and c.j in rows), key=lambda c: c.j)
+    return []
 
 
 #: a fenced code block of one line: ```` ```bash\nrestic restore latest\n``` ````

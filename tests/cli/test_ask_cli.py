@@ -384,6 +384,33 @@ def test_a_how_to_question_gets_every_step_from_the_bundled_model(
     ]
 
 
+def test_a_question_for_several_things_gets_every_row_that_holds_them(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real CLI, embedder and model over a subscriptions table: "Which subscriptions
+    are on the Amex?" quoted "The Amex card expires in 04/27."; now both Amex rows, in
+    the table's order, and a question for one of them keeps its one row."""
+    home = _note_kb(
+        tmp_path,
+        "money/subscriptions.md",
+        "# Subscriptions\n\n| Service | Monthly | Renews | Card |\n| --- | --- | --- | --- |\n"
+        "| Netflix Standard | £10.99 | 19th | Visa |\n| Spotify Duo | £16.99 | 3rd | Amex |\n"
+        "| iCloud 200 GB | £2.99 | 27th | Visa |\n| Guardian digital | £12.00 | 1st | Amex |\n\n"
+        "Cancel the Guardian before the price goes up in January.\n"
+        "The Amex card expires in 04/27.\n",
+        real_embedder,
+    )
+    assert _answer(home, "Which subscriptions are on the Amex?") == [
+        "| Spotify Duo | £16.99 | 3rd | Amex |",
+        "| Guardian digital | £12.00 | 1st | Amex |",
+    ]
+    assert _answer(home, "How much do I pay for Spotify?") == [
+        "| Spotify Duo | £16.99 | 3rd | Amex |"
+    ]
+
+
 def _answer(home: Path, question: str) -> list[str]:
     """``kb ask QUESTION``'s answer lines (:func:`_lines`); the command must succeed."""
     r = runner.invoke(app, ["ask", question, "--kb", str(home)])

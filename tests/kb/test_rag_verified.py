@@ -1951,6 +1951,44 @@ def test_a_how_to_question_is_answered_by_every_step_of_its_procedure() -> None:
     assert "make" not in got.missing  # *make* is a light verb
 
 
+SUBSCRIPTIONS = (
+    "| Service | Monthly | Renews | Card |\n| --- | --- | --- | --- |\n"
+    "| Netflix Standard | £10.99 | 19th | Visa |\n| Spotify Duo | £16.99 | 3rd | Amex |\n"
+    "| iCloud 200 GB | £2.99 | 27th | Visa |\n| Guardian digital | £12.00 | 1st | Amex |\n\n"
+    "The Amex card expires in 04/27."
+)
+
+
+def test_a_question_for_several_things_gets_every_table_row_that_holds_them() -> None:
+    """ "Which subscriptions are on the Amex?" quoted "The Amex card expires in 04/27.":
+    the rows whose cells hold the word that picks (*amex*: in some rows, not all, not
+    in the header) are the answer, all of them; a question for one thing, a word in
+    every row, or one row alone is left to the usual quote."""
+    from kb.rag.quote import asks_several, matching_rows, row_candidates
+
+    assert asks_several("Which subscriptions are on the Amex?")
+    assert asks_several("What jobs did I apply for?")
+    for q in ("What is the bus number?", "Which class is it?", "What status is it?"):
+        assert not asks_several(q), q
+    subs = hit(1, SUBSCRIPTIONS)
+    subs = replace(subs, locator=replace(subs.locator, heading_path=("Subscriptions",)))
+    ps = PassageSentences.of(1, subs)
+
+    def rows(q: str) -> list[str]:
+        return [ps.sentence(j).split("|")[1].strip() for j in matching_rows(q, ps)]
+
+    assert rows("Which subscriptions are on the Amex?") == ["Spotify Duo", "Guardian digital"]
+    assert rows("Which subscriptions are paid with Visa?") == ["Netflix Standard", "iCloud 200 GB"]
+    assert rows("Which subscriptions renew on the 3rd?") == []  # one row: the usual quote
+    # no word picks, and the question names the table by its header and heading: all rows
+    assert len(rows("Which cards do the subscriptions use?")) == 4
+    assert rows("Which films are on the Amex?") == []  # *films* names no column
+    cands = rank_candidates("Which subscriptions are on the Amex?", [ps], None, 100)
+    got = row_candidates("Which subscriptions are on the Amex?", [ps], cands)
+    assert [c.text.split("|")[1].strip() for c in got] == ["Spotify Duo", "Guardian digital"]
+    assert row_candidates("Which subscription is on the Amex?", [ps], cands) == []  # one
+
+
 def test_a_section_heading_is_the_last_heading_under_a_title() -> None:
     from kb.rag.verify import section_heading
 
