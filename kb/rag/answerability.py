@@ -890,13 +890,10 @@ def does(doers: Collection[str], verbs: Collection[str], p: PassageSentences, j:
                 return True
             # "Physio with Anna: she said …": a pronoun right before the verb stands for
             # the doer the sentence named before it
-            named = set(words[: i - 1])
-            if (
-                i
-                and raw[i - 1].lower() in _SUBJECT_PRONOUNS
-                and any(found(s, named) for s in doers)
-            ):
-                return True
+            if i and raw[i - 1].lower() in _SUBJECT_PRONOUNS:
+                named = set(words[: i - 1])
+                if any(found(s, named) for s in doers):
+                    return True
     return False
 
 

@@ -332,7 +332,11 @@ class AskPipeline:
             # the steps of a procedure a how-to question's best sentence is one of ("How
             # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section
             # the question names (the note's "Red lentil dal")
-            steps = self._steps(q, verifier, assessed) if asks_steps(q) else []
+            steps = (
+                step_candidates(q, verifier.passages, self._every(q, verifier, assessed))
+                if asks_steps(q)
+                else []
+            )
             inside: list[Candidate] = steps
             # or the rows of a table that hold what a question for several things picks
             # ("Which subscriptions are on the Amex?": both Amex rows)
@@ -378,10 +382,6 @@ class AskPipeline:
         return rank_candidates(
             q, verifier.passages, self.embed, 10_000, doc_freq=self.doc_freq, qvec=assessed.qvec
         )
-
-    def _steps(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
-        """:func:`~kb.rag.quote.step_candidates` of ``q``, from :meth:`_every`."""
-        return step_candidates(q, verifier.passages, self._every(q, verifier, assessed))
 
     # -- worker thread --------------------------------------------------------------------
     def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -471,7 +472,8 @@ def step_candidates(
     run = step_run(p, best.j) if p is not None else []
     if p is None or not run or not names_procedure(question, p, run):
         return []
-    return sorted((c for c in cands if c.n == best.n and c.j in set(run)), key=lambda c: c.j)
+    steps = set(run)
+    return sorted((c for c in cands if c.n == best.n and c.j in steps), key=lambda c: c.j)
 
 
 def names_procedure(question: str, p: PassageSentences, run: Sequence[int]) -> bool:
@@ -540,13 +542,11 @@ def matching_rows(question: str, p: PassageSentences) -> list[int]:
     if len(rows) < 2:
         return []
 
-    def held(s: str, cells: frozenset[str]) -> bool:
+    def held(s: str, cells: AbstractSet[str]) -> bool:
         return found(s, cells, synonyms=False)
 
     picks = [
-        s
-        for s in asked
-        if not found(s, header, synonyms=False) and 0 < sum(held(s, c) for _, c in rows) < len(rows)
+        s for s in asked if not held(s, header) and 0 < sum(held(s, c) for _, c in rows) < len(rows)
     ]
     named = header | p.heading_stems
     if picks:
@@ -559,7 +559,7 @@ def matching_rows(question: str, p: PassageSentences) -> list[int]:
     # no word picks: every row, when the question names the table by its header and
     # its headings ("What items are in the Lisbon budget?" over "## Budget" and "| Item
     # | Cost |"), as a named section answers with all its items
-    if any(held(s, frozenset(header)) for s in asked) and all(found(s, named) for s in asked):
+    if any(held(s, header) for s in asked) and all(found(s, named) for s in asked):
         return [j for j, _ in rows]
     return []
 
