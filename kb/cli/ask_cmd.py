@@ -293,10 +293,12 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
     """Refusal / ungrounded labels, verdicts, invalid citations, truncation and Sources."""
     echo = typer.echo
     if record.truncated == "max_tokens":
-        echo(
-            f"note: the answer reached --max-tokens {settings.llm.max_tokens}; "
-            "the unfinished sentence was dropped"
+        lost = (
+            "the quotes after the last one shown were dropped"  # its sentences are whole
+            if record.mode == "quote"
+            else "the unfinished sentence was dropped"
         )
+        echo(f"note: the answer reached --max-tokens {settings.llm.max_tokens}; {lost}")
     if record.refused and record.refusal_reason == "no_hits":
         from kb.search.evidence import SENTENCE_MARGIN
 

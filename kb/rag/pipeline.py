@@ -34,7 +34,10 @@ never waits for it. Passage sentences are embedded once, before the evidence che
 verifier.
 
 When generation stops at ``max_tokens`` the answer is trimmed to its last complete
-sentence and ``truncated="max_tokens"``.
+sentence and ``truncated="max_tokens"``; in quote mode its quotes are whole sentences
+already, and a list of candidate numbers cut short is marked the same way (the quotes
+it would have named are missing). Quote mode's own budget (:func:`quote_budget`) lets
+the model name every candidate.
 
 Timings (seconds): ``retrieval_s`` (from the start of ``ask``); ``load_s`` (model
 load, 0 when already loaded); ``prompt_s`` (fitting contexts, token counting,
@@ -101,8 +104,17 @@ from kb.search.options import SearchOptions
 from kb.types import Hit
 
 ANSWER_MODES = ("quote", "generate")
-#: quote mode: the model writes only candidate numbers or the refusal phrase
+#: quote mode: the model writes only candidate numbers or the refusal phrase; the
+#: least it may write (the refusal phrase fits)
 QUOTE_MAX_TOKENS = 16
+
+
+def quote_budget(n_candidates: int) -> int:
+    """The tokens quote mode lets the model write: every candidate's number and a space
+    after it (3 tokens each at most: "10 " may be two and a space), and at least
+    :data:`QUOTE_MAX_TOKENS` for the refusal phrase. A fixed budget of 16 cut the all-items
+    answer "1 2 3 4 5 6 7 8 9 10" of a 10-step procedure after its eighth step."""
+    return max(QUOTE_MAX_TOKENS, 3 * n_candidates)
 
 
 class RetrieverLike(Protocol):
@@ -361,7 +373,7 @@ class AskPipeline:
             return [system, {"role": "user", "content": user}]
 
         kept = list(cands)
-        budget = min(llm.max_tokens, QUOTE_MAX_TOKENS)
+        budget = min(llm.max_tokens, quote_budget(len(cands)))
         while kept and gen.count_prompt_tokens(messages(kept)) + budget > gen.n_ctx:
             kept.pop()
         if not kept:
@@ -396,14 +408,15 @@ class AskPipeline:
         interrupted = False
         max_tokens = self.settings.llm.max_tokens
         expander = LabelExpander(cands) if cands is not None else None
-        if expander is not None:
-            max_tokens = min(max_tokens, QUOTE_MAX_TOKENS)
+        labels: list[str] = []  # what the model wrote in quote mode: candidate numbers
+        if cands is not None:
+            max_tokens = min(max_tokens, quote_budget(len(cands)))
         try:
             tokens = gen.stream(
                 run.built.messages, max_tokens=max_tokens, grammar=run.gbnf, stop=()
             )
             if expander is not None:
-                tokens = _expanded(tokens, expander)
+                tokens = _expanded(tokens, expander, labels)
             try:
                 for piece in tokens:
                     if stream.cancelled:
@@ -433,15 +446,13 @@ class AskPipeline:
         record = AnswerRecord(question=run.question)
         try:
             text = "".join(pieces)
-            truncated = (
-                expander is None
-                and not interrupted
-                and error is None
-                and _hit_length(gen, text, max_tokens)
-            )
+            # in quote mode the sentences are whole whatever the cut, but a cut list of
+            # numbers drops the quotes after it ("1 2 3" of a 4-step procedure): marked
+            written = "".join(labels) if expander is not None else text
+            truncated = not interrupted and error is None and _hit_length(gen, written, max_tokens)
             completed = splitter.completed_end
             tail = splitter.finish() if not interrupted else []
-            if truncated:
+            if truncated and expander is None:
                 tail = [s for s in tail if splitter.is_complete(s.text)]
                 text = text[: tail[-1].end if tail else completed]
             if checker is not None:
@@ -603,10 +614,12 @@ def _has_evidence(
     return ask_passes(best_cosine, min_score, best_sentence, says_every_term, names_section)
 
 
-def _expanded(tokens: Iterator[str], expander: LabelExpander) -> Iterator[str]:
-    """The answer text for the model's streamed candidate numbers (quote mode)."""
+def _expanded(tokens: Iterator[str], expander: LabelExpander, labels: list[str]) -> Iterator[str]:
+    """The answer text for the model's streamed candidate numbers (quote mode); what
+    the model wrote is appended to ``labels``."""
     try:
         for piece in tokens:
+            labels.append(piece)
             yield expander.feed(piece)
         yield expander.finish()
     finally:

@@ -2059,6 +2059,23 @@ def test_truncated_answer_is_trimmed_to_its_last_complete_sentence() -> None:
     assert done and rec.grounded
 
 
+def test_a_quote_list_cut_by_max_tokens_is_marked_and_the_budget_fits_every_label() -> None:
+    """ "How do I make the dal?" --max-tokens 5 showed three of four steps with
+    ``truncated`` None: the quotes are whole sentences, but the numbers naming the
+    fourth were cut. Quote mode now marks it, and its own budget lets a 10-step answer
+    name every step (a fixed 16 tokens cut "1 2 3 4 5 6 7 8 9 10" after the eighth)."""
+    from kb.rag.pipeline import QUOTE_MAX_TOKENS, quote_budget
+
+    gen = Scripted(["1", " 2"], "length")
+    rec = ask(gen, cfg(mode="quote", quote_candidates=3, quote_max_sentences=3)).result()
+    assert rec.truncated == "max_tokens" and rec.quote_choice == [1, 2]
+    assert len(rec.sentences) == 2 and all(v.verdict == "supported" for v in rec.sentences)
+    whole = ask(Scripted(["1", " 2"], "stop"), cfg(mode="quote", quote_max_sentences=3))
+    assert whole.result().truncated is None
+    assert quote_budget(2) == QUOTE_MAX_TOKENS and quote_budget(10) >= len("1 2 3 4 5 6 7 8 9 10")
+    assert gen.calls[0]["max_tokens"] == min(cfg().llm.max_tokens, quote_budget(3))
+
+
 def test_no_support_refusal_names_the_missing_word_and_never_loads_the_model() -> None:
     loads: list[int] = []
 
