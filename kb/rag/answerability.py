@@ -127,7 +127,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import prefixed, swaps
-from kb.rag.superlative import DATE, Extreme, asked_extreme, is_item, measure
+from kb.rag.superlative import DATE, Extreme, asked_extreme, entry_value, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -415,6 +415,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue  # "how many times" asks for a count a note writes "twice"
         elif word.lower() in _LAST_WORDS and _HOW_LONG.search(question, 0, m.start()):
             continue  # "how long did the outage last" asks for a time: "for 47 minutes"
+        elif word.lower() == "time" and _THE_LAST.search(question, 0, m.start()):
+            continue  # "When was the last time I ran?" asks when, as "When did I last run?"
         elif _EXPANSION.match(question, m.start()):
             continue  # "What is QED short for?" asks what the letters spell out
         else:
@@ -448,7 +450,7 @@ def word_parts(stems: frozenset[str], known: AbstractSet[str]) -> frozenset[str]
 
 #: a person doing a light verb that is an activity of its own when a person does it
 #: (*run*: a thing runs on a schedule, a person runs a distance)
-_PERSON_DOES = re.compile(r"\b(I|we|you|he|she|they)\s+(run|runs|ran)\b", re.IGNORECASE)
+_PERSON_DOES = re.compile(r"\b(I|we|you|he|she|they)\s+(?:last\s+)?(run|runs|ran)\b", re.IGNORECASE)
 #: "how many" right before a word (searched in the text before it)
 _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 #: "how long" somewhere before a word, and the verb it asks the span of ("How long did
@@ -456,6 +458,8 @@ _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 #: duration)
 _HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
 _LAST_WORDS = frozenset(["last", "lasts", "lasted"])
+#: "the last" right before a word (searched in the text before it)
+_THE_LAST = re.compile(r"\bthe\s+last\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
 #: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
 _EXPANSION = re.compile(r"(?:short|stands?)\s+for\b|abbreviation\s+(?:for|of)\b", re.IGNORECASE)
@@ -1024,15 +1028,21 @@ def measured_extreme(
     ``sentences`` is a list item or table row that holds a quantity of the kind it
     compares: "Which policy is cheapest?" over "| Home contents | Aviva | £212 a year
     |", whose price says how cheap it is (quote mode picks the row with the extreme
-    value)."""
+    value); or when ``p`` is a journal's entry (a passage under a dated heading) and
+    one of ``sentences`` has a value there (:func:`kb.rag.superlative.entry_value`):
+    its heading's day for *last*, "10 km" for *longest* (quote mode compares the
+    entries)."""
     extreme = terms.extreme
     wanted = [s for s in lacking if extreme is not None and terms[s][0].lower() == extreme.word]
     if extreme is None or not wanted:
         return []
+    path = p.hit.locator.heading_path
+    if any(entry_value(p.sentence(k), path, extreme) is not None for k in sentences):
+        return wanted  # a journal's entry: "## 2026-11-09" / "Ran 10 km" for "last run"
     for k in sentences:
         text = p.sentence(k)
-        # a date compares only among rows: one dated row is no "last" one (a chunk of
-        # a long table may hold only an old row)
+        # a date compares only among rows or items: one dated row is no "last" one (a
+        # chunk of a long table may hold only an old row)
         if (
             is_item(text)
             and measure(text, extreme) is not None
@@ -1043,7 +1053,8 @@ def measured_extreme(
 
 
 def _dated_rows(p: PassageSentences) -> int:
-    """How many of ``p``'s sentences are table rows with a date (:data:`DATE`)."""
+    """How many of ``p``'s sentences are table rows or list items with a date
+    (:data:`DATE`)."""
     extreme = Extreme(DATE, 1)
     return sum(measure(p.sentence(k), extreme) is not None for k in range(len(p.spans)))
 

@@ -363,7 +363,10 @@ class AskPipeline:
             # or the task items a question about tasks asks for ("What is left to do?")
             inside = inside or task_candidates(q, cands)
             if inside:
-                cap = STEP_QUOTES if steps else SECTION_QUOTES
+                # a list's items are short, and each is part of the answer ("What are
+                # the ingredients?" over seven); prose sentences are long
+                listed = steps or all(c.item for c in inside)
+                cap = STEP_QUOTES if listed else SECTION_QUOTES
                 cands, most = inside, max(most, min(len(inside), cap))
                 every = True
 

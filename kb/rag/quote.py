@@ -108,7 +108,7 @@ from kb.rag.lexical import (
     unit_words,
 )
 from kb.rag.polarity import negates, negation_asked, says_denied
-from kb.rag.superlative import extremes
+from kb.rag.superlative import DATE, entry_value, extremes
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.search.tasks import asks_done, asks_tasks
 from kb.sentence_spans import (
@@ -228,7 +228,7 @@ def rank_candidates(
     if doing:
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
-        cands = _lift_extremes(question, cands, passages)
+        cands = _lift_extremes(question, terms, cands, passages)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing, but
     # what the note asks is the answer to "What are the open questions?"
     asking = {(c.n, c.j) for c in cands if is_question(c.text) and not c.follow}
@@ -295,32 +295,102 @@ def doer_and_verb(question: str) -> tuple[frozenset[str], frozenset[str]] | None
 
 
 def _lift_extremes(
-    question: str, cands: list[Candidate], passages: Sequence[PassageSentences]
+    question: str, terms: Terms, cands: list[Candidate], passages: Sequence[PassageSentences]
 ) -> list[Candidate]:
     """``cands`` with the list item or table row of each passage that holds the extreme
     value the question asks for (:func:`kb.rag.superlative.extremes`) lifted by
-    :data:`EXTREME_BONUS` (:func:`_lifted`)."""
+    :data:`EXTREME_BONUS` (:func:`_lifted`); a list's items compared by date only among
+    those that say most of what the question asks (:func:`_saying`: "When was my last
+    run?" over a log whose latest item is a visit to the physio; a table's rows are
+    records of like things). Then the sentences of a journal's entries (passages under
+    dated headings, :func:`kb.rag.superlative.entry_value`) that say most of what it
+    asks, compared across the entries: "When did I last run?" lifts the run under the
+    latest heading above the others."""
+    extreme = terms.extreme
+    if extreme is None:
+        return cands
     by_n = {p.n: p for p in passages}
     chosen: list[int] = []
     for n in {c.n for c in cands}:
-        of_passage = [(i, by_n[n].sentence(c.j)) for i, c in enumerate(cands) if c.n == n]
-        chosen.extend(extremes(question, of_passage))
+        idx = [i for i, c in enumerate(cands) if c.n == n]
+        if extreme.kinds == DATE:
+            rows = [i for i in idx if by_n[n].sentence(cands[i].j).lstrip().startswith("|")]
+            idx = rows + _saying(terms, cands, by_n, [i for i in idx if i not in rows])
+        chosen.extend(extremes(question, [(i, by_n[n].sentence(cands[i].j)) for i in idx]))
+    valued = {}
+    for i, c in enumerate(cands):
+        p = by_n[c.n]
+        if (v := entry_value(p.sentence(c.j), p.hit.locator.heading_path, extreme)) is not None:
+            valued[i] = v
+    entries = _saying(terms, cands, by_n, list(valued))
+    if entries and len({valued[i][1] for i in entries}) == 1:
+        best = max(extreme.direction * valued[i][0] for i in entries)
+        top = [i for i in entries if extreme.direction * valued[i][0] == best]
+        out = _lifted(cands, chosen, EXTREME_BONUS)
+        return _lifted(out, top, EXTREME_BONUS, among=entries)
     return _lifted(cands, chosen, EXTREME_BONUS)
 
 
-def _lifted(cands: list[Candidate], chosen: Collection[int], bonus: float) -> list[Candidate]:
+def _saying(
+    terms: Terms, cands: Sequence[Candidate], by_n: dict[int, PassageSentences], idx: list[int]
+) -> list[int]:
+    """Those of ``idx`` (indices of ``cands``) whose sentences say the largest
+    idf-weighted share (> 0) of the question's terms, its superlative word aside
+    (*last* is what the values decide): the items or entries about what is asked."""
+    word = terms.extreme.word if terms.extreme is not None else ""
+    shares = {}
+    for i in idx:
+        text = by_n[cands[i].n].sentence(cands[i].j)
+        held = set(found_terms(terms, by_n[cands[i].n], cands[i].j))
+        # light verbs count here: "my longest *run*" is what the entries must say
+        shares[i] = sum(
+            weight
+            for s, (w, weight) in terms.items()
+            if s in held and w.lower() != word and not _modifier_only(s, text)
+        )
+    best = max(shares.values(), default=0.0)
+    return [i for i in idx if best > 0 and shares[i] >= best - 1e-9]
+
+
+def _modifier_only(term: str, sentence: str) -> bool:
+    """Every word of ``sentence`` with the stem ``term`` is an *-ing* form right before
+    a content word, which it names a kind of ("Bought new *running* shoes", "the
+    *parking* ticket"): the sentence is about the thing, not the doing ("When did I last
+    run?"). False when ``term`` is not in the sentence's own words (a heading's)."""
+    words = tokens(sentence)
+    at = [k for k, w in enumerate(words) if stem(w) == term]
+    return bool(at) and all(
+        words[k].lower().endswith("ing")
+        and k + 1 < len(words)
+        and words[k + 1].isalpha()
+        and words[k + 1].islower()
+        and not is_stopword(words[k + 1])
+        for k in at
+    )
+
+
+def _lifted(
+    cands: list[Candidate],
+    chosen: Collection[int],
+    bonus: float,
+    *,
+    among: Collection[int] | None = None,
+) -> list[Candidate]:
     """``cands`` with each of ``chosen`` (indices) lifted by ``bonus``, and to at least
-    half of it above the best candidate of its passage: what the sentence's shape says
-    (the extreme value, the doer doing it) decides where words and cosine cannot."""
+    half of it above the best candidate of its passage (or of ``among``, indices of
+    the candidates it was compared with): what the sentence's shape says (the extreme
+    value, the doer doing it) decides where words and cosine cannot."""
     out = list(cands)
     for i in chosen:
-        top = max(c.relevance for c in cands if c.n == cands[i].n)
+        rivals = [cands[k] for k in among] if among is not None else cands
+        top = max(c.relevance for c in rivals if among is not None or c.n == cands[i].n)
         out[i] = replace(cands[i], relevance=max(cands[i].relevance + bonus, top + bonus / 2))
     return out
 
 
 #: the most sentences one answer quotes from a section the question names
-#: (:func:`section_candidates`)
+#: (:func:`section_candidates`) when they are prose; a list's or a table's items are
+#: quoted up to :data:`STEP_QUOTES` ("What are the ingredients?" over seven of them)
 SECTION_QUOTES = 5
 
 
@@ -403,7 +473,8 @@ def task_candidates(question: str, cands: Sequence[Candidate]) -> list[Candidate
     return sorted(items, key=lambda c: (c.n, c.j))
 
 
-#: the most steps one answer quotes from a numbered procedure (:func:`step_candidates`)
+#: the most steps one answer quotes from a numbered procedure (:func:`step_candidates`),
+#: or items from a list or table (:data:`SECTION_QUOTES`)
 STEP_QUOTES = 10
 #: a question that asks how to do something: "How do I make the dal?", "How can we
 #: restore the database?", "How to reset the router?"; not "How do I know …" (no deed)

@@ -22,12 +22,21 @@ time) and whether the largest or the smallest value wins. *highest*, *lowest*,
 out of a total ("4/5"), the items hold (bare numbers, often years or counts of
 something else, are not compared); *most*
 and *least* alone are too common ("the most famous") to read as a comparison.
-*latest*, *newest*, *most recent* and *the last* (*my last* …; not the verb: "How long
-did the outage *last*?") ask for the latest date, *earliest* for the first, among the
-rows of a table ("How much was the last service?" over a service history whose rows
-start "| 2026-03-20 |"): a table is a record of like things, while a log's list items
-are not ("When was my last run?" over a running log whose latest item is a visit to
-the physio), so list items are not compared by date.
+*latest*, *newest*, *most recent*, *the last* (*my last* …; not the verb: "How long
+did the outage *last*?") and *last* said of what someone did ("When did I *last* run?",
+"When was the boiler *last* serviced?", "When was *the last time* …?") ask for the
+latest date, *earliest* for the first, among the rows of a table ("How much was the
+last service?" over a service history whose rows start "| 2026-03-20 |") or the dated
+items of a list ("1. 2026-05-20 at Skoda Barnet: major service"). A table is a record
+of like things, while a log's list items are not ("When was my last run?" over a
+running log whose latest item is a visit to the physio): quote mode compares a list's
+items by date only among those that say what the question asks
+(:func:`kb.rag.quote.rank_candidates`).
+
+A journal's entries are passages of their own under dated headings ("## 2026-11-09" /
+"Ran 10 km, 58 minutes."): :func:`entry_value` gives such a sentence its value (its
+own date, or else its heading's; or its quantity), compared across the entries that
+say what the question asks ("When did I last run?", "What was my longest run?").
 
 Among the items of one passage (list items or table rows, :func:`is_item`), those that
 hold a quantity of that kind are compared by the first such quantity's value, when
@@ -97,6 +106,23 @@ _NOT_LAST_TEXT = (
 _NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
 
 
+#: subject pronouns before an adverb *last*: "When did *I last* run?"
+_SUBJECTS = frozenset(["i", "we", "you", "he", "she", "they"])
+
+
+def _asks_latest(before: str, after: str) -> bool:
+    """*last* between ``before`` and ``after`` (lower-cased words) asks for the latest
+    date: after an owner ("my last run", "the last service"; not "the last 6 months",
+    "my last name"), or "the last time"; or as an adverb after a subject pronoun ("did
+    I last run") or before a past participle ("was the boiler last serviced"); not the
+    verb ("How long did the outage last?" has no word after it) nor "at last"."""
+    if before in _OWNERS:
+        return after == "time" or not (after.isdigit() or after in _NOT_LAST)
+    if before == "at" or after.isdigit() or after in _NOT_LAST:
+        return False
+    return before in _SUBJECTS or (len(after) > 4 and after.endswith("ed"))
+
+
 @dataclass(frozen=True)
 class Extreme:
     """What a superlative question compares: the quantity kinds (``None``: any), the
@@ -123,13 +149,7 @@ def asked_extreme(question: str) -> Extreme | None:
             continue  # another scale may still come: "over the last year, which … highest?"
         if w == "most" and after == "recent":  # "the most recent service"
             dated = Extreme(DATE, 1, after)
-        elif (
-            w == "last"
-            and i > 0
-            and words[i - 1] in _OWNERS
-            and after
-            and not (after.isdigit() or after in _NOT_LAST)
-        ):
+        elif w == "last" and i > 0 and after and _asks_latest(words[i - 1], after):
             dated = Extreme(DATE, 1, w)
         elif w in SCALE_WORDS:
             dated = Extreme(*SCALE_WORDS[w], w)
@@ -188,9 +208,9 @@ def measure(sentence: str, extreme: Extreme) -> tuple[float, str] | None:
     holds none; for any kind (``extreme.kinds`` is ``None``), a number with a unit, or
     else a score out of a total ("4/5": 4 in unit "/5"; "Which book did I rate
     highest?"); for a date (:data:`DATE`: *latest*, *the last*), the first date of a
-    table row, :func:`date_value`."""
-    if extreme.kinds == DATE:  # a table's rows only (module docstring)
-        return date_value(sentence) if sentence.lstrip().startswith("|") else None
+    table row or list item, :func:`date_value`."""
+    if extreme.kinds == DATE:  # a table's rows and a list's items only (module docstring)
+        return date_value(sentence) if is_item(sentence) else None
     if extreme.kinds is None and (score := _SCORE.search(sentence)) is not None:
         return float(score.group(1)), "/" + score.group(2)
     for value, kinds, written in quantities(sentence):
@@ -219,3 +239,25 @@ def extremes(question: str, items: Sequence[tuple[int, str]]) -> set[int]:
         return set()
     best = max(extreme.direction * value for _, (value, _) in measured)
     return {key for key, (value, _) in measured if extreme.direction * value == best}
+
+
+def heading_date(heading_path: Sequence[str]) -> tuple[float, str] | None:
+    """The date (:func:`date_value`) of the passage's own section heading when it is a
+    day's ("## 2026-11-09", "## Thursday 20 November": a journal's entry), else ``None``;
+    a year or a month alone ("1973 oil crisis") is no day."""
+    return date_value(heading_path[-1]) if heading_path else None
+
+
+def entry_value(
+    sentence: str, heading_path: Sequence[str], extreme: Extreme
+) -> tuple[float, str] | None:
+    """The value of ``sentence`` of a journal's entry (a passage under a dated heading,
+    :func:`heading_date`) for ``extreme``: for a date, its heading's ("## 2026-11-09" /
+    "Ran 10 km." is a run on 9 November; a date the sentence writes is often another
+    day's: "Booked the dentist for 3 December"); for a quantity, the sentence's
+    (:func:`measure`, which any sentence of an entry may hold: "Ran 10 km, 58
+    minutes."). ``None`` outside an entry or without a value."""
+    dated = heading_date(heading_path)
+    if dated is None:
+        return None
+    return dated if extreme.kinds == DATE else measure(sentence, extreme)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -409,6 +410,36 @@ def test_a_question_for_several_things_gets_every_row_that_holds_them(
     assert _answer(home, "How much do I pay for Spotify?") == [
         "| Spotify Duo | £16.99 | 3rd | Amex |"
     ]
+
+
+def test_a_journals_last_and_longest_entry_are_found_by_the_bundled_model(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real CLI, embedder and model over a running journal (an entry per dated
+    heading) and a recipe: "When did I last run?" and "What was my longest run?" were
+    refused for *last* and *longest*; now the run under the latest heading (not the
+    later "running shoes") with its day, and the 10 km run. "What are the
+    ingredients?" quoted five of seven items; now all seven."""
+    journal = (
+        "# November 2026\n\n## 2026-11-02\nRan 8 km along the canal in 46 minutes. "
+        "Knee felt fine.\n\n## 2026-11-05\nPhysio with Anna: she said to keep stretching "
+        "and to cut back to three runs a week.\n\n## 2026-11-09\nRan 10 km, 58 minutes. "
+        "Left knee sore after 7 km.\n\n## 2026-11-14\nBought new running shoes (Brooks "
+        "Ghost 16, £120) at Runners Need.\n"
+    )
+    items = ["250 g red lentils", "1 onion", "3 garlic cloves", "2 tsp cumin seeds"]
+    items += ["1 tsp turmeric", "400 ml coconut milk", "600 ml vegetable stock"]
+    recipe = "# Red lentil dal\n\nServes 4.\n\n## Ingredients\n"
+    recipe += "".join(f"- {item}\n" for item in items)
+    recipe += "\n## Method\n1. Fry the cumin seeds.\n2. Simmer everything for 20 minutes.\n"
+    notes = {"journal/2026-11.md": journal, "cooking/dal.md": recipe}
+    home = _notes_kb(tmp_path, notes, real_embedder)
+    last = [re.sub(r"\[#\d+\]", "[#n]", line) for line in _answer(home, "When did I last run?")]
+    assert last == ["2026-11-09 [#n] Ran 10 km, 58 minutes."]
+    assert _answer(home, "What was my longest run?") == ["Ran 10 km, 58 minutes."]
+    assert _answer(home, "What are the ingredients for the dal?") == items
 
 
 def _answer(home: Path, question: str) -> list[str]:

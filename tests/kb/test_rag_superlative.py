@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from kb.rag.answerability import check
 from kb.rag.quote import rank_candidates
-from kb.rag.superlative import Extreme, asked_extreme, extremes, is_item, measure
+from kb.rag.superlative import Extreme, asked_extreme, entry_value, extremes, is_item, measure
+from kb.types import Hit, Locator, Span
 from kb.rag.verify import PassageSentences
 from tests.kb.test_rag_verified import hit
 
@@ -118,7 +119,8 @@ SERVICES = (
 def test_the_last_row_of_a_dated_table_answers_the_last_one() -> None:
     """ "How much was the last service?" over a service history was refused for *last*:
     the row with the latest date says it, whatever its place in the table; a list's
-    items are not compared by date (a log's latest item need not be what is asked)."""
+    items compare by date too, but quote mode compares only those that say what is
+    asked (a log's latest item need not be it: :func:`test_a_dated_list_...`)."""
     date = frozenset({"date"})
     assert asked_extreme("How much was the last service?") == Extreme(date, 1)
     assert asked_extreme("When was my most recent MOT?") == Extreme(date, 1)
@@ -149,4 +151,73 @@ def test_the_last_row_of_a_dated_table_answers_the_last_one() -> None:
     mixed = [(0, "| 3 Oct 2025 | 5 km |"), (1, "| 9 Nov | 8 km |")]
     assert extremes("When was the latest run?", mixed) == set()
     log = [(0, "- 3 Oct: 5 km easy."), (1, "- 21 Nov: physio said rest.")]
-    assert extremes("When was my last run?", log) == set()
+    assert extremes("When was my last run?", log) == {1}
+
+
+def test_a_dated_list_compares_only_the_items_about_what_is_asked() -> None:
+    """ "When was the car last serviced?" over a numbered service history (list items
+    that start with their dates) was refused for *last*; and a log's latest item is not
+    the last run when it is about something else."""
+    date = frozenset({"date"})
+    # *last* said of what someone did, or "the last time"
+    assert asked_extreme("When did I last run?") == Extreme(date, 1)
+    assert asked_extreme("When was the boiler last serviced?") == Extreme(date, 1)
+    assert asked_extreme("When was the last time I saw the dentist?") == Extreme(date, 1)
+    assert asked_extreme("When did we last meet?") == Extreme(date, 1)
+    assert asked_extreme("How long did the battery last?") is None
+    assert asked_extreme("Which team came last?") is None
+    car = (
+        "# Car\n\nLog:\n"
+        "1. 2025-05-12 at Kwik Fit: annual service, 84,200 miles.\n"
+        "2. 2026-05-20 at Skoda Barnet: major service and cambelt, 93,950 miles.\n"
+        "3. 2026-07-02 at Halfords: new wiper blades.\n"
+    )
+    ps = [PassageSentences.of(1, hit(1, car))]
+    first = rank_candidates("When was the car last serviced?", ps, None, 5)[0]
+    assert first.text.startswith("2. 2026-05-20")
+    assert "last" not in check("When was the car last serviced?", ps, None, 0.0).missing
+    # under a lead-in that names them, every item is a service: the latest one wins
+    history = car.replace("Log:", "Service history:")
+    ps = [PassageSentences.of(1, hit(1, history))]
+    first = rank_candidates("When was the car last serviced?", ps, None, 5)[0]
+    assert first.text.startswith("3. 2026-07-02")
+    log = "# Runs\n\n- 3 Oct: ran 5 km easy.\n- 9 Nov: ran 8 km.\n- 21 Nov: physio said rest.\n"
+    ps = [PassageSentences.of(1, hit(1, log))]
+    assert rank_candidates("When did I last run?", ps, None, 5)[0].text == "9 Nov: ran 8 km."
+
+
+def entry(n: int, day: str, text: str) -> Hit:
+    """A journal's entry: a passage under a dated heading."""
+    loc = Locator("notes/journal.md", "md", ("November 2026", day), Span(line_start=n))
+    return Hit(chunk_id=100 + n, text=text, locator=loc, score=1.0 / n)
+
+
+JOURNAL = [
+    entry(1, "2026-11-02", "Ran 8 km along the canal in 46 minutes. Knee felt fine."),
+    entry(2, "2026-11-05", "Physio: she said to cut back to three runs a week."),
+    entry(3, "2026-11-09", "Ran 10 km, 58 minutes. Left knee sore after 7 km."),
+    entry(4, "2026-11-14", "Bought new running shoes at Runners Need."),
+    entry(5, "2026-11-16", "Dentist at 14:30: one filling."),
+]
+
+
+def test_a_journals_entries_are_compared_across_their_dated_headings() -> None:
+    """ "When did I last run?" and "What was my longest run?" over a journal whose
+    entries are passages under dated headings were refused for *last* and *longest*:
+    each entry's sentence takes its heading's day (or its own quantity), and the
+    entries that say what is asked are compared; "running shoes" is about shoes."""
+    ps = [PassageSentences.of(k + 1, h) for k, h in enumerate(JOURNAL)]
+    for q in ("When did I last run?", "When was the last time I ran?"):
+        assert "last" not in check(q, ps, None, 0.0).missing, q
+        top = rank_candidates(q, ps, None, 5)[0]
+        assert (top.n, top.text, top.lead) == (3, "Ran 10 km, 58 minutes.", "2026-11-09"), q
+    assert rank_candidates("When did I last see the dentist?", ps, None, 5)[0].n == 5
+    longest = rank_candidates("What was my longest run?", ps, None, 5)[0]
+    assert longest.text == "Ran 10 km, 58 minutes."
+    assert "longest" not in check("What was my longest run?", ps, None, 0.0).missing
+    # outside a journal (no dated heading) a sentence has no entry value
+    assert entry_value("Ran 10 km.", ("Runs",), Extreme(frozenset({"date"}), 1)) is None
+    assert entry_value("Ran 10 km.", ("Log", "2026-11-09"), Extreme(frozenset({"date"}), 1)) == (
+        20261109.0,
+        "ymd",
+    )
