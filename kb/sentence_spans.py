@@ -72,6 +72,13 @@ SHORT_FORMS = frozenset(["reg", "ref", "tel", "incl", "excl", "nr", "cf", "pp"])
 #: ("Dr.", "Mr.") at a line's end still runs on to the name on the next line
 ENDING_ABBREVIATIONS = frozenset(["etc", "ltd", "inc", "corp", "co", "al", "jr", "sr"])
 _NEXT_LINE = re.compile(r"[ \t]*\n[ \t]*[\"'(“‘\[]*[A-Z]")
+#: words that open a sentence and are no part of a name: after "Ltd." mid-line they
+#: say the sentence ended there (:func:`_line_end_abbreviation`)
+_OPENERS_TEXT = (
+    "The A An It He She We They I This That These Those There In On At Our My His Her"
+    " Its Their Your"
+)
+_OPENERS = frozenset(_OPENERS_TEXT.split())
 _NEXT_TOKEN = re.compile(r"\s+[\"'(“‘\[]*([^\s\"')”’\]]+)")
 
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)")
@@ -146,11 +153,15 @@ def _line_end_abbreviation(text: str, dot: int, end: int) -> bool:
     of :data:`ENDING_ABBREVIATIONS` at the end of a line, and the next line starts with
     a capital: "... installed by HeatRight Ltd." / "Annual service is due every
     September." are two sentences of a note written one per line, as are "(by HeatRight
-    Ltd.)" / "Annual ...". Mid-line ("Acme Ltd. Spain") or before a small letter it is
-    not an end."""
+    Ltd.)" / "Annual ...". Mid-line it ends the sentence before a word that starts
+    sentences, not names (:data:`_OPENERS`: "… by HeatRight Ltd. The warranty runs …";
+    not "Acme Ltd. Spain"); before a small letter it is not an end."""
     if _word_before(text, dot)[1] not in ENDING_ABBREVIATIONS:
         return False
-    return _NEXT_LINE.match(text, end) is not None
+    if _NEXT_LINE.match(text, end) is not None:
+        return True
+    m = _NEXT_TOKEN.match(text, end)
+    return m is not None and m.group(1) in _OPENERS
 
 
 def _word_before(text: str, dot: int) -> tuple[int, str]:

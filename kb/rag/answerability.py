@@ -415,6 +415,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue  # "how many times" asks for a count a note writes "twice"
         elif word.lower() in _LAST_WORDS and _HOW_LONG.search(question, 0, m.start()):
             continue  # "how long did the outage last" asks for a time: "for 47 minutes"
+        elif word.lower() in _THINK and _OF_ABOUT.match(question, m.end()):
+            continue  # "What did I think of Piranesi?": the note says the judgement
         elif word.lower() == "time" and _THE_LAST.search(question, 0, m.start()):
             continue  # "When was the last time I ran?" asks when, as "When did I last run?"
         elif _EXPANSION.match(question, m.start()):
@@ -458,6 +460,11 @@ _HOW_MANY = re.compile(r"\bhow\s+many\s+$", re.IGNORECASE)
 #: duration)
 _HOW_LONG = re.compile(r"\bhow\s+long\b", re.IGNORECASE)
 _LAST_WORDS = frozenset(["last", "lasts", "lasted"])
+#: an opinion asked of something ("What did I *think of* The Ministry for the Future?"
+#: over "3/5. Important but a slog in the middle."): the note says the judgement, not
+#: the word; not "think" before a clause ("Why did they think the Earth was older?")
+_THINK = frozenset(["think", "thinks", "thought"])
+_OF_ABOUT = re.compile(r"\s+(?:of|about)\b", re.IGNORECASE)
 #: "the last" right before a word (searched in the text before it)
 _THE_LAST = re.compile(r"\bthe\s+last\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
@@ -1041,10 +1048,10 @@ def measured_extreme(
         return wanted  # a journal's entry: "## 2026-11-09" / "Ran 10 km" for "last run"
     for k in sentences:
         text = p.sentence(k)
-        # a date compares only among rows or items: one dated row is no "last" one (a
-        # chunk of a long table may hold only an old row)
+        # a date compares only among rows, items or a log's dated lines: one dated row
+        # is no "last" one (a chunk of a long table may hold only an old row)
         if (
-            is_item(text)
+            (is_item(text) or extreme.kinds == DATE)
             and measure(text, extreme) is not None
             and (extreme.kinds != DATE or _dated_rows(p) >= 2)
         ):
@@ -1053,8 +1060,8 @@ def measured_extreme(
 
 
 def _dated_rows(p: PassageSentences) -> int:
-    """How many of ``p``'s sentences are table rows or list items with a date
-    (:data:`DATE`)."""
+    """How many of ``p``'s sentences are table rows, list items or a log's lines with a
+    date (:data:`DATE`, :func:`kb.rag.superlative.measure`)."""
     extreme = Extreme(DATE, 1)
     return sum(measure(p.sentence(k), extreme) is not None for k in range(len(p.spans)))
 

@@ -704,7 +704,8 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
             r"|months?|years?",
             ["time", "duration", "long", "latency", "delay"],
         ),
-        (r"%|percent|per\s*cent", ["percentage", "percent", "share", "proportion"]),
+        # and *rate*: "What is the mortgage rate?" over "4.19% fixed for 5 years"
+        (r"%|percent|per\s*cent", ["percentage", "percent", "share", "proportion", "rate"]),
     )
 ) + (
     (
@@ -808,13 +809,14 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         frozenset(["version"]),
     ),
     # a rating: "5 stars", "4.5 out of 5", "8/10" after a colon, a dash, a cell's bar
-    # or *rated* (not a date's "4/5/2026", nor an address's "Flat 4/5"): "What rating
-    # did I give it?" over "gave it 5 stars"
+    # or *rated* (not a date's "4/5/2026", nor an address's "Flat 4/5"), a full stop
+    # after it or not ("Piranesi: 5/5."): "What rating did I give it?" over "gave it 5
+    # stars", "Which book did I rate highest?"
     (
         re.compile(
             r"(?<![^\W_])\d{1,2}(?:[.,]5)?\s*(?:stars?\b|out\s+of\s+(?:5|10)\b(?!\s+[a-z]))"
             r"|(?:^|[:|(–—-]|\b(?:rated|rating|scored?|gave\s+it))\s*"
-            r"\d{1,2}(?:[.,]5)?\s*/\s*(?:5|10)(?![\w/.])",
+            r"\d{1,2}(?:[.,]5)?\s*/\s*(?:5|10)(?![\w/]|\.\d)",
             re.IGNORECASE,
         ),
         frozenset(["rating", "rate", "score", "star"]),
@@ -1161,14 +1163,13 @@ def unit_words(text: str) -> set[str]:
     (:data:`_UNIT_WORDS`: ``30 °C`` -> temperature, degree, ...; ``£90`` -> cost,
     price, ...), and of what its values are by their shape (``192.168.1.40`` -> ip,
     address; ``ana@example.org`` -> email; ``https://…`` -> url, link, website;
-    ``0800 051 5260`` -> phone, number, call; inline code, `` `pgctl promote` `` ->
-    command, code; ``2026-12-01``, ``3 March`` -> date, day; ``09:40``, ``7pm`` ->
-    time, clock; ``HX-44821`` -> number, code, id), the month an ISO date is in
-    (:func:`date_words`: ``2026-11-02`` -> november), and
-    of what a bound in time says of its span (:data:`_BOUND_WORDS`: ``until March
-    2026`` -> end, expire, ...; ``since 2019`` -> start, begin).
-    A question's "What temperature ..." is then found in a sentence that says "at about
-    30 °C" without the word."""
+    ``0800 051 5260`` -> phone, number, call; ``Dune: 4/5`` -> rating; inline code,
+    `` `pgctl promote` `` -> command, code; ``2026-12-01``, ``3 March`` -> date, day;
+    ``09:40``, ``7pm`` -> time, clock; ``HX-44821`` -> number, code, id), the month an
+    ISO date is in (:func:`date_words`: ``2026-11-02`` -> november), and of what a
+    bound in time says of its span (:data:`_BOUND_WORDS`: ``until March 2026`` -> end,
+    expire, ...; ``since 2019`` -> start, begin). A question's "What temperature ..."
+    is then found in a sentence that says "at about 30 °C" without the word."""
     out: set[str] = set()
     if _DIGIT.search(text):  # every unit and most shapes hold a digit
         for pattern, stems in _UNIT_STEMS:

@@ -190,6 +190,7 @@ def rank_candidates(
     cands: list[Candidate] = []
     doing: set[tuple[int, int]] = set()
     for p in passages:
+        named = set(named_records(terms, p))  # "Teacher: Mr Okafor" for "Who is the teacher?"
         cos = (
             p.vectors @ qvec
             if (qvec is not None and p.vectors is not None)
@@ -204,9 +205,15 @@ def rank_candidates(
             if _lead_in_only(p, j):
                 continue  # "Follow-ups:" before its list: the items answer
             one = _share(terms, p, j, window=False)
+            head = item_head(p, j)
+            if head is not None:  # "- Piranesi: 5/5. Lent to Sam.": the item says both
+                one = max(one, _share(terms, p, head, window=False))
             around = _share(terms, p, j, window=True)
             rel = (float(cos[j]) + (one + around) / 2) / 2
             lead = lead_before(p, j, text)
+            if not lead and head is not None:
+                lead = _MARKER.sub("", " ".join(p.sentence(head).split()))
+                lead = lead if len(lead) + len(text) + 1 <= MAX_QUOTE_CHARS else ""
             if (
                 kind == "time"
                 and not lead
@@ -217,6 +224,8 @@ def rank_candidates(
             typed = typed or (place and says_place(text))  # "Where is …?": "in Alfama"
             typed = typed or (how and ITEM_NUMBER.match(p.sentence(j)) is not None)  # a step
             if typed:
+                rel += TYPE_BONUS
+            if j in named:  # the line's label is what is asked, as a heading would be
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS
@@ -334,22 +343,29 @@ def _lift_extremes(
 def _saying(
     terms: Terms, cands: Sequence[Candidate], by_n: dict[int, PassageSentences], idx: list[int]
 ) -> list[int]:
-    """Those of ``idx`` (indices of ``cands``) whose sentences say the largest
-    idf-weighted share (> 0) of the question's terms, its superlative word aside
-    (*last* is what the values decide): the items or entries about what is asked."""
+    """Those of ``idx`` (indices of ``cands``) whose sentences say at least half the
+    largest idf-weighted share (> 0) of the question's terms that any of them says in
+    its own words (not only by the headings, which all share), its superlative word
+    aside (*last* is what the values decide): the items or entries about what is
+    asked. Half, not all: "What did the engineer find at the last service?" over a
+    service log is answered by the latest service, which does not name the engineer."""
     word = terms.extreme.word if terms.extreme is not None else ""
     shares = {}
     for i in idx:
-        text = by_n[cands[i].n].sentence(cands[i].j)
-        held = set(found_terms(terms, by_n[cands[i].n], cands[i].j))
+        p, j = by_n[cands[i].n], cands[i].j
+        text = p.sentence(j)
+        held = set(found_terms(terms, p, j))
         # light verbs count here: "my longest *run*" is what the entries must say
         shares[i] = sum(
             weight
             for s, (w, weight) in terms.items()
-            if s in held and w.lower() != word and not _modifier_only(s, text)
+            if s in held
+            and w.lower() != word
+            and not _modifier_only(s, text)
+            and (found(s, p.stems[j]) or not found(s, p.heading_stems))
         )
     best = max(shares.values(), default=0.0)
-    return [i for i in idx if best > 0 and shares[i] >= best - 1e-9]
+    return [i for i in idx if best > 0 and shares[i] >= best / 2]
 
 
 def _modifier_only(term: str, sentence: str) -> bool:
@@ -739,6 +755,30 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
         if _REFERS_BACK.match(folded) is None or has_name(folded):
             return folded if len(folded) + len(text) + 1 <= MAX_QUOTE_CHARS else ""
     return ""
+
+
+#: the document types whose lines are the writer's (:func:`item_head`)
+_NOTE_TYPES = frozenset(["md", "txt"])
+
+
+def item_head(p: PassageSentences, j: int) -> int | None:
+    """The sentence that starts the list item sentence ``j`` of ``p`` goes on, on the
+    same line ("- Tomorrow, and Tomorrow, and Tomorrow: 4/5. Lent to Sam in
+    September." for its second sentence), :data:`LEAD_HOPS` sentences back at most;
+    ``None`` for an item's first sentence or a sentence outside a list. Quote mode
+    quotes the head before such a sentence, and counts the question's words the head
+    says as the sentence's own: "Who has my copy of Tomorrow, and Tomorrow, and
+    Tomorrow?" is answered by the item's second sentence, which does not name the
+    book. A note's only (Markdown or text): a PDF's lines are the layout's, and its
+    numbered clauses ("4. Termination. Either party may …") are no list."""
+    if p.hit.locator.doc_type not in _NOTE_TYPES or starts_item(p.sentence(j).lstrip()):
+        return None
+    for k in range(j - 1, max(-1, j - 1 - LEAD_HOPS), -1):
+        if "\n" in p.hit.text[p.spans[k][1] : p.spans[k + 1][0]]:
+            return None
+        if starts_item(p.sentence(k).lstrip()):
+            return k
+    return None
 
 
 _DAY_DATE = re.compile(DAY_DATE, re.IGNORECASE)

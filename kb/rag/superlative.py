@@ -27,10 +27,12 @@ did the outage *last*?") and *last* said of what someone did ("When did I *last*
 "When was the boiler *last* serviced?", "When was *the last time* …?") ask for the
 latest date, *earliest* for the first, among the rows of a table ("How much was the
 last service?" over a service history whose rows start "| 2026-03-20 |") or the dated
-items of a list ("1. 2026-05-20 at Skoda Barnet: major service"). A table is a record
+items of a list ("1. 2026-05-20 at Skoda Barnet: major service") or the lines or
+paragraphs of a log that open with their day ("On 3 November 2026 the annual service
+…", :func:`starts_dated`). A table is a record
 of like things, while a log's list items are not ("When was my last run?" over a
 running log whose latest item is a visit to the physio): quote mode compares a list's
-items by date only among those that say what the question asks
+items (and a log's lines) by date only among those that say what the question asks
 (:func:`kb.rag.quote.rank_candidates`).
 
 A journal's entries are passages of their own under dated headings ("## 2026-11-09" /
@@ -202,15 +204,24 @@ def date_value(sentence: str) -> tuple[float, str] | None:
     return float(year * 10000 + month * 100 + day), ("ymd" if year else "md")
 
 
+def starts_dated(sentence: str) -> bool:
+    """``sentence`` opens with a day's date, alone or after *On* ("On 3 November 2026
+    the annual service found a weak igniter.", "3 Nov: fixed the tap"): a log written
+    as lines or paragraphs, whose records compare by date as a list's items do."""
+    m = _DATE_RE.search(sentence, 0, 40)
+    return m is not None and sentence[: m.start()].strip(" \t*_-").lower() in ("", "on")
+
+
 def measure(sentence: str, extreme: Extreme) -> tuple[float, str] | None:
     """The first quantity of ``sentence`` of the compared kind, as (value, unit): the
     unit is the quantity as written without its digits ("£", "kg"). ``None`` when it
     holds none; for any kind (``extreme.kinds`` is ``None``), a number with a unit, or
     else a score out of a total ("4/5": 4 in unit "/5"; "Which book did I rate
     highest?"); for a date (:data:`DATE`: *latest*, *the last*), the first date of a
-    table row or list item, :func:`date_value`."""
-    if extreme.kinds == DATE:  # a table's rows and a list's items only (module docstring)
-        return date_value(sentence) if is_item(sentence) else None
+    table row or list item, or of a sentence that starts with it (:func:`starts_dated`),
+    :func:`date_value`."""
+    if extreme.kinds == DATE:  # records only: rows, items, dated lines (module docstring)
+        return date_value(sentence) if is_item(sentence) or starts_dated(sentence) else None
     if extreme.kinds is None and (score := _SCORE.search(sentence)) is not None:
         return float(score.group(1)), "/" + score.group(2)
     for value, kinds, written in quantities(sentence):
@@ -234,7 +245,11 @@ def extremes(question: str, items: Sequence[tuple[int, str]]) -> set[int]:
     extreme = asked_extreme(question)
     if extreme is None:
         return set()
-    measured = [(key, m) for key, text in items if is_item(text) and (m := measure(text, extreme))]
+    measured = [
+        (key, m)
+        for key, text in items
+        if (is_item(text) or extreme.kinds == DATE) and (m := measure(text, extreme))
+    ]
     if len(measured) < 2 or len({unit for _, (_, unit) in measured}) != 1:
         return set()
     best = max(extreme.direction * value for _, (value, _) in measured)

@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from kb.rag.answerability import check
 from kb.rag.quote import rank_candidates
-from kb.rag.superlative import Extreme, asked_extreme, entry_value, extremes, is_item, measure
-from kb.types import Hit, Locator, Span
+from kb.rag.superlative import (
+    Extreme,
+    asked_extreme,
+    entry_value,
+    extremes,
+    is_item,
+    measure,
+    starts_dated,
+)
 from kb.rag.verify import PassageSentences
+from kb.types import Hit, Locator, Span
 from tests.kb.test_rag_verified import hit
 
 LAPTOPS = (
@@ -221,3 +229,24 @@ def test_a_journals_entries_are_compared_across_their_dated_headings() -> None:
         20261109.0,
         "ymd",
     )
+
+
+def test_a_logs_dated_paragraphs_compare_by_date() -> None:
+    """ "When was the boiler last serviced?" over a service log written as paragraphs
+    that open with their day quoted the boiler's introduction; the paragraph with the
+    latest day that says what is asked is the answer. A sentence with a date inside is
+    no record of the log (one that opens with a date is)."""
+    boiler = (
+        "# Boiler\n\n## Service log\n\n"
+        "On 14 October 2024 the engineer replaced the condensate trap. Cost £95.\n\n"
+        "On 9 October 2025 Dave did the annual service. Cost £85.\n\n"
+        "On 3 November 2026 the annual service found a weak igniter. Cost £85.\n\n"
+        "The pressure was topped up on 5 November 2026.\n"
+    )
+    ps = [PassageSentences.of(1, hit(1, boiler))]
+    q = "When was the boiler last serviced?"
+    assert rank_candidates(q, ps, None, 5)[0].text.startswith("On 3 November 2026")
+    assert "last" not in check(q, ps, None, 0.0).missing
+    assert starts_dated("On 3 November 2026 the annual service found a weak igniter.")
+    assert starts_dated("- 3 Nov: fixed the tap.")
+    assert not starts_dated("The pressure was topped up on 5 November 2026.")

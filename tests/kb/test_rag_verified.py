@@ -139,6 +139,14 @@ def test_a_name_ending_abbreviation_at_a_line_end_ends_the_sentence() -> None:
         "We bought pens, paper etc.\nthen drove to the coast for the whole weekend.",
     ):
         assert len(split_sentences(text)) == (2 if "Spain" in text else 1), text
+    # mid-line before a word that opens sentences and names nothing it is an end:
+    # "What is the boiler's model?" quoted the warranty sentence with it
+    intro = "Greenstar 30i, installed in 2019 by HeatRight Ltd. The warranty runs for 10 years."
+    assert [intro[a:b] for a, b in split_sentences(intro)] == [
+        "Greenstar 30i, installed in 2019 by HeatRight Ltd.",
+        "The warranty runs for 10 years.",
+    ]
+    assert len(split_sentences("Made by Apple Inc. It tracks fitness.")) == 2
 
 
 def test_a_bold_key_line_is_a_sentence_of_its_own() -> None:
@@ -2131,6 +2139,14 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
     for other in ("won 3:2", "pp.:2–10:79", "at 24:00", "am I late", "Dilute 1:10", "John 3:16"):
         assert "clock" not in unit_words(other), other
     assert "hour" not in unit_words("The flight departs at 09:40.")  # no duration
+    # a score out of a total says a rating ("Which book did I rate highest?" over
+    # "Piranesi: 5/5"); a day and month is none; a percentage says a *rate* ("What is
+    # the mortgage rate?" over "Nationwide, 4.19% fixed")
+    for score in ("Piranesi by Susanna Clarke: 5/5.", "Dune: 4/5. Long.", "rated it 4 stars"):
+        assert {"rate", "score"} <= unit_words(score), score
+    for other in ("on 12/03 we met", "a 24/7 service", "page 3/12", "- Dune: 4/5.2026"):
+        assert "rate" not in unit_words(other), other
+    assert "rate" in unit_words("Mortgage: Nationwide, 4.19% fixed for 5 years.")
 
 
 def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
