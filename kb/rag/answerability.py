@@ -417,6 +417,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue  # "how long did the outage last" asks for a time: "for 47 minutes"
         elif word.lower() in _THINK and _OF_ABOUT.match(question, m.end()):
             continue  # "What did I think of Piranesi?": the note says the judgement
+        elif word.lower() == "supposed" and _TO_AFTER.match(question, m.end()):
+            continue  # "What is the pressure supposed to be?": the note says what it is
         elif word.lower() == "time" and _THE_LAST.search(question, 0, m.start()):
             continue  # "When was the last time I ran?" asks when, as "When did I last run?"
         elif _EXPANSION.match(question, m.start()):
@@ -465,6 +467,9 @@ _LAST_WORDS = frozenset(["last", "lasts", "lasted"])
 #: the word; not "think" before a clause ("Why did they think the Earth was older?")
 _THINK = frozenset(["think", "thinks", "thought"])
 _OF_ABOUT = re.compile(r"\s+(?:of|about)\b", re.IGNORECASE)
+#: "supposed to" asks what should be, which a note says plainly ("What is the boiler
+#: pressure *supposed to* be?" over "refill … if the pressure drops below 1 bar")
+_TO_AFTER = re.compile(r"\s+to\b", re.IGNORECASE)
 #: "the last" right before a word (searched in the text before it)
 _THE_LAST = re.compile(r"\bthe\s+last\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
@@ -971,6 +976,7 @@ def found_terms(
     out = _cause_of_the_asked(terms, out, p, range(lo, hi))
     out += opposites_said(terms, [s for s in terms if s not in out], p, range(lo, hi))
     out += measured_extreme(terms, [s for s in terms if s not in out], p, range(lo, hi))
+    out += named_kind(terms, [s for s in terms if s not in out], p, range(lo, hi))
     unable = [s for s in terms if s not in out and terms[s][0].lower() in INABILITY]
     if unable and any(_NOT.search(p.sentence(k)) for k in range(lo, hi)):
         out += unable
@@ -1025,6 +1031,23 @@ def _cause_of_the_asked(
         if 2 * sum(found(s, said) for s in others) >= len(others):
             return out
     return [s for s in out if s not in asked or found(s, written)]
+
+
+def named_kind(
+    terms: Terms, lacking: Sequence[str], p: PassageSentences, sentences: range
+) -> list[str]:
+    """The nouns of ``lacking`` for the kind of thing a name is (:data:`_CLASS_NOUNS`:
+    *company*, *bank* …) when one of ``sentences`` is a record whose key names the rest
+    of the question and whose value opens with a name: "What's the removals company?"
+    over "Removals: Swift Movers, booked for 4 December" (:func:`_names_line`)."""
+    kinds = [s for s in lacking if s in _CLASS_NOUNS]
+    if not kinds:
+        return []
+    asked = asked_terms(terms)
+    for k in sentences:
+        if any(_names_line(terms, asked, line, p) for line in p.sentence(k).splitlines()):
+            return kinds
+    return []
 
 
 def measured_extreme(
@@ -1230,6 +1253,16 @@ def named_records(terms: Terms, ps: PassageSentences) -> list[int]:
     return out
 
 
+#: nouns for the kind of thing a name is: "What's the removals *company*?" over
+#: "Removals: Swift Movers", "Which *bank* is the mortgage with?" over "Mortgage:
+#: Nationwide, 4.19% fixed": a record whose value opens with a name names it
+#: (:func:`_names_line`)
+_CLASS_NOUNS_TEXT = (
+    "company firm business provider supplier agency bank brand manufacturer shop store"
+)
+_CLASS_NOUNS = frozenset(stem(w) for w in _CLASS_NOUNS_TEXT.split())
+#: a record's value that opens with a name (capitalised, not a number)
+_NAME_VALUE = re.compile(r"\s*(?:\*\*|__)?[A-Z][\w&'’.-]*")
 #: a key that opens with *no* says what is not so ("No decision: ..."); "No. of guests"
 #: is a number
 _NO_KEY = re.compile(r"\s*no\b(?!\.)", re.IGNORECASE)
@@ -1244,6 +1277,8 @@ def _names_line(terms: Terms, asked: frozenset[str], line: str, ps: PassageSente
         return False
     key = text[: text.index(":")]
     negates = heading_negates(key) or _NO_KEY.match(key) is not None
+    if _NAME_VALUE.match(text, len(key) + 1) and (asked - _CLASS_NOUNS):
+        asked = asked - _CLASS_NOUNS  # "Removals: Swift Movers" names the company
     if not _label_names(terms, asked, key, negates, ps.heading_stems):
         return False
     known = set(terms) | ps.heading_stems

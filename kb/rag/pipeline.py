@@ -75,6 +75,7 @@ from kb.rag.quote import (
     STEP_QUOTES,
     Candidate,
     LabelExpander,
+    asks_one,
     asks_several,
     asks_steps,
     candidates_block,
@@ -354,6 +355,10 @@ class AskPipeline:
             # ("Which subscriptions are on the Amex?": both Amex rows)
             if not inside and asks_several(q):
                 inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
+            # one value asked of a section that labels it ("What is Miso's vet called?"
+            # over "## Vet" / "Vet: Parkside Veterinary …" / the visits): the line
+            if not inside and asks_one(q):
+                inside = record_candidates(q, verifier.passages, cands)
             if not inside and assessed.answerability.section:
                 inside = section_candidates(q, verifier.passages, cands)
             # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")

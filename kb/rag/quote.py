@@ -460,6 +460,23 @@ def list_candidates(
     return sorted((c for c in cands if (c.n, c.j) in named), key=lambda c: (c.n, c.j))
 
 
+#: a form of *be* in the singular, and in the plural
+_IS = re.compile(r"\b(?:is|was|(?:what|who|where|when|which|that|it)['’]s)\b", re.IGNORECASE)
+_ARE = re.compile(r"\b(?:are|were)\b", re.IGNORECASE)
+
+
+def asks_one(question: str) -> bool:
+    """``question`` asks what one thing is ("What is Miso's vet called?", "Who is the
+    GP?"): *is*/*was* and no *are*/*were*, nor a plural asked for (:func:`asks_several`).
+    A record that labels it (:func:`record_candidates`) answers it before the section
+    the question names does: the section's other lines are the vet's visits."""
+    return (
+        _IS.search(question) is not None
+        and _ARE.search(question) is None
+        and not asks_several(question)
+    )
+
+
 def record_candidates(
     question: str,
     passages: Sequence[PassageSentences],

@@ -421,7 +421,8 @@ def test_a_journals_last_and_longest_entry_are_found_by_the_bundled_model(
     heading) and a recipe: "When did I last run?" and "What was my longest run?" were
     refused for *last* and *longest*; now the run under the latest heading (not the
     later "running shoes") with its day, and the 10 km run. "What are the
-    ingredients?" quoted five of seven items; now all seven."""
+    ingredients?" quoted five of seven items; now all seven. "What is Miso's vet
+    called?" quoted the whole "## Vet" section; now its "Vet:" line."""
     journal = (
         "# November 2026\n\n## 2026-11-02\nRan 8 km along the canal in 46 minutes. "
         "Knee felt fine.\n\n## 2026-11-05\nPhysio with Anna: she said to keep stretching "
@@ -434,8 +435,15 @@ def test_a_journals_last_and_longest_entry_are_found_by_the_bundled_model(
     recipe = "# Red lentil dal\n\nServes 4.\n\n## Ingredients\n"
     recipe += "".join(f"- {item}\n" for item in items)
     recipe += "\n## Method\n1. Fry the cumin seeds.\n2. Simmer everything for 20 minutes.\n"
-    notes = {"journal/2026-11.md": journal, "cooking/dal.md": recipe}
+    cat = (
+        "# Miso (cat)\n\nFood: Lily's Kitchen dry food, 50 g a day.\n\n## Vet\n"
+        "Vet: Parkside Veterinary, Dr Ellis.\n- 2025-06-10: annual vaccinations, 4.6 kg.\n"
+        "- 2026-02-02: tooth extraction under anaesthetic, £420.\n"
+    )
+    notes = {"journal/2026-11.md": journal, "cooking/dal.md": recipe, "pets/cat.md": cat}
     home = _notes_kb(tmp_path, notes, real_embedder)
+    # one value asked of a section that labels it: the line, not the whole section
+    assert _answer(home, "What is Miso's vet called?") == ["Vet: Parkside Veterinary, Dr Ellis."]
     last = [re.sub(r"\[#\d+\]", "[#n]", line) for line in _answer(home, "When did I last run?")]
     assert last == ["2026-11-09 [#n] Ran 10 km, 58 minutes."]
     assert _answer(home, "What was my longest run?") == ["Ran 10 km, 58 minutes."]

@@ -57,3 +57,47 @@ def test_an_opinion_of_something_needs_no_word_of_its_own() -> None:
     assert "think" in question_terms("Why did they think the Earth was older?", None)
     p = note(BOOKS, "Books read in 2026")
     assert check("What did I think of Piranesi?", [p], None, 0.0).missing == []
+
+
+def test_a_record_names_the_company_its_value_names() -> None:
+    """ "What's the removals company?" over "Removals: Swift Movers, booked for 4
+    December" was refused twice: by the retrieval rule (passage cosine 0.23) and for
+    *company*. A record whose key names the rest of the question and whose value opens
+    with a name says the kind of thing a name is (company, bank, provider …); a value
+    that is no name does not ("Removals: booked for 4 December")."""
+    from kb.rag.answerability import section_named
+
+    p = note("Solicitor: Harper & Lowe.\nRemovals: Swift Movers, booked for 4 December.", "Move")
+    for q in ("What's the removals company?", "Which removals firm is it?"):
+        assert check(q, [p], None, 0.0).missing == [], q
+        assert section_named(q, [p.hit]), q
+    bank = note("Mortgage: Nationwide, 4.19% fixed for 5 years.", "Move")
+    assert check("Which bank is the mortgage with?", [bank], None, 0.0).missing == []
+    plain = note("Removals: booked for 4 December.", "Move")
+    assert "company" in check("What's the removals company?", [plain], None, 0.0).missing
+
+
+def test_one_value_asked_of_a_section_is_its_labelled_line() -> None:
+    """ "What is Miso's vet called?" over "## Vet" / "Vet: Parkside Veterinary, Dr
+    Ellis." / three dated visits quoted the whole section: a question for one thing
+    that a record labels is answered by the record."""
+    from kb.rag.quote import asks_one, record_candidates
+
+    assert asks_one("What is Miso's vet called?")
+    assert asks_one("What's the vet's name?")
+    assert not asks_one("What are the vet visits?")
+    assert not asks_one("Which vaccinations has Miso had?")
+    vet = (
+        "Vet: Parkside Veterinary, Dr Ellis.\n- 2025-06-10: annual vaccinations.\n"
+        "- 2026-02-02: tooth extraction, £420."
+    )
+    p = note(vet, "Miso (cat)", "Vet")
+    cands = rank_candidates("What is Miso's vet called?", [p], None, 8)
+    got = record_candidates("What is Miso's vet called?", [p], cands)
+    assert [c.text for c in got] == ["Vet: Parkside Veterinary, Dr Ellis."]
+
+
+def test_supposed_to_asks_what_should_be() -> None:
+    """ "What is the boiler pressure supposed to be?" was refused for *supposed*."""
+    assert "suppos" not in question_terms("What is the pressure supposed to be?", None)
+    assert "supposed" not in question_terms("What is the pressure supposed to be?", None)
