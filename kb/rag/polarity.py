@@ -552,17 +552,23 @@ def says_denied(question: str, sentence: str, *, strict: bool = True) -> Contrad
     :data:`_CUE_REACH` tokens of a negation cue (:func:`_cue`) on either side ("The
     snake plant *only needs* water", "*needs* water *only* every three weeks", "*refused*
     to *pay*", "*Avoid eating*"; "*Only* four main interactions are *known*" says it),
-    and no strict negation (:data:`QUESTION_NEGATIONS`, *n't*) or open task box in the
-    sentence; with ``strict=False`` any mention. A negated contraction in the question
+    nor a strict negation of a verb (:data:`QUESTION_NEGATIONS`, *n't*) in the three
+    tokens before it (:func:`_strict_before`; another word the sentence denies leaves
+    it said: "The Court of Justice *acknowledged* that the duty … *cannot* contradict
+    …" for "What did the Court of Justice not acknowledge?"), and no negation of a noun
+    phrase (:data:`_NOUN_NEGATION`: *no*, *nothing*, *without* …) nor an open task box
+    in the sentence; with ``strict=False`` any mention. A negated contraction in the question
     ("What *didn't* Maria claim?") is not read: the word after it is the subject.
     Returns the question's phrase and the sentence's word, ``None`` otherwise."""
     asked = list(_ASKED_NEGATED.finditer(question))
-    if not asked or (strict and _strictly_negates(sentence)):
+    if not asked or (strict and (open_task(sentence) or _NOUN_NEGATION.search(sentence))):
         return None
     toks = tokens(sentence)
     said: dict[str, str] = {}
     for i, t in enumerate(toks):  # not next to a cue: "only *needs*", "*needs* water only"
         near_cue = any(_cue(b) for b in toks[max(0, i - _CUE_REACH) : i + _CUE_REACH + 1])
+        if strict and _strict_before(toks, i):
+            continue  # "did not *agree*", "cannot *contradict*": the word is denied
         if not strict or not near_cue:
             said.setdefault(stem(t), t)
     for m in asked:
@@ -576,6 +582,22 @@ def says_denied(question: str, sentence: str, *, strict: bool = True) -> Contrad
     return None
 
 
+def _strict_before(toks: Sequence[str], i: int) -> bool:
+    """A strict negation (:data:`QUESTION_NEGATIONS`, a contraction: *not*, *never*,
+    *cannot*, *didn't*) stands among the :data:`_NEGATION_REACH` tokens before token
+    ``i``: "did *not* formally *agree*" denies *agree*; "acknowledged that the duty
+    *cannot* contradict …" does not deny *acknowledged*."""
+    before = toks[max(0, i - _NEGATION_REACH) : i]
+    return any(b.lower() in QUESTION_NEGATIONS or _contracted(b) for b in before)
+
+
+#: a negation of a noun phrase, whose reach a word count cannot tell ("there are *no*
+#: internal forces that are unbalanced"): the sentence may deny any word after it
+_NOUN_NEGATION = re.compile(
+    r"\b(?:no|none|nor|neither|nobody|nothing|nowhere|without)\b", re.IGNORECASE
+)
+#: how many tokens before a word a strict negation denies it ("did not formally agree")
+_NEGATION_REACH = 3
 #: how many tokens before or after a word a negation cue qualifies it ("only
 #: *needs*", "*needs* water only")
 _CUE_REACH = 2

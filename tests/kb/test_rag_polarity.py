@@ -229,6 +229,17 @@ def test_a_word_the_question_negates_and_its_best_sentence_states_is_affirmed() 
     no_forces = "In a closed system there are no internal forces that are unbalanced."
     assert affirmed("In what system are there no unbalanced forces?", [no_forces]) == []
     assert affirmed("What did the court not allow?", ["The court was not entitled to."]) == []
+    # a verb's negation denies the words right after it, not the whole sentence: the
+    # sentence states what the question denies, and denies another thing
+    court = "The Court acknowledged that the duty of interpretation cannot contradict the law."
+    assert affirmed("What did the Court not acknowledge?", [court]) == [
+        Contradiction("not acknowledge", "acknowledged")
+    ]
+    assert (
+        affirmed("What did the Court not acknowledge?", ["It did not formally acknowledge it."])
+        == []
+    )
+    assert affirmed("What did the team not agree on?", ["We never really agreed on it."]) == []
     assert affirmed("What was not approved?", ["The budget was rejected."]) == []
     # the next best sentence negates: it may hold the answer
     warranty = ["The warranty covers the engine and gearbox.", "It excludes tyres."]
