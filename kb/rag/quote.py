@@ -308,13 +308,13 @@ def _lift_extremes(
 ) -> list[Candidate]:
     """``cands`` with the list item or table row of each passage that holds the extreme
     value the question asks for (:func:`kb.rag.superlative.extremes`) lifted by
-    :data:`EXTREME_BONUS` (:func:`_lifted`); a list's items compared by date only among
-    those that say most of what the question asks (:func:`_saying`: "When was my last
-    run?" over a log whose latest item is a visit to the physio; a table's rows are
-    records of like things). Then the sentences of a journal's entries (passages under
-    dated headings, :func:`kb.rag.superlative.entry_value`) that say most of what it
-    asks, compared across the entries: "When did I last run?" lifts the run under the
-    latest heading above the others."""
+    :data:`EXTREME_BONUS` (:func:`_lifted`); a list's items (or a log's dated lines)
+    compared by date only among those that say what the question asks (:func:`_saying`:
+    "When was my last run?" over a log whose latest item is a visit to the physio; a
+    table's rows are records of like things). Then the sentences of a journal's entries
+    (passages under dated headings, :func:`kb.rag.superlative.entry_value`) that say
+    what it asks, compared across the entries: "When did I last run?" lifts the run
+    under the latest heading above the others (:func:`_lifted` over those compared)."""
     extreme = terms.extreme
     if extreme is None:
         return cands
@@ -326,7 +326,7 @@ def _lift_extremes(
             rows = [i for i in idx if by_n[n].sentence(cands[i].j).lstrip().startswith("|")]
             idx = rows + _saying(terms, cands, by_n, [i for i in idx if i not in rows])
         chosen.extend(extremes(question, [(i, by_n[n].sentence(cands[i].j)) for i in idx]))
-    valued = {}
+    valued: dict[int, tuple[float, str]] = {}
     for i, c in enumerate(cands):
         p = by_n[c.n]
         if (v := entry_value(p.sentence(c.j), p.hit.locator.heading_path, extreme)) is not None:
@@ -350,7 +350,7 @@ def _saying(
     asked. Half, not all: "What did the engineer find at the last service?" over a
     service log is answered by the latest service, which does not name the engineer."""
     word = terms.extreme.word if terms.extreme is not None else ""
-    shares = {}
+    shares: dict[int, float] = {}
     for i in idx:
         p, j = by_n[cands[i].n], cands[i].j
         text = p.sentence(j)
@@ -784,10 +784,11 @@ def item_head(p: PassageSentences, j: int) -> int | None:
     September." for its second sentence), :data:`LEAD_HOPS` sentences back at most;
     ``None`` for an item's first sentence or a sentence outside a list. Quote mode
     quotes the head before such a sentence, and counts the question's words the head
-    says as the sentence's own: "Who has my copy of Tomorrow, and Tomorrow, and
-    Tomorrow?" is answered by the item's second sentence, which does not name the
-    book. A note's only (Markdown or text): a PDF's lines are the layout's, and its
-    numbered clauses ("4. Termination. Either party may …") are no list."""
+    says as the sentence's own: "Which book did I read on the flight to Lisbon?" over
+    "- Project Hail Mary by Andy Weir: 4/5. Read it on the flight to Lisbon." quotes
+    both, as the second names no book. A note's only (Markdown or text): a PDF's lines
+    are the layout's, and its numbered clauses ("4. Termination. Either party may …")
+    are no list."""
     if p.hit.locator.doc_type not in _NOTE_TYPES or starts_item(p.sentence(j).lstrip()):
         return None
     for k in range(j - 1, max(-1, j - 1 - LEAD_HOPS), -1):
