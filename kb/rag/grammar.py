@@ -30,16 +30,14 @@ def _literal(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _case_insensitive(phrase: str) -> str:
-    """``not in context`` -> ``[nN] [oO] [tT] " " ...`` (non-letters stay literal)."""
-    parts: list[str] = []
-    for ch in phrase:
-        lo, up = ch.lower(), ch.upper()
-        if lo != up and len(lo) == 1 and len(up) == 1 and ch not in "\\]^-[":
-            parts.append(f"[{lo}{up}]")
-        else:
-            parts.append(_literal(ch))
-    return " ".join(parts) if parts else '""'
+def refusal_forms(phrase: str) -> str:
+    """The GBNF alternatives for the refusal ``phrase``: as written, or with its first
+    letter capitalised (``"not in context" | "Not in context"``), as a sentence may
+    start. Not every casing of every letter: the bundled model, free to choose, wrote
+    "Not iN cOntexT." and the terminal showed it."""
+    text = phrase.strip()
+    forms = dict.fromkeys([text, text[:1].upper() + text[1:]])
+    return " | ".join(_literal(f) for f in forms) if text else '""'
 
 
 def citation_grammar(
@@ -58,7 +56,7 @@ def citation_grammar(
     return "\n".join(
         [
             "root ::= refusal | answer",
-            f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+            f'refusal ::= ({refusal_forms(refusal_phrase)}) "."?',
             f'answer ::= sentence (" " sentence){{0,{more}}}',
             f"sentence ::= first prose{{0,{body_more}}} end",
             # "... France [#1]." or "... France. [#1]"

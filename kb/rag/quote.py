@@ -97,7 +97,7 @@ from kb.rag.answerability import (
     question_terms,
     weighted_share,
 )
-from kb.rag.grammar import _case_insensitive, _literal
+from kb.rag.grammar import _literal, refusal_forms
 from kb.rag.lexical import (
     DAY_DATE,
     content_stems,
@@ -858,7 +858,7 @@ def quote_grammar(
         raise ValueError("quote mode needs at least one candidate sentence")
     head = [
         "root ::= refusal | answer",
-        f'refusal ::= {_case_insensitive(refusal_phrase.strip())} "."?',
+        f'refusal ::= ({refusal_forms(refusal_phrase)}) "."?',
     ]
     if every:
         answer = _literal(" ".join(str(i) for i in range(1, min(len(cands), max_quotes) + 1)))

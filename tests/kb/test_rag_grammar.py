@@ -23,7 +23,7 @@ def language(
     prose = r"(?:[^\[\]#`\n\r.!?]|[.!?][^\[\]#`\n\r\t .!?])"
     sentence = rf"{first}{prose}{{0,{chars - 1}}}(?: ?{cites}[.!?]|[.!?] ?{cites})"
     return re.compile(
-        rf"(?:[nN][oO][tT] [iI][nN] [cC][oO][nN][tT][eE][xX][tT]\.?"
+        rf"(?:[nN]ot in context\.?"
         rf"|{sentence}(?: {sentence}){{0,{sentences - 1}}})"
     )
 
@@ -32,7 +32,7 @@ def test_alternation_covers_exactly_1_to_k() -> None:
     g = citation_grammar(3, "not in context")
     num = next(line for line in g.splitlines() if line.startswith("num ::="))
     assert num == 'num ::= "1" | "2" | "3"'
-    assert "[nN] [oO] [tT]" in g
+    assert 'refusal ::= ("not in context" | "Not in context") "."?' in g
     with pytest.raises(ValueError):
         citation_grammar(0, "not in context")
 
@@ -40,7 +40,7 @@ def test_alternation_covers_exactly_1_to_k() -> None:
 def test_refusal_phrase_is_escaped() -> None:
     g = citation_grammar(1, 'say "none" \\ here')
     refusal = next(line for line in g.splitlines() if line.startswith("refusal ::="))
-    assert '"\\""' in refusal and '"\\\\"' in refusal
+    assert '"say \\"none\\" \\\\ here"' in refusal, refusal
 
 
 @pytest.mark.slow
