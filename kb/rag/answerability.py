@@ -94,6 +94,7 @@ from kb.rag.lexical import (
     AUTHOR_STEMS,
     CAUSE_STEMS,
     HYPHENATED,
+    MONTH_NAMES,
     cited,
     content_stems,
     date_words,
@@ -501,7 +502,9 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     *Q2*, *P0101*, *v2*) must be written whole in a passage, its headings or its file's
     path (glued, with subscript digits, "CO₂", or apart, "Q 2":
     :func:`kb.rag.lexical.written_codes`): "Who presented the *Q2* roadmap?" over "the
-    *Q1* roadmap" and "two weeks" is not answerable."""
+    *Q1* roadmap" and "two weeks" is not answerable. A yes/no question's day or month
+    is there when a passage names another of its kind ("Is PE on *Mondays*?" over "PE
+    is on Tuesdays": no, :data:`_SIBLINGS`)."""
     seen: set[str] = set()
     for p in passages:
         seen |= p.heading_stems
@@ -511,12 +514,14 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     keys = [k for k in key_tokens(question) if " " not in k]
     seen |= spelled_out(question, [p.hit.text for p in passages])
     acronyms = question_acronyms(question)
+    yes = yes_no(question)
     absent = sorted(
         k
         for k in keys
         if not found(k, seen)
         and not (k[:1].isdigit() and number_value(k) in values)
         and not (k in acronyms and any(spelled_in(acronyms[k], p.hit.text) for p in passages))
+        and not (yes and _sibling_seen(k, seen))
     )
     codes = glued_codes(question)
     if codes:  # "the Q2 roadmap" where the notes say "Q1": the code, not its digit
@@ -983,6 +988,17 @@ def found_terms(
     return out
 
 
+#: closed sets of values, any other of which answers a yes/no question about one (no)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SIBLINGS = (frozenset(map(stem, _WEEKDAYS)), frozenset(map(stem, MONTH_NAMES)))
+
+
+def _sibling_seen(word: str, seen: AbstractSet[str]) -> bool:
+    """``word`` is a day of the week or a month and ``seen`` (stems) holds another."""
+    s = stem(word)
+    return any(s in kind and not kind.isdisjoint(seen - {s}) for kind in _SIBLINGS)
+
+
 def opposites_said(
     terms: Terms, lacking: Sequence[str], p: PassageSentences, sentences: range
 ) -> list[str]:
@@ -993,10 +1009,15 @@ def opposites_said(
     than most of her class"), and for another question an opposite that compares two
     things, which answers it turned round ("Which pharmacy is more *expensive*?" over
     "The pharmacy in the high street is *cheaper than* the one in the retail park"),
-    unless the question compares too."""
+    unless the question compares too. A yes/no question's day of the week or month
+    is answered (no) by another of its kind ("Is PE on *Mondays*?" over "PE is on
+    Tuesdays and Thursdays", "Is the MOT due in May?" over "MOT due 11 June 2027",
+    :data:`_SIBLINGS`)."""
     out: list[str] = []
     for s in lacking:
         opposite = ANTONYMS.get(s)
+        if terms.yes_no and not opposite:
+            opposite = next((kind - {s} for kind in _SIBLINGS if s in kind), None)
         if not opposite:
             continue
         for k in sentences:

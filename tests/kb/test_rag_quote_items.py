@@ -101,3 +101,19 @@ def test_supposed_to_asks_what_should_be() -> None:
     """ "What is the boiler pressure supposed to be?" was refused for *supposed*."""
     assert "suppos" not in question_terms("What is the pressure supposed to be?", None)
     assert "supposed" not in question_terms("What is the pressure supposed to be?", None)
+
+
+def test_a_yes_no_questions_day_or_month_is_answered_by_another() -> None:
+    """ "Is PE on Mondays?" over "PE is on Tuesdays and Thursdays" was refused for
+    *Mondays* (a name no passage holds): the note answers it (no), as an antonym
+    answers "Is the shop closed on Sunday?". Only for a yes/no question: "When is PE on
+    Mondays?" still lacks it."""
+    from kb.rag.answerability import absent_keys
+
+    pe = note("PE is on Tuesdays and Thursdays, so she needs her kit on those days.", "School")
+    assert check("Is PE on Mondays?", [pe], None, 0.0).missing == []
+    assert absent_keys("Is PE on Mondays?", [pe]) == []  # a name-like key, yet answered
+    assert absent_keys("When is PE on Mondays?", [pe]) == ["monday"]
+    assert check("When is PE on Mondays?", [pe], None, 0.0).missing == ["Mondays"]
+    mot = note("MOT due 11 June 2027.", "Car")
+    assert check("Is the MOT due in May?", [mot], None, 0.0).missing == []
