@@ -108,7 +108,7 @@ from kb.rag.lexical import (
     unit_words,
 )
 from kb.rag.polarity import negates, negation_asked, says_denied
-from kb.rag.superlative import DATE, entry_value, extremes
+from kb.rag.superlative import DATE, date_value, entry_value, extremes, says_day
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.search.tasks import asks_done, asks_tasks
 from kb.sentence_spans import (
@@ -185,6 +185,7 @@ def rank_candidates(
     negated = negation_asked(question) is not None
     still = not _STILL.isdisjoint(map(stem, tokens(question)))
     asked = doer_and_verb(question)
+    dated = date_value(question) is not None  # "What happens on 4 December?"
     if qvec is None and embed is not None:
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
@@ -226,6 +227,8 @@ def rank_candidates(
             if typed:
                 rel += TYPE_BONUS
             if j in named:  # the line's label is what is asked, as a heading would be
+                rel += TYPE_BONUS
+            if dated and says_day(question, text):  # "4 December", not "Year 4" + "December"
                 rel += TYPE_BONUS
             if (negated or still) and negates(text):
                 rel += TYPE_BONUS

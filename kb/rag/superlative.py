@@ -190,8 +190,11 @@ def date_value(sentence: str) -> tuple[float, str] | None:
     without years is compared only with itself (the same rule as a quantity's unit);
     ``None`` without one, or for a day or month out of range."""
     m = _DATE_RE.search(sentence)
-    if m is None:
-        return None
+    return None if m is None else _value(m)
+
+
+def _value(m: re.Match[str]) -> tuple[float, str] | None:
+    """A :data:`_DATE_RE` match's value and unit (:func:`date_value`)."""
     if m.group("y"):
         year, month, day = int(m.group("y")), int(m.group("m")), int(m.group("d"))
     else:
@@ -202,6 +205,24 @@ def date_value(sentence: str) -> tuple[float, str] | None:
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
     return float(year * 10000 + month * 100 + day), ("ymd" if year else "md")
+
+
+def says_day(question: str, sentence: str) -> bool:
+    """``sentence`` writes the day ``question`` asks about ("What happens on 4
+    December?" over "completion is set for 4 December 2026"; the years agree when both
+    write one); False when the question names no day. Its day's number alone is no
+    match: "Maya's school (Year 4)" / "Autumn term ends on 18 December" holds a 4 and
+    December."""
+    asked = date_value(question)
+    if asked is None:
+        return False
+    for m in _DATE_RE.finditer(sentence):
+        v = _value(m)
+        if v is None or v[0] % 10000 != asked[0] % 10000:
+            continue  # another day
+        if not (v[1] == asked[1] == "ymd" and v[0] != asked[0]):
+            return True  # the same day, in the same year when both write one
+    return False
 
 
 def starts_dated(sentence: str) -> bool:

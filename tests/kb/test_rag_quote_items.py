@@ -117,3 +117,37 @@ def test_a_yes_no_questions_day_or_month_is_answered_by_another() -> None:
     assert check("When is PE on Mondays?", [pe], None, 0.0).missing == ["Mondays"]
     mot = note("MOT due 11 June 2027.", "Car")
     assert check("Is the MOT due in May?", [mot], None, 0.0).missing == []
+
+
+def test_the_sentence_that_writes_the_day_asked_about_comes_first() -> None:
+    """ "What happens on 4 December?" ranked "Autumn term ends on 18 December." first:
+    it held *December*, and its heading "Maya's school (Year 4)" a 4. The sentence
+    that writes the day itself now comes first."""
+    from kb.rag.superlative import says_day
+
+    school = note("- Autumn term ends on 18 December.\n- Spring term starts on 5 January.")
+    school = PassageSentences.of(
+        1,
+        Hit(
+            chunk_id=1,
+            text=school.hit.text,
+            locator=Locator("notes/school.md", "md", ("Maya's school (Year 4)",), Span()),
+            score=1.0,
+        ),
+    )
+    move = PassageSentences.of(
+        2,
+        Hit(
+            chunk_id=2,
+            text="We exchanged on 6 November 2026; completion is set for 4 December 2026.",
+            locator=Locator("notes/move.md", "md", ("House move",), Span()),
+            score=0.5,
+        ),
+    )
+    top = rank_candidates("What happens on 4 December?", [school, move], None, 5)[0]
+    assert top.n == 2
+    assert says_day("What happens on 4 December?", "completion is set for 4 December 2026")
+    assert says_day("What is due on 2026-12-04?", "Due 4 December 2026.")
+    assert not says_day("What is due on 4 December 2025?", "Due 4 December 2026.")
+    assert not says_day("What happens on 4 December?", "Year 4 ends on 18 December.")
+    assert not says_day("What happens in December?", "Due 4 December.")
