@@ -79,7 +79,9 @@ from kb.rag.quote import (
     asks_several,
     asks_steps,
     candidates_block,
+    counts_items,
     list_candidates,
+    listed,
     quote_grammar,
     rank_candidates,
     record_candidates,
@@ -341,7 +343,7 @@ class AskPipeline:
         every = False  # every item of a named section, list or record, or the tasks asked
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
-        if expected_type(q) is None:
+        if expected_type(q) is None or counts_items(q):
             # the steps of a procedure a how-to question's best sentence is one of ("How
             # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section
             # the question names (the note's "Red lentil dal")
@@ -353,7 +355,7 @@ class AskPipeline:
             inside: list[Candidate] = steps
             # or the rows of a table that hold what a question for several things picks
             # ("Which subscriptions are on the Amex?": both Amex rows)
-            if not inside and asks_several(q):
+            if not inside and (asks_several(q) or counts_items(q)):
                 inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
             # one value asked of a section that labels it ("What is Miso's vet called?"
             # over "## Vet" / "Vet: Parkside Veterinary …" / the visits): the line
@@ -367,11 +369,18 @@ class AskPipeline:
             inside = inside or record_candidates(q, verifier.passages, cands)
             # or the task items a question about tasks asks for ("What is left to do?")
             inside = inside or task_candidates(q, cands)
+            # several things asked of a section that lists them ("What books did I read
+            # in 2026?"): its list, not the prose after it; to count them ("How many
+            # books …?"), one line per item
+            counting = counts_items(q)
+            if inside and (counting or asks_several(q)):
+                kept = [c for c in inside if c.item or (not counting and listed(c))]
+                inside = kept or inside
             if inside:
                 # a list's items are short, and each is part of the answer ("What are
                 # the ingredients?" over seven); prose sentences are long
-                listed = steps or all(c.item for c in inside)
-                cap = STEP_QUOTES if listed else SECTION_QUOTES
+                items = steps or all(listed(c) for c in inside)
+                cap = STEP_QUOTES if items else SECTION_QUOTES
                 cands, most = inside, max(most, min(len(inside), cap))
                 every = True
 

@@ -159,6 +159,9 @@ class Candidate:
     #: the sentence is a list item or a table row: items quoted one after another
     #: stand on lines of their own, as in the note
     item: bool = False
+    #: the sentence is a list item's later sentence (:func:`item_head`): it stays on
+    #: its item's line, and the next item starts a line of its own
+    continues: bool = False
 
 
 #: a question about what is not done yet ("What is *still* on my to-do list?"): *still*
@@ -236,7 +239,7 @@ def rank_candidates(
                 doing.add((p.n, j))
             follow = command_after(p, j, text) or answer_after(p, j, text)
             item = starts_item(p.sentence(j)) or p.sentence(j).startswith("|")
-            cands.append(Candidate(p.n, j, text, rel, follow, lead, item))
+            cands.append(Candidate(p.n, j, text, rel, follow, lead, item, head is not None))
     if doing:
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
@@ -624,6 +627,24 @@ def asks_several(question: str) -> bool:
     return _plural(first) or (not is_stopword(first.lower()) and _plural(second))
 
 
+#: "how many" and the one or two words after it
+_HOW_MANY = re.compile(r"^\W*how\s+many\s+(\S+)(?:\s+(\S+))?", re.IGNORECASE)
+
+
+def counts_items(question: str) -> bool:
+    """``question`` asks how many things of a kind there are ("How many books did I
+    read in 2026?", "How many action items came out of it?"): over a list, a table or
+    a section that the question names, the answer is every item, which the reader
+    counts; one item quoted alone ("Dune by Frank Herbert: 4/5.") reads as a number
+    it is not. Not "How many miles …" over one sentence: only when such items are
+    named (:func:`kb.rag.pipeline.AskPipeline`)."""
+    m = _HOW_MANY.search(question)
+    if m is None:
+        return False
+    first, second = m.group(1), m.group(2) or ""
+    return _plural(first) or (not is_stopword(first.lower()) and _plural(second))
+
+
 def matching_rows(question: str, p: PassageSentences) -> list[int]:
     """The rows of a Markdown table in ``p`` that hold, in their cells, every word of
     ``question`` that picks rows: a content word (light verbs aside) found in the
@@ -779,6 +800,13 @@ def lead_before(p: PassageSentences, j: int, text: str) -> str:
 
 #: the document types whose lines are the writer's (:func:`item_head`)
 _NOTE_TYPES = frozenset(["md", "txt"])
+
+
+def listed(c: Candidate) -> bool:
+    """``c`` is a list item or table row, or a list item's later sentence
+    (:func:`item_head`): part of a list, whose items an answer may quote up to
+    :data:`STEP_QUOTES`."""
+    return c.item or c.continues
 
 
 def item_head(p: PassageSentences, j: int) -> int | None:
@@ -944,8 +972,10 @@ class LabelExpander:
         if c.text in written:  # a command already quoted after its lead-in
             return ""
         sep = ""
-        if self._chosen:  # items of a list one per line, as the note writes them
-            sep = "\n" if c.item and self.cands[self._chosen[-1] - 1].item else " "
+        if self._chosen:  # items of a list one per line, as the note writes them (an
+            # item's later sentence stays on its line: "- Piranesi: 5/5. Strange.")
+            before = self.cands[self._chosen[-1] - 1]
+            sep = "\n" if c.item and (before.item or before.continues) else " "
         self._chosen.append(label)
         lead = not (c.lead and c.lead in written)  # the sentence it refers to: once
         if c.follow and c.follow in written:

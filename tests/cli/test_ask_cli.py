@@ -450,6 +450,41 @@ def test_a_journals_last_and_longest_entry_are_found_by_the_bundled_model(
     assert _answer(home, "What are the ingredients for the dal?") == items
 
 
+def test_a_count_of_listed_things_gets_every_item_from_the_bundled_model(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real CLI, embedder and model over a reading list: "How many books did I read
+    in 2026?" quoted one item ("…: 4/5.", which reads as the number four); now every
+    book, one per line, to count. "What books did I read in 2026?" quoted five
+    sentences (the list's later sentences among them, so the fourth book was cut, and
+    two books on one line); now every item, each with its later sentence on its line,
+    and not the prose after the list."""
+    books = (
+        "# Books read in 2026\n\n"
+        "- Piranesi by Susanna Clarke: 5/5. Strange and beautiful.\n"
+        "- The Ministry for the Future by Kim Stanley Robinson: 3/5.\n"
+        "- Tomorrow, and Tomorrow, and Tomorrow by Gabrielle Zevin: 4/5. Lent to Sam.\n"
+        "- Project Hail Mary by Andy Weir: 4/5. Read it on the flight to Lisbon.\n\n"
+        "Next up: The Dawn of Everything, recommended by Jun.\n"
+    )
+    home = _note_kb(tmp_path, "reading/books.md", books, real_embedder)
+    titles = ["Piranesi", "The Ministry", "Tomorrow, and", "Project Hail Mary"]
+    counted = _answer(home, "How many books did I read in 2026?")
+    assert [line.split(" by ")[0] for line in counted] == [
+        "Piranesi",
+        "The Ministry for the Future",
+        "Tomorrow, and Tomorrow, and Tomorrow",
+        "Project Hail Mary",
+    ]
+    r = runner.invoke(app, ["ask", "What books did I read in 2026?", "--kb", str(home)])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.split("\nSources:\n", 1)[0].strip().splitlines()
+    assert [t for t, line in zip(titles, lines, strict=True) if line.startswith(t)] == titles
+    assert "Next up" not in r.stdout.split("\nSources:\n", 1)[0]
+
+
 def _answer(home: Path, question: str) -> list[str]:
     """``kb ask QUESTION``'s answer lines (:func:`_lines`); the command must succeed."""
     r = runner.invoke(app, ["ask", question, "--kb", str(home)])

@@ -151,3 +151,15 @@ def test_the_sentence_that_writes_the_day_asked_about_comes_first() -> None:
     assert not says_day("What is due on 4 December 2025?", "Due 4 December 2026.")
     assert not says_day("What happens on 4 December?", "Year 4 ends on 18 December.")
     assert not says_day("What happens in December?", "Due 4 December.")
+
+
+def test_a_count_of_things_of_a_kind() -> None:
+    """ "How many books …?" asks for the items of a list to count; "How many miles …?"
+    over one sentence is an ordinary number question until such items are named."""
+    from kb.rag.quote import counts_items
+
+    assert counts_items("How many books did I read in 2026?")
+    assert counts_items("How many action items came out of the standup?")
+    assert not counts_items("How many is too many?")
+    assert not counts_items("How much was the boiler service?")
+    assert not counts_items("What books did I read?")
