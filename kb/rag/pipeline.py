@@ -343,7 +343,8 @@ class AskPipeline:
         every = False  # every item of a named section, list or record, or the tasks asked
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
-        if expected_type(q) is None or counts_items(q):
+        counting = counts_items(q)  # "How many books …?": every item, to count
+        if expected_type(q) is None or counting:
             # the steps of a procedure a how-to question's best sentence is one of ("How
             # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section
             # the question names (the note's "Red lentil dal")
@@ -354,8 +355,8 @@ class AskPipeline:
             )
             inside: list[Candidate] = steps
             # or the rows of a table that hold what a question for several things picks
-            # ("Which subscriptions are on the Amex?": both Amex rows)
-            if not inside and (asks_several(q) or counts_items(q)):
+            # ("Which subscriptions are on the Amex?": both Amex rows), or counts
+            if not inside and (asks_several(q) or counting):
                 inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
             # one value asked of a section that labels it ("What is Miso's vet called?"
             # over "## Vet" / "Vet: Parkside Veterinary …" / the visits): the line
@@ -372,7 +373,6 @@ class AskPipeline:
             # several things asked of a section that lists them ("What books did I read
             # in 2026?"): its list, not the prose after it; to count them ("How many
             # books …?"), one line per item
-            counting = counts_items(q)
             if inside and (counting or asks_several(q)):
                 kept = [c for c in inside if c.item or (not counting and listed(c))]
                 inside = kept or inside

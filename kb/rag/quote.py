@@ -697,14 +697,15 @@ def row_candidates(
     passages: Sequence[PassageSentences],
     cands: Sequence[Candidate],
 ) -> list[Candidate]:
-    """For a question that asks for several things (:func:`asks_several`), the table
+    """For a question that asks for several things (:func:`asks_several`) or counts them
+    (:func:`counts_items`: "How many medicines do I take?"), the table
     rows of the best candidate's passage that hold what it asks for
     (:func:`matching_rows`), in order: "Which subscriptions are on the Amex?" is
     answered by both Amex rows (the bundled model quoted "The Amex card expires in
     04/27."). ``cands`` must hold every sentence of the passages (ranked with a limit
     past their length). Empty when the question asks for one thing or no two rows of
     one table hold it."""
-    if not cands or not asks_several(question):
+    if not cands or not (asks_several(question) or counts_items(question)):
         return []
     by_n = {p.n: p for p in passages}
     for n in dict.fromkeys(c.n for c in cands):  # passages by their best candidate

@@ -163,3 +163,19 @@ def test_a_count_of_things_of_a_kind() -> None:
     assert not counts_items("How many is too many?")
     assert not counts_items("How much was the boiler service?")
     assert not counts_items("What books did I read?")
+
+
+def test_a_count_of_a_tables_things_gets_its_rows() -> None:
+    """ "How many medicines do I take?" over a medication table quoted one row: a count
+    of the things a table's header names gets every row, as "Which medicines …?" does."""
+    from kb.rag.quote import row_candidates
+
+    meds = note(
+        "| Medicine | Dose | When |\n| --- | --- | --- |\n| Ramipril | 5 mg | morning |\n"
+        "| Atorvastatin | 20 mg | evening |\n| Vitamin D | 1000 IU | morning |",
+        "Medication",
+    )
+    cands = rank_candidates("How many medicines do I take?", [meds], None, 20)
+    got = row_candidates("How many medicines do I take?", [meds], cands)
+    assert [c.text.split(" | ")[0] for c in got] == ["| Ramipril", "| Atorvastatin", "| Vitamin D"]
+    assert row_candidates("How much ramipril do I take?", [meds], cands) == []
