@@ -521,7 +521,7 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
         if not found(k, seen)
         and not (k[:1].isdigit() and number_value(k) in values)
         and not (k in acronyms and any(spelled_in(acronyms[k], p.hit.text) for p in passages))
-        and not (yes and _sibling_seen(k, seen))
+        and not (yes and not _siblings(stem(k)).isdisjoint(seen))
     )
     codes = glued_codes(question)
     if codes:  # "the Q2 roadmap" where the notes say "Q1": the code, not its digit
@@ -993,10 +993,10 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _SIBLINGS = (frozenset(map(stem, _WEEKDAYS)), frozenset(map(stem, MONTH_NAMES)))
 
 
-def _sibling_seen(word: str, seen: AbstractSet[str]) -> bool:
-    """``word`` is a day of the week or a month and ``seen`` (stems) holds another."""
-    s = stem(word)
-    return any(s in kind and not kind.isdisjoint(seen - {s}) for kind in _SIBLINGS)
+def _siblings(s: str) -> frozenset[str]:
+    """The other days of the week, or months, when the stem ``s`` is one (empty
+    otherwise): any of them answers a yes/no question about ``s`` (:data:`_SIBLINGS`)."""
+    return next((kind - {s} for kind in _SIBLINGS if s in kind), frozenset())
 
 
 def opposites_said(
@@ -1017,7 +1017,7 @@ def opposites_said(
     for s in lacking:
         opposite = ANTONYMS.get(s)
         if terms.yes_no and not opposite:
-            opposite = next((kind - {s} for kind in _SIBLINGS if s in kind), None)
+            opposite = _siblings(s)
         if not opposite:
             continue
         for k in sentences:
@@ -1097,13 +1097,13 @@ def measured_extreme(
         if (
             (is_item(text) or extreme.kinds == DATE)
             and measure(text, extreme) is not None
-            and (extreme.kinds != DATE or _dated_rows(p) >= 2)
+            and (extreme.kinds != DATE or _dated_records(p) >= 2)
         ):
             return wanted
     return []
 
 
-def _dated_rows(p: PassageSentences) -> int:
+def _dated_records(p: PassageSentences) -> int:
     """How many of ``p``'s sentences are table rows, list items or a log's lines with a
     date (:data:`DATE`, :func:`kb.rag.superlative.measure`)."""
     extreme = Extreme(DATE, 1)

@@ -337,13 +337,13 @@ def _lift_extremes(
         p = by_n[c.n]
         if (v := entry_value(p.sentence(c.j), p.hit.locator.heading_path, extreme)) is not None:
             valued[i] = v
+    out = _lifted(cands, chosen, EXTREME_BONUS)
     entries = _saying(terms, cands, by_n, list(valued))
     if entries and len({valued[i][1] for i in entries}) == 1:
         best = max(extreme.direction * valued[i][0] for i in entries)
         top = [i for i in entries if extreme.direction * valued[i][0] == best]
-        out = _lifted(cands, chosen, EXTREME_BONUS)
-        return _lifted(out, top, EXTREME_BONUS, among=entries)
-    return _lifted(cands, chosen, EXTREME_BONUS)
+        out = _lifted(out, top, EXTREME_BONUS, among=entries)
+    return out
 
 
 def _saying(
@@ -404,8 +404,11 @@ def _lifted(
     value, the doer doing it) decides where words and cosine cannot."""
     out = list(cands)
     for i in chosen:
-        rivals = [cands[k] for k in among] if among is not None else cands
-        top = max(c.relevance for c in rivals if among is not None or c.n == cands[i].n)
+        if among is None:
+            rivals = [c for c in cands if c.n == cands[i].n]
+        else:
+            rivals = [cands[k] for k in among]
+        top = max(c.relevance for c in rivals)
         out[i] = replace(cands[i], relevance=max(cands[i].relevance + bonus, top + bonus / 2))
     return out
 
@@ -620,7 +623,12 @@ def asks_several(question: str) -> bool:
     """``question`` asks for several things of a kind: *which* or *what* before a plural
     noun, or before a word and a plural noun ("Which subscriptions are on the Amex?",
     "What new jobs came in?"); not "What is the bus number?", "Which class is it?"."""
-    m = _OPENER.search(question)
+    return _plural_after(_OPENER.search(question))
+
+
+def _plural_after(m: re.Match[str] | None) -> bool:
+    """The one or two words ``m`` caught after a question's opener name a plural:
+    the first word ("subscriptions"), or a word and a plural ("new jobs")."""
     if m is None:
         return False
     first, second = m.group(1), m.group(2) or ""
@@ -638,11 +646,7 @@ def counts_items(question: str) -> bool:
     counts; one item quoted alone ("Dune by Frank Herbert: 4/5.") reads as a number
     it is not. Not "How many miles …" over one sentence: only when such items are
     named (:func:`kb.rag.pipeline.AskPipeline`)."""
-    m = _HOW_MANY.search(question)
-    if m is None:
-        return False
-    first, second = m.group(1), m.group(2) or ""
-    return _plural(first) or (not is_stopword(first.lower()) and _plural(second))
+    return _plural_after(_HOW_MANY.search(question))
 
 
 def matching_rows(question: str, p: PassageSentences) -> list[int]:

@@ -37,8 +37,8 @@ items (and a log's lines) by date only among those that say what the question as
 
 A journal's entries are passages of their own under dated headings ("## 2026-11-09" /
 "Ran 10 km, 58 minutes."): :func:`entry_value` gives such a sentence its value (its
-own date, or else its heading's; or its quantity), compared across the entries that
-say what the question asks ("When did I last run?", "What was my longest run?").
+heading's day, or its quantity), compared across the entries that say what the
+question asks ("When did I last run?", "What was my longest run?").
 
 Among the items of one passage (list items or table rows, :func:`is_item`), those that
 hold a quantity of that kind are compared by the first such quantity's value, when
