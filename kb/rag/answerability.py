@@ -40,6 +40,9 @@ the question asks about, with two signals:
   unanswerable SQuAD questions (at 0.3: 1 more) and no more answerable ones. A list
   item's later sentences hold its first sentence's words instead
   (:func:`kb.rag.verify.PassageSentences.of`).
+  A question that cannot be answered without a number, an amount of money or a point in
+  time asked for by name ("In what year …?", :func:`kb.rag.answer_type.strict_type`)
+  counts only the sentences that can give one (alone, or one of a pair).
 - **cosine**: the largest cosine between the question's vector and a passage
   sentence's vector (the KB's embedder): how closely one sentence paraphrases the
   question;
@@ -88,7 +91,7 @@ from typing import Any
 import numpy as np
 
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
-from kb.rag.answer_type import expected_type, holds
+from kb.rag.answer_type import expected_type, gives, holds, strict_type
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     AUTHOR_STEMS,
@@ -420,6 +423,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue  # "What did I think of Piranesi?": the note says the judgement
         elif word.lower() == "supposed" and _TO_AFTER.match(question, m.end()):
             continue  # "What is the pressure supposed to be?": the note says what it is
+        elif word.lower() in _TIME_NAMES and _WHAT_BEFORE.search(question, 0, m.start()):
+            continue  # "What date does it renew?" asks when: the note gives the day
         elif word.lower() == "time" and _THE_LAST.search(question, 0, m.start()):
             continue  # "When was the last time I ran?" asks when, as "When did I last run?"
         elif _EXPANSION.match(question, m.start()):
@@ -473,6 +478,15 @@ _OF_ABOUT = re.compile(r"\s+(?:of|about)\b", re.IGNORECASE)
 _TO_AFTER = re.compile(r"\s+to\b", re.IGNORECASE)
 #: "the last" right before a word (searched in the text before it)
 _THE_LAST = re.compile(r"\bthe\s+last\s+$", re.IGNORECASE)
+#: a point in time asked for by its name right after *what*/*which* ("*What date* does
+#: Spotify renew?" over the row "| Spotify Duo | £16.99 | 3rd | Amex |"; "In *which
+#: month* …"): the answer gives it, not the word, as with *what year*
+#: (:data:`QUESTION_FRAME`); :func:`kb.rag.answer_type.strict_type` then counts only the
+#: sentences that give one
+_TIME_NAMES = frozenset(
+    ["date", "dates", "day", "days", "month", "months", "decade", "decades", "century", "centuries"]
+)
+_WHAT_BEFORE = re.compile(r"\b(?:what|which)\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
 #: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
 _EXPANSION = re.compile(r"(?:short|stands?)\s+for\b|abbreviation\s+(?:for|of)\b", re.IGNORECASE)
@@ -614,13 +628,14 @@ def check(
         missing = [w for w, _ in terms.values()]
         return Answerability(0.0, False, min_answerable, 0.0, missing=missing)
     matches = sentence_matches(terms, passages)
-    cov, missing = coverage(terms, passages, matches)
+    eligible = _typed(question, passages)
+    cov, missing = coverage(terms, passages, matches, eligible)
     cos = best_cosine(qvec, passages)
     chunk = chunk_cosine(passages) if cos is not None else None
     if model is None:
         model = DEFAULT_MODEL if cos is not None else LEXICAL_MODEL
     p = model.score(cov, cos, chunk)
-    every = holds_every_term(terms, passages, matches)
+    every = holds_every_term(terms, passages, matches, eligible)
     named = [
         section_heading(ps.hit) for ps in passages if names_section(terms, ps.hit, ps.heading_stems)
     ]
@@ -666,6 +681,9 @@ def check(
 
 #: per passage, per sentence: the question's stems it holds (:func:`found_terms`)
 Matches = list[list[frozenset[str]]]
+#: per passage, per sentence: whether it can give the answer type the question cannot
+#: be answered without (:func:`kb.rag.answer_type.strict_type`)
+Eligible = list[list[bool]]
 
 
 def sentence_matches(terms: Terms, passages: Sequence[PassageSentences]) -> Matches:
@@ -731,6 +749,7 @@ def coverage(
     terms: Terms,
     passages: Sequence[PassageSentences],
     matches: Matches | None = None,
+    eligible: Eligible | None = None,
 ) -> tuple[float, list[str]]:
     """The best idf-weighted share of ``terms`` that one sentence holds (as
     :func:`standing` counts it: a sentence that holds a rare *start* only by its date,
@@ -740,7 +759,12 @@ def coverage(
     no such term, so "When does the RAC cover *start*?" does not pair "cover is with the
     RAC until June" with another note's "valid from 3 April"), and the surface words
     the best lacks, rarest first; 1.0 and none when there are no terms. ``matches``:
-    :func:`sentence_matches`, if computed."""
+    :func:`sentence_matches`, if computed. With ``eligible`` (:data:`Eligible`), only
+    the sentences it marks count alone, and a pair needs one of them: "In what year was
+    the Haensch study released?" is not covered by "The results of the Haensch study
+    have since been confirmed", which names no year; a pair still joins a sentence that
+    names what is asked with another document's that gives the year; 0 when no sentence
+    is marked."""
     if sum(w for _, w in terms.values()) <= 0:
         return 1.0, []
     if matches is None:
@@ -749,11 +773,15 @@ def coverage(
     asked = asked_terms(terms)
     # per distinct (document, terms held): the terms a sentence or its headings write out
     seen: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
-    for p, sentences in zip(passages, matches, strict=True):
+    typed: set[tuple[str, frozenset[str]]] = set()  # keys a sentence holding the type has
+    for i, (p, sentences) in enumerate(zip(passages, matches, strict=True)):
         for j, got in enumerate(sentences):
             written = written_out(p, j, got)
             key = (p.hit.locator.path, got)
             seen[key] = seen.get(key, frozenset()) | written
+            if eligible is not None and not eligible[i][j]:
+                continue
+            typed.add(key)
             held = standing(asked, got, written)
             cov = weighted_share(terms, held)
             if cov > best:
@@ -762,6 +790,8 @@ def coverage(
     for i, ((path_a, a), own_a) in enumerate(distinct):
         for (path_b, b), own_b in distinct[i + 1 :]:
             if path_a == path_b or not (own_a - b) or not (own_b - a):
+                continue
+            if eligible is not None and (path_a, a) not in typed and (path_b, b) not in typed:
                 continue
             both = a | b
             cov = weighted_share(terms, both) - PAIR_PENALTY
@@ -781,7 +811,12 @@ def coverage(
 EVERY_TERM_FLOOR = 0.5
 
 
-def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches: Matches) -> bool:
+def holds_every_term(
+    terms: Terms,
+    passages: Sequence[PassageSentences],
+    matches: Matches,
+    eligible: Eligible | None = None,
+) -> bool:
     """True when one passage sentence (its words, what its quantities and values say,
     and its chunk's headings and file name: :func:`found_terms`, as ``matches`` holds
     them, :func:`sentence_matches`) holds every question
@@ -794,12 +829,15 @@ def holds_every_term(terms: Terms, passages: Sequence[PassageSentences], matches
     little, as do headings alone (they hold the same words for every sentence of the
     chunk), words held only by an acronym's initials (:mod:`kb.rag.acronyms`: "Bob paid" is no *BP*
     for sure) and what a sentence's values say alone ("When did the dispute end?" over
-    "The school bus runs until June" holds *end* only by its date)."""
+    "The school bus runs until June" holds *end* only by its date). With ``eligible``,
+    only the sentences it marks (:data:`Eligible`)."""
     asked = asked_terms(terms)
     if not asked:
         return False
-    for p, held in zip(passages, matches, strict=True):
+    for i, (p, held) in enumerate(zip(passages, matches, strict=True)):
         for j, got in enumerate(held):
+            if eligible is not None and not eligible[i][j]:
+                continue
             if (
                 asked <= got
                 and (
@@ -1152,6 +1190,16 @@ def best_cosine(qvec: np.ndarray | None, passages: Sequence[PassageSentences]) -
         m = float(np.max(p.vectors @ qvec))
         best = m if best is None else max(best, m)
     return best
+
+
+def _typed(question: str, passages: Sequence[PassageSentences]) -> Eligible | None:
+    """Which passage sentences can give the answer type ``question`` cannot be answered
+    without (:func:`kb.rag.answer_type.strict_type`, :func:`~kb.rag.answer_type.gives`),
+    or ``None`` when it asks for none."""
+    kind = strict_type(question)
+    if kind is None:
+        return None
+    return [[gives(kind, p.sentence(j), question) for j in range(len(p.stems))] for p in passages]
 
 
 def chunk_cosine(passages: Sequence[PassageSentences]) -> float | None:

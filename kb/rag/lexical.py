@@ -761,10 +761,11 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # a time of day: "09:40", "09:40:00", "at 7:15", "7pm", "9.30 a.m." ("What time do
     # we land?"); a one-digit hour only after at/by/from/until ("Dilute 1:10", "John
-    # 3:16" are no time), nothing past 23:59 ("10:79")
+    # 3:16" are no time), nothing past 23:59 ("10:79"); past it, minutes and seconds
+    # ("Parkrun: 24:31" answers "What was my parkrun time?")
     (
         re.compile(
-            r"(?<![\d:.])(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:])"
+            r"(?<![\d:.])(?:[0-5]\d):[0-5]\d(?::[0-5]\d)?(?![\d:])"
             r"|\b(?:at|by|from|until|till|before|after|around)\s+\d:[0-5]\d(?![\d:])"
             r"|(?<![\w.])(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[ap]\.m\.|[ap]m\b)",
             re.IGNORECASE,

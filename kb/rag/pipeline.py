@@ -58,7 +58,7 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
-from kb.rag.answer_type import expected_type
+from kb.rag.answer_type import expected_type, gives, strict_type
 from kb.rag.answerability import (
     Answerability,
     Assessed,
@@ -344,6 +344,11 @@ class AskPipeline:
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         counting = counts_items(q)  # "How many books …?": every item, to count
+        strict = strict_type(q)
+        if strict is not None and not counting:
+            # a question that needs a number, an amount or a year is answered only by a
+            # sentence that gives one, when any does (the evidence check counted those)
+            cands = [c for c in cands if gives(strict, c.text, q)] or cands
         if expected_type(q) is None or counting:
             # the steps of a procedure a how-to question's best sentence is one of ("How
             # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section

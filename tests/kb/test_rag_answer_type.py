@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kb.rag.answer_type import expected_type, holds
+from kb.rag.answer_type import expected_type, gives, holds, strict_type
+from kb.rag.answerability import PAIR_PENALTY, check
 from kb.rag.quote import TYPE_BONUS, doer_and_verb, rank_candidates
 from kb.rag.verify import PassageSentences, embed_passages
 from kb.types import Hit, Locator, Span
+from tests.kb.test_rag_verified import hit
 
 HEATING = (
     "The boiler is a Viessmann Vitodens 100. Annual service is due in October; the last "
@@ -291,3 +293,60 @@ def test_a_word_met_only_by_its_synonym_ranks_below_the_word_itself() -> None:
         "In what century did the history of the clock begin?", _passages(text), None, 5
     )
     assert best[0].text.startswith("The history of the clock"), [c.text for c in best]
+
+
+def test_a_strict_type_is_one_no_other_answer_gives() -> None:
+    """A year asked for by name, a quantity and an amount cannot be answered without
+    one; a *when* question can (by an event: "until the oil shock"), and so can *who*."""
+    assert strict_type("In what year was the study released?") == "time"
+    assert strict_type("Which decade saw the most growth?") == "time"
+    assert strict_type("What date does Spotify renew?") == "time"
+    assert strict_type("When are subject committees established?") is None
+    assert strict_type("The price was stable until when?") is None
+    assert strict_type("How many frames does a nucleus have?") == "quantity"
+    assert strict_type("How much did the service cost?") == "money"
+    assert strict_type("Who is the GP?") is None
+    assert strict_type("What did the Court decide?") is None
+    study = "In what year was the Haensch study released?"
+    assert not gives("time", "The results of the Haensch study have since been confirmed.", study)
+    assert gives("time", "The Haensch study was published in 2010.", study)
+    # a card's month and year is a year
+    assert gives("time", "The Amex card expires in 04/27.", "What year does the Amex expire?")
+    assert not gives("time", "Mix 1/2 cup of flour.", "What year was it baked?")
+
+
+def test_a_price_can_be_given_by_a_number_or_in_words() -> None:
+    """An amount asked with *how much … price/cost/is the* is also given by a rise in
+    percent, a term in years, or a price in words."""
+    oil = "From 1947 to 1967, how much did the price of oil increase?"
+    assert strict_type(oil) == "money"
+    assert gives("money", "The price of oil had risen by less than two percent per year.", oil)
+    mortgage = "How much is the mortgage fixed for?"
+    assert gives("money", "Mortgage: Nationwide, 4.19% fixed for 5 years.", mortgage)
+    assert gives("money", "Parking at the venue is free.", "How much is the parking?")
+    assert not gives("money", "Parking is behind the station.", "How much is the parking?")
+
+
+def test_the_evidence_check_counts_only_sentences_that_give_the_strict_type() -> None:
+    """ "In what year was the Haensch study released?" over a sentence that names the
+    study and no year: nothing the passages say can answer it. A pair of documents
+    still can, when one of the two gives the year."""
+    q = "In what year was the Haensch study released?"
+    ps = [PassageSentences.of(1, hit(1, "The Haensch study was released by the Institute."))]
+    assert check(q, ps, None, 0.5).coverage == 0.0
+    assert not check(q, ps, None, 0.5).every_term
+    # the same words, asked without a type, are covered
+    assert check("Who released the Haensch study?", ps, None, 0.5).coverage == 1.0
+    dated = [PassageSentences.of(1, hit(1, "The Haensch study was released in 2010."))]
+    assert check(q, dated, None, 0.5).coverage == 1.0
+    led = hit(1, "The Haensch study was led by the Institute.")
+    paired = [
+        PassageSentences.of(1, led),
+        PassageSentences.of(2, hit(2, "It was released in 2010.")),
+    ]
+    undated = [
+        PassageSentences.of(1, led),
+        PassageSentences.of(2, hit(2, "It was released later.")),
+    ]
+    assert check(q, paired, None, 0.5).coverage == pytest.approx(1.0 - PAIR_PENALTY)
+    assert check(q, undated, None, 0.5).coverage == 0.0

@@ -179,3 +179,32 @@ def test_a_count_of_a_tables_things_gets_its_rows() -> None:
     got = row_candidates("How many medicines do I take?", [meds], cands)
     assert [c.text.split(" | ")[0] for c in got] == ["| Ramipril", "| Atorvastatin", "| Vitamin D"]
     assert row_candidates("How much ramipril do I take?", [meds], cands) == []
+
+
+def test_a_point_in_time_asked_by_name_needs_no_word_of_its_own() -> None:
+    """ "What date does Spotify renew?" over a subscriptions table was refused: *date*
+    was a term, which the row's "3rd" does not write, and the best match became "Insurance
+    with Admiral, renews 2 September." (Admiral for Spotify). *date, day, month, decade,
+    century* right after *what*/*which* ask when, as *what year* does; elsewhere they
+    count ("What is on day 2?")."""
+    assert list(question_terms("What date does Spotify renew?", None)) == ["spotify", "renew"]
+    assert "month" not in question_terms("In which month do we fly?", None)
+    assert "day" in question_terms("What is on day 2?", None)
+    assert "date" in question_terms("Is the due date fixed?", None)
+    subs = note(
+        "| Service | Monthly | Renews | Card |\n| --- | --- | --- | --- |\n"
+        "| Netflix Standard | £10.99 | 19th | Visa |\n| Spotify Duo | £16.99 | 3rd | Amex |",
+        "Subscriptions",
+    )
+    got = check("What date does Spotify renew?", [subs], None, 0.0)
+    assert got.missing == [] and got.contradictions == []
+
+
+def test_a_race_time_says_time() -> None:
+    """ "What was my parkrun time?" over "Parkrun at Hampstead Heath: 24:31, a personal
+    best." was refused for *time*: minutes and seconds past 23:59 say it too."""
+    p = note("Parkrun at Hampstead Heath: 24:31, a personal best.", "November 2026")
+    assert check("What was my parkrun time?", [p], None, 0.0).missing == []
+    assert check(
+        "What was my parkrun time?", [note("Parkrun at Hampstead Heath.")], None, 0.0
+    ).missing == ["time"]

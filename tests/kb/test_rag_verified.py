@@ -1700,11 +1700,29 @@ def test_generate_mode_wrong_citation_is_not_grounded_and_verdicts_stream() -> N
     assert "[#1] Shape the dough" in user and "notes/" not in user and "lines" not in user
 
 
+def test_quote_mode_offers_only_sentences_that_give_the_number_asked_for() -> None:
+    """ "How long is the cold proof?" needs a quantity: "Shape the dough into a tight
+    boule." and "Bake it cold, straight from the fridge." cannot answer it, whatever
+    their words share with it, so the model is not offered them."""
+    gen = Scripted(["1"])
+    s = cfg(mode="quote", quote_candidates=6)
+    ask(gen, s, "How long is the cold proof in the refrigerator?").result()
+    user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
+    lines = [ln[3:] for ln in user.splitlines() if re.match(r"\d\. ", ln)]
+    assert lines and lines[0].startswith("Cover it and proof it")
+    assert not any(ln.startswith(("Shape the dough", "Bake it cold")) for ln in lines)
+    # the same question without a number asked offers them
+    gen = Scripted(["1"])
+    ask(gen, s, "What is the cold proof in the refrigerator?").result()
+    user = gen.calls[0]["prompt"][1]["content"]  # type: ignore[index]
+    assert "Bake it cold" in user
+
+
 def test_quote_mode_the_model_picks_a_number_and_kb_writes_the_sentence() -> None:
     # the model's answer is a candidate number, streamed in two pieces; repeats are skipped
     gen = Scripted(["2", " 2"])
     s = cfg(mode="quote", quote_candidates=3, quote_max_sentences=2)
-    stream = ask(gen, s, "How long is the cold proof in the refrigerator?")
+    stream = ask(gen, s, "What is the cold proof in the refrigerator?")
     events = list(stream)
     rec = stream.result()
     gbnf = gen.calls[0]["grammar"]
