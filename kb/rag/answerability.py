@@ -69,7 +69,9 @@ answerable either, nor one whose negation or antonym the best-matching sentences
 contradict ("What did the TEU *not* do?" over sentences that say what it does;
 "the *lowest* point" where the text says "highest": :mod:`kb.rag.polarity`), nor one
 whose one missing word is a name or number the best sentence has another in place of
-("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`), nor
+("the first *American*" over "the first *European*": :mod:`kb.rag.substitution`), or
+a common word between the same two tokens of a noun phrase ("stones and *rocks* were"
+over "stones and *cannonballs* were"), nor
 one that asks about a move the other way round ("When do we move *to* Stripe?" over
 "from Stripe to Adyen": :mod:`kb.rag.direction`), nor one that asks for a rate per
 another period than its best sentence states ("a month" over "500 projects a year":
@@ -130,7 +132,7 @@ from kb.rag.polarity import (
     rank_sentences,
     yes_no,
 )
-from kb.rag.substitution import prefixed, swaps
+from kb.rag.substitution import prefixed, swaps, word_swaps
 from kb.rag.superlative import DATE, Extreme, asked_extreme, entry_value, is_item, measure
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
@@ -667,6 +669,8 @@ def check(
         known = best.stems[j] | best.heading_stems | best.units(j)
         lacking = word_parts(asked_terms(terms) - got, known)
         result.contradictions += swaps(question, best.sentence(j), known, lacking)
+        if not result.contradictions:
+            result.contradictions += word_swaps(question, best.sentence(j), known, lacking)
         result.contradictions += reversed_moves(question, best.sentence(j))
         result.contradictions += other_periods(question, best.sentence(j))
         result.contradictions += denied(question, best.sentence(j))

@@ -180,6 +180,12 @@ summer winter | absorb release | absorbed released | larger smaller | bigger sma
 longer shorter | wider narrower | deeper shallower | thicker thinner | hotter colder
 warmer cooler | heavier lighter | richer poorer | wealthier poorer | cheaper dearer
 easier harder | cheaper expensive | grow decline | grew declined | growth decline
+advance retreat | advanced retreated | urban rural | domestic foreign | majority minority
+wet dry | full empty | alive dead | forward backward | upstream downstream
+inbound outbound | horizontal vertical | input output | ascend descend | appear disappear
+remember forget | approve reject | approved rejected | offensive defensive
+offense defense | superior inferior | temporary permanent | conservative liberal
+stop begin | stop start | stopped began | stopped started
 """
 #: a compass direction's other forms, read as the direction for the antonym check
 #: ("the *westward* flow" asked, "the *easterly* flow" written); by the word, not its
@@ -409,8 +415,14 @@ def heading_negates(heading: str) -> bool:
 #: *have* the word is what is had: "does not have a *codified* constitution"
 _NEGATION_ADVERBS = "always|really|yet|even|actually|fully"
 _HAD = r"(?:(?:have|has|had)\s+(?:(?:a|an|the|any)\s+)?)?"
+#: *nor* before the verb it denies, with the inverted auxiliary and subject between:
+#: "does not carry out research *nor does it monitor* climate data"
+_NOR = (
+    r"\bnor(?:\s+(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)"
+    r"\s+(?:it|he|she|they|we|you|i|this|that|these|those))?"
+)
 _DENIED = re.compile(
-    rf"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:{_NEGATION_ADVERBS})\s+)?{_HAD}"
+    rf"(?:\b(?:not|never|no\s+longer)|n['’]t|{_NOR})\s+(?:(?:{_NEGATION_ADVERBS})\s+)?{_HAD}"
     r"(?P<word>[^\W\d_]+)",
     re.IGNORECASE,
 )

@@ -568,3 +568,29 @@ def test_grow_and_decline_are_opposites_but_not_inside_a_name() -> None:
     assert contradictions("Demand for a Scottish Parliament declined in what year?", [grew]) == [
         Contradiction("declined", "grew")
     ]
+
+
+def test_nor_denies_the_verb_after_its_inverted_auxiliary() -> None:
+    """ "Who is responsible for monitoring climate data?" over "The IPCC does not carry
+    out research nor does it monitor climate related data." was answered: *nor* with
+    the auxiliary and subject turned round before its verb denies the verb too."""
+    s = "The IPCC does not carry out research nor does it monitor climate related data."
+    q = "Who is responsible for monitoring climate data?"
+    assert denied(q, s) == [Contradiction("monitoring", "nor does it monitor")]
+    assert denied("Who monitors the data?", "Neither Dana nor Omar monitor the data.") == []
+    assert denied("What does the IPCC do?", s) == []
+
+
+def test_more_plain_opposites_are_antonyms() -> None:
+    """ "When did Washington learn about Trent's advance?" over "… learned of Trent's
+    retreat." was answered; so "… suggested Jacksonville stop annexing …" over "begin
+    annexing"."""
+    retreat = ["While en route, Washington learned of Trent's retreat."]
+    assert contradictions("When did Washington learn about Trent's advance?", retreat) == [
+        Contradiction("advance", "retreat")
+    ]
+    begin = ["In 1958, a study recommended that the city begin annexing outlying towns."]
+    assert contradictions("When was it suggested the city stop annexing towns?", begin) == [
+        Contradiction("stop", "begin")
+    ]
+    assert contradictions("Is the tank full or empty?", ["The tank is empty."]) == []

@@ -13,6 +13,7 @@ from kb.rag.substitution import (
     spelled_by,
     swaps,
     tokenised,
+    word_swaps,
     written_in,
 )
 from kb.rag.verify import PassageSentences
@@ -303,3 +304,53 @@ def test_a_word_written_only_with_a_prefix_is_another_word() -> None:
     # compounds that name the thing asked
     assert prefixed(["market"], "The supermarket opens at 8.") == []
     assert prefixed(["virus"], "We use Sophos antivirus on every laptop.") == []
+
+
+def test_a_common_word_swapped_in_a_noun_phrase_is_a_swap() -> None:
+    """ "… where stones and *rocks* were rolled …" over "… stones and *cannonballs*
+    were both rolled …", and "launch as a *free* service" over "launch in March as a
+    *subscription* service": the one word the sentence lacks, another word between the
+    same two tokens."""
+    q = "Who constructed an experiment where stones and rocks were rolled down an incline?"
+    s = (
+        "Galileo constructed an experiment in which stones and cannonballs were both "
+        "rolled down an incline."
+    )
+    assert word_swaps(q, s, set(), {stem("rocks")}) == [Contradiction("rocks", "cannonballs")]
+    free = "When did Setanta say it would launch as a free service on the platform?"
+    said = "Setanta confirmed that it would launch in March as a subscription service on it."
+    assert word_swaps(free, said, set(), {stem("free")}) == [Contradiction("free", "subscription")]
+    # the sentence lacks more than the one word: no swap (a paraphrase, or two documents)
+    assert word_swaps(q, s, set(), {stem("rocks"), stem("incline")}) == []
+    # a verb's slot is a paraphrase's: "infiltrate" for "reached", "obtain" for "took"
+    plague = "How did the plague infiltrate Alexandria?"
+    reached = "By autumn 1347, the plague reached Alexandria in Egypt."
+    assert word_swaps(plague, reached, set(), {stem("infiltrate")}) == []
+    seats = "Who did the SNP obtain 16 seats from?"
+    assert word_swaps(seats, "The SNP took 16 seats from Labour.", set(), {stem("obtain")}) == []
+    # other neighbours, a synonym, or a yes/no question: no swap
+    assert word_swaps(q, "Stones and cannonballs rolled down.", set(), {stem("rocks")}) == []
+    flights = "When do the flights leave for Lisbon?"
+    depart = "When the flights depart for Lisbon, …"
+    assert word_swaps(flights, depart, set(), {stem("leave")}) == []
+    yes = "Were stones and rocks rolled down the incline?"
+    assert word_swaps(yes, s, set(), {stem("rocks")}) == []
+
+
+def test_the_evidence_check_refuses_a_common_word_swapped() -> None:
+    q = "Who constructed an experiment where stones and rocks were rolled down an incline?"
+    ps = [
+        PassageSentences.of(
+            1,
+            hit(
+                1,
+                "Galileo constructed an experiment in which stones and cannonballs were both "
+                "rolled down an incline to disprove the Aristotelian theory of motion.",
+                ("Force",),
+            ),
+        )
+    ]
+    got = check(q, ps, None, 0.0, require_keys=True)
+    assert not got.answerable and got.contradictions == [Contradiction("rocks", "cannonballs")]
+    asked = "Who constructed an experiment where stones and cannonballs were rolled down?"
+    assert check(asked, ps, None, 0.0, require_keys=True).contradictions == []
