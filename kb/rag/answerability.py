@@ -425,6 +425,11 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
             continue  # "What did I think of Piranesi?": the note says the judgement
         elif word.lower() == "supposed" and _TO_AFTER.match(question, m.end()):
             continue  # "What is the pressure supposed to be?": the note says what it is
+        elif word.lower() in _KIND_NOUNS and (
+            _WHAT_BEFORE.search(question, 0, m.start())
+            or (word.lower().startswith("role") and _HOLDER_BEFORE.search(question, 0, m.start()))
+        ):
+            continue  # "What entity owns V/Line?": the note names the owner
         elif word.lower() in _TIME_NAMES and _WHAT_BEFORE.search(question, 0, m.start()):
             continue  # "What date does it renew?" asks when: the note gives the day
         elif word.lower() == "time" and _THE_LAST.search(question, 0, m.start()):
@@ -489,6 +494,12 @@ _TIME_NAMES = frozenset(
     ["date", "dates", "day", "days", "month", "months", "decade", "decades", "century", "centuries"]
 )
 _WHAT_BEFORE = re.compile(r"\b(?:what|which)\s+$", re.IGNORECASE)
+#: the kind of answer asked for right after *what*/*which*, or a role after its
+#: holder's possessive ("*What entity* owns V/Line?" over "V/Line, which is now owned by
+#: the Victorian Government"; "What was Robert Watson's *role* in the IPCC?" over "Robert
+#: Watson, the chair of the IPCC"): the answer names it, not the word
+_KIND_NOUNS = frozenset(["entity", "entities", "organization", "organisation", "role", "roles"])
+_HOLDER_BEFORE = re.compile(r"(?:['’]s|\b(?:his|her|their|its|my|our|your))\s+$", re.IGNORECASE)
 #: a question's words that ask for an abbreviation's full form ("What is QED *short
 #: for*?", "What does PTO *stand for*?"): the text writes the form, not these words
 _EXPANSION = re.compile(r"(?:short|stands?)\s+for\b|abbreviation\s+(?:for|of)\b", re.IGNORECASE)

@@ -761,17 +761,19 @@ _UNIT_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     ),
     # a time of day: "09:40", "09:40:00", "at 7:15", "7pm", "9.30 a.m." ("What time do
     # we land?"); a one-digit hour only after at/by/from/until ("Dilute 1:10", "John
-    # 3:16" are no time), nothing past 23:59 ("10:79"); past it, minutes and seconds
-    # ("Parkrun: 24:31" answers "What was my parkrun time?")
+    # 3:16" are no time), nothing past 23:59 ("10:79")
     (
         re.compile(
-            r"(?<![\d:.])(?:[0-5]\d):[0-5]\d(?::[0-5]\d)?(?![\d:])"
+            r"(?<![\d:.])(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:])"
             r"|\b(?:at|by|from|until|till|before|after|around)\s+\d:[0-5]\d(?![\d:])"
             r"|(?<![\w.])(?:1[0-2]|0?[1-9])(?:[.:][0-5]\d)?\s?(?:[ap]\.m\.|[ap]m\b)",
             re.IGNORECASE,
         ),
         frozenset(["time", "clock"]),
     ),
+    # minutes and seconds past 23:59, no clock: a race's or a lap's time ("Parkrun:
+    # 24:31" answers "What was my parkrun time?")
+    (re.compile(r"(?<![\d:.])(?:2[4-9]|[3-5]\d):[0-5]\d(?![\d:])"), frozenset(["time"])),
     # values whose shape says what they are: an IP address, a date (ISO, or a day with
     # its month's name); e-mail and web addresses are in _TEXT_SHAPES
     (

@@ -208,3 +208,16 @@ def test_a_race_time_says_time() -> None:
     assert check(
         "What was my parkrun time?", [note("Parkrun at Hampstead Heath.")], None, 0.0
     ).missing == ["time"]
+
+
+def test_the_kind_of_answer_asked_for_needs_no_word_of_its_own() -> None:
+    """ "What entity owns V/Line?" and "What was Robert Watson's role in the IPCC?" were
+    refused for *entity* and *role*: the answer names the owner or the role, not the
+    word. Elsewhere the words count ("Is the role open?")."""
+    assert list(question_terms("What entity owns V/Line?", None)) == ["own", "v", "line"]
+    assert "role" not in question_terms("What was Robert Watson's role in the IPCC?", None)
+    assert "organization" not in question_terms("Which organization covers the cost?", None)
+    assert "role" in question_terms("Is the role open?", None)
+    assert "organization" in question_terms("What does the organization do?", None)
+    p = note("V/Line, which is now owned by the Victorian Government, runs regional trains.")
+    assert check("What entity owns V/Line?", [p], None, 0.0).missing == []
