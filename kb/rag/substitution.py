@@ -62,13 +62,15 @@ each key is reported once.
 
 A common word swapped (:func:`word_swaps`) is held to a stricter slot: the same token on
 both sides, and the word opening a noun phrase (after an article, a preposition or
-*and*), since a paraphrase changes verbs and common words far more often than names.
-On the fresh set it refuses 4 more unanswerable questions ("stones and *rocks*" over
-"stones and *cannonballs*", "as a *free* service" over "as a *subscription* service",
-"unification of *similar* ideas" over "of *disparate* ideas") and no answerable one,
-on squad-dev none; read as loosely as a name's slot (either neighbour, any word) it
-refused 4 answerable questions there ("the plague *infiltrate* Alexandria" over "the
-plague *reached* Alexandria") and 2 on squad-dev.
+*and*) or a predicate after *is*/*are*, since a paraphrase changes verbs and common
+words far more often than names. On the fresh set it refuses 4 more unanswerable
+questions ("stones and *rocks*" over "stones and *cannonballs*", "as a *free* service"
+over "as a *subscription* service", "unification of *similar* ideas" over "of
+*disparate* ideas") and no answerable one; on squad-dev one ("Since electrons are
+*minions*" over "are *fermions*") and no answerable one. Read as loosely as a name's
+slot (either neighbour, any word) it refused 4 answerable questions on the fresh set
+("the plague *infiltrate* Alexandria" over "the plague *reached* Alexandria") and 2 on
+squad-dev; with one matching non-stop neighbour instead of both, 2 on squad-dev.
 """
 
 from __future__ import annotations
@@ -304,6 +306,8 @@ _OPENERS_TEXT = """a an the this that these those its their his her our my your 
     each both of for in on at with about from by into over under between among through
     during and or"""
 _PHRASE_OPENERS = frozenset(_OPENERS_TEXT.split())
+#: a form of *be* before a predicate noun or adjective ("electrons are *fermions*")
+_BE = frozenset(["is", "are", "was", "were"])
 
 
 def word_swaps(
@@ -321,13 +325,14 @@ def word_swaps(
     the word is the one question term the sentence lacks (``lacking``, as for
     :func:`swaps`; ``known``: the stems the sentence counts as holding besides its own),
     the asked word follows a word that opens a noun phrase (:data:`_PHRASE_OPENERS`:
-    an article, a preposition, *and* …; a verb's slot is a paraphrase's, "obtain" for
-    "took"), the sentence's word is no stop word, no key (a name or a number:
-    :func:`swaps`'s case), not a word of the question nor a form, typo or plain synonym
-    of the asked one (:func:`kb.rag.lexical.found`), and it stands between the same two
-    tokens as the asked word does in the question (as written, case aside), of which one
-    at least is no stop word, or else both nearest non-stop words (:func:`neighbour`)
-    match too. Not
+    an article, a preposition, *and* …), or a form of *be* when it ends in neither *-ing*
+    nor *-ed* ("Since electrons are *minions*" over "Since electrons are *fermions*";
+    not "were *placing*"): a verb's slot is a paraphrase's, "obtain" for "took"; the
+    sentence's word is no stop word, no key (a name or a number: :func:`swaps`'s case),
+    not a word of the question nor a form, typo or plain synonym of the asked one
+    (:func:`kb.rag.lexical.found`), and it stands between the same two tokens as the
+    asked word does in the question (as written, case aside), of which one at least is
+    no stop word, or else both nearest non-stop words (:func:`neighbour`) match too. Not
     for an alternative or a yes/no question (as :func:`swaps`). One contradiction: the
     question's word, and the sentence's."""
     if alternative(question) or yes_no(question) or len(lacking) != 1:
@@ -341,7 +346,9 @@ def word_swaps(
         if k.kind is not None or k.stop or k.stem not in lacking or found(k.stem, held):
             continue
         before, after = q[i - 1], q[i + 1]
-        if before.text.lower() not in _PHRASE_OPENERS:
+        if before.text.lower() not in _PHRASE_OPENERS and not (
+            before.text.lower() in _BE and not k.text.lower().endswith(("ing", "ed"))
+        ):
             continue  # a verb's slot: "How did the plague infiltrate Alexandria?"
         for j in range(1, len(s) - 1):
             t = s[j]

@@ -320,6 +320,15 @@ def test_a_common_word_swapped_in_a_noun_phrase_is_a_swap() -> None:
     free = "When did Setanta say it would launch as a free service on the platform?"
     said = "Setanta confirmed that it would launch in March as a subscription service on it."
     assert word_swaps(free, said, set(), {stem("free")}) == [Contradiction("free", "subscription")]
+    # a predicate noun after a form of *be*, but not a verb's -ing or -ed form
+    minions = "Since electrons are minions, they cannot occupy the same what?"
+    fermions = "Since electrons are fermions, they cannot occupy the same quantum state."
+    assert word_swaps(minions, fermions, set(), {stem("minions")}) == [
+        Contradiction("minions", "fermions")
+    ]
+    placing = "How much were French placing in North America?"
+    putting = "How much were French putting in North America?"
+    assert word_swaps(placing, putting, set(), {stem("placing")}) == []
     # the sentence lacks more than the one word: no swap (a paraphrase, or two documents)
     assert word_swaps(q, s, set(), {stem("rocks"), stem("incline")}) == []
     # a verb's slot is a paraphrase's: "infiltrate" for "reached", "obtain" for "took"
