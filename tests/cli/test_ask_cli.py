@@ -485,6 +485,50 @@ def test_a_count_of_listed_things_gets_every_item_from_the_bundled_model(
     assert "Next up" not in r.stdout.split("\nSources:\n", 1)[0]
 
 
+def test_a_question_that_needs_a_number_or_a_year_is_answered_only_by_one(
+    tmp_path: Path,
+    real_embedder,  # type: ignore[no-untyped-def]
+    shared_embedder: None,
+) -> None:
+    """The real CLI, embedder and model: "What date does Spotify renew?" over a
+    subscriptions table was refused (*date* looked for as a word); "What was my
+    parkrun time?" over "Parkrun: 24:31" too (*time*); "In what year was the Haensch
+    study released?" over a note that names the study and no year was answered with
+    that sentence, and is now refused before the model runs."""
+    notes = {
+        "money/subscriptions.md": (
+            "# Subscriptions\n\n| Service | Monthly | Renews | Card |\n| --- | --- | --- | --- |\n"
+            "| Netflix Standard | £10.99 | 19th | Visa |\n| Spotify Duo | £16.99 | 3rd | Amex |\n"
+        ),
+        "journal/2026-11.md": (
+            "# November 2026\n\n## 2026-11-09\nRan 10 km, 58 minutes.\n\n"
+            "## 2026-11-21\nParkrun at Hampstead Heath: 24:31, a personal best.\n"
+        ),
+        "reading/plague.md": (
+            "# Plague reading\n\nThe results of the Haensch study have since been confirmed "
+            "and amended. It is a good overview of the ancient DNA work.\n"
+        ),
+    }
+    home = _notes_kb(tmp_path, notes, real_embedder)
+    # answered from the table (which row the small model picks is its choice: kb offers
+    # the Spotify row first)
+    r = runner.invoke(app, ["ask", "What date does Spotify renew?", "--kb", str(home)])
+    assert r.exit_code == 0 and "refused" not in r.stdout, r.stdout
+    assert "notes/money/subscriptions.md" in r.stdout.split("\nSources:\n", 1)[1]
+    assert _answer(home, "What was my parkrun time?") == [
+        "Parkrun at Hampstead Heath: 24:31, a personal best."
+    ]
+    r = runner.invoke(
+        app, ["ask", "In what year was the Haensch study released?", "--kb", str(home)]
+    )
+    assert (
+        r.exit_code == 0
+        and "refused:" in r.stdout
+        and "Haensch" not in r.stdout.split("refused:")[0]
+    )
+    assert "Sources" not in r.stdout
+
+
 def _answer(home: Path, question: str) -> list[str]:
     """``kb ask QUESTION``'s answer lines (:func:`_lines`); the command must succeed."""
     r = runner.invoke(app, ["ask", question, "--kb", str(home)])
