@@ -117,6 +117,8 @@ from kb.sentence_spans import (
     TABLE_RULE,
     TASK_BOX,
     is_question,
+    read_row,
+    row_columns,
     starts_item,
     table_cells,
     table_rows,
@@ -162,6 +164,10 @@ class Candidate:
     #: the sentence is a list item's later sentence (:func:`item_head`): it stays on
     #: its item's line, and the next item starts a line of its own
     continues: bool = False
+    #: the header cells of the table the sentence is a row of
+    #: (:func:`kb.sentence_spans.row_columns`), shown to the model with the row's cells
+    #: (:func:`candidates_block`); empty when it is no table row
+    columns: tuple[str, ...] = ()
 
 
 #: a question about what is not done yet ("What is *still* on my to-do list?"): *still*
@@ -239,7 +245,10 @@ def rank_candidates(
                 doing.add((p.n, j))
             follow = command_after(p, j, text) or answer_after(p, j, text)
             item = starts_item(p.sentence(j)) or p.sentence(j).startswith("|")
-            cands.append(Candidate(p.n, j, text, rel, follow, lead, item, head is not None))
+            columns = tuple(row_columns(p.hit.text, p.spans, j) or ()) if item else ()
+            cands.append(
+                Candidate(p.n, j, text, rel, follow, lead, item, head is not None, columns)
+            )
     if doing:
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
@@ -910,10 +919,20 @@ def quote_grammar(
 
 
 def candidates_block(cands: Sequence[Candidate]) -> str:
-    """The numbered candidate list shown in the prompt, one per line: ``1. sentence``."""
+    """The numbered candidate list shown in the prompt, one per line: ``1. sentence``. A
+    table row is shown read with its header ("Service: Spotify Duo; Monthly: £16.99;
+    Renews: 3rd; Card: Amex", :func:`kb.sentence_spans.read_row`): alone, "| Spotify
+    Duo | £16.99 | 3rd | Amex |" does not say which cell renews, and the bundled model
+    chose the Netflix row above it for "What date does Spotify renew?". The answer
+    still quotes the row as the note writes it."""
     return "\n".join(
-        " ".join(f"{i}. {c.lead} {c.text} {c.follow}".split()) for i, c in enumerate(cands, 1)
+        " ".join(f"{i}. {c.lead} {_shown(c)} {c.follow}".split()) for i, c in enumerate(cands, 1)
     )
+
+
+def _shown(c: Candidate) -> str:
+    """``c``'s text as the prompt shows it: a table row read with its header."""
+    return read_row(c.columns, c.text) if c.columns else c.text
 
 
 class LabelExpander:

@@ -221,3 +221,27 @@ def test_the_kind_of_answer_asked_for_needs_no_word_of_its_own() -> None:
     assert "organization" in question_terms("What does the organization do?", None)
     p = note("V/Line, which is now owned by the Victorian Government, runs regional trains.")
     assert check("What entity owns V/Line?", [p], None, 0.0).missing == []
+
+
+def test_the_model_is_shown_a_table_row_read_with_its_header() -> None:
+    """The bundled model chose "| Netflix Standard | … |" for "What date does Spotify
+    renew?" when offered the bare rows: a row alone does not say which cell renews. The
+    prompt shows each row read with its header; the answer quotes the row as written."""
+    from kb.rag.quote import candidates_block
+
+    subs = note(
+        "| Service | Monthly | Renews | Card |\n| --- | --- | --- | --- |\n"
+        "| Netflix Standard | £10.99 | 19th | Visa |\n| Spotify Duo | £16.99 | 3rd | Amex |",
+        "Subscriptions",
+    )
+    cands = rank_candidates("What date does Spotify renew?", [subs], None, 2)
+    assert cands[0].text == "| Spotify Duo | £16.99 | 3rd | Amex |"
+    assert cands[0].columns == ("Service", "Monthly", "Renews", "Card")
+    assert candidates_block(cands).splitlines()[0] == (
+        "1. Service: Spotify Duo; Monthly: £16.99; Renews: 3rd; Card: Amex"
+    )
+    # a sentence is shown as it is
+    prose = note("Spotify renews on the 3rd.")
+    assert candidates_block(rank_candidates("When does Spotify renew?", [prose], None, 1)) == (
+        "1. Spotify renews on the 3rd."
+    )
