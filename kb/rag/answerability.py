@@ -133,7 +133,15 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.substitution import prefixed, swaps, word_swaps
-from kb.rag.superlative import DATE, Extreme, asked_extreme, entry_value, is_item, measure
+from kb.rag.superlative import (
+    DATE,
+    Extreme,
+    asked_extreme,
+    entry_value,
+    heading_date,
+    is_item,
+    measure,
+)
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -1210,11 +1218,19 @@ def best_cosine(qvec: np.ndarray | None, passages: Sequence[PassageSentences]) -
 def _typed(question: str, passages: Sequence[PassageSentences]) -> Eligible | None:
     """Which passage sentences can give the answer type ``question`` cannot be answered
     without (:func:`kb.rag.answer_type.strict_type`, :func:`~kb.rag.answer_type.gives`),
-    or ``None`` when it asks for none."""
+    or ``None`` when it asks for none. For a point in time, every sentence of a passage
+    under a day's heading (:func:`kb.rag.superlative.heading_date`) can."""
     kind = strict_type(question)
     if kind is None:
         return None
-    return [[gives(kind, p.sentence(j), question) for j in range(len(p.stems))] for p in passages]
+    return [
+        # a journal's entry gives its heading's day ("## 2026-11-14" / "Bought new
+        # running shoes"), which quote mode quotes before it
+        [True] * len(p.stems)
+        if kind == "time" and heading_date(p.hit.locator.heading_path) is not None
+        else [gives(kind, p.sentence(j), question) for j in range(len(p.stems))]
+        for p in passages
+    ]
 
 
 def chunk_cosine(passages: Sequence[PassageSentences]) -> float | None:

@@ -347,8 +347,9 @@ class AskPipeline:
         strict = strict_type(q)
         if strict is not None and not counting:
             # a question that needs a number, an amount or a year is answered only by a
-            # sentence that gives one, when any does (the evidence check counted those)
-            cands = [c for c in cands if gives(strict, c.text, q)] or cands
+            # sentence that gives one as quoted (a journal's entry after its dated
+            # heading), when any does (the evidence check counted those)
+            cands = [c for c in cands if gives(strict, f"{c.lead} {c.text}", q)] or cands
         if expected_type(q) is None or counting:
             # the steps of a procedure a how-to question's best sentence is one of ("How
             # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section

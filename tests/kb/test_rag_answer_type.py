@@ -350,3 +350,18 @@ def test_the_evidence_check_counts_only_sentences_that_give_the_strict_type() ->
     ]
     assert check(q, paired, None, 0.5).coverage == pytest.approx(1.0 - PAIR_PENALTY)
     assert check(q, undated, None, 0.5).coverage == 0.0
+
+
+def test_a_journal_entry_gives_its_headings_day() -> None:
+    """ "On what date did I buy new running shoes?" over a journal's "## 2026-11-14" /
+    "Bought new running shoes …" was refused once a date was required of the sentence:
+    an entry under a day's heading gives that day, as quote mode quotes it first."""
+    loc = Locator("notes/journal.md", "md", ("November 2026", "2026-11-14"), Span(line_start=9))
+    text = "Bought new running shoes (Brooks Ghost 16, £120) at Runners Need."
+    entry = [PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=loc, score=1.0))]
+    q = "On what date did I buy new running shoes?"
+    assert check(q, entry, None, 0.5).coverage == 1.0
+    # under a heading that is no day, the sentence gives none
+    month = Locator("notes/journal.md", "md", ("November 2026",), Span(line_start=9))
+    plain = [PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=month, score=1.0))]
+    assert check(q, plain, None, 0.5).coverage == 0.0
