@@ -461,5 +461,9 @@ def row_columns(text: str, spans: Sequence[tuple[int, int]], j: int) -> list[str
     """The header cells of the table whose row span ``j`` is (one ``|`` line read with a
     header: :func:`table_rows`), or ``None`` when span ``j`` is not such a row. Shown
     beside a quoted row, which alone does not say what its cells are."""
-    lines = table_rows(text, spans[: j + 1])[j]
-    return lines[0][1] if len(lines) == 1 else None
+    return rows_columns(text, spans[: j + 1])[j]
+
+
+def rows_columns(text: str, spans: Sequence[tuple[int, int]]) -> list[list[str] | None]:
+    """:func:`row_columns` of every span, read in one pass."""
+    return [lines[0][1] if len(lines) == 1 else None for lines in table_rows(text, spans)]

@@ -331,10 +331,6 @@ def gives(kind: AnswerType, sentence: str, question: str) -> bool:
     percent per year" answers "how much did the price of oil increase?", "4.19% fixed
     for 5 years" answers "How much is the mortgage fixed for?") or a price in words
     ("free", "included")."""
-    if kind == "money":
-        return (
-            holds(kind, sentence, question)
-            or holds("quantity", sentence, question)
-            or _NO_CHARGE.search(sentence) is not None
-        )
+    if kind == "money":  # an amount is a number too: holds("money") implies this
+        return holds("quantity", sentence, question) or _NO_CHARGE.search(sentence) is not None
     return holds(kind, sentence, question)

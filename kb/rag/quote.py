@@ -118,7 +118,7 @@ from kb.sentence_spans import (
     TASK_BOX,
     is_question,
     read_row,
-    row_columns,
+    rows_columns,
     starts_item,
     table_cells,
     table_rows,
@@ -201,6 +201,9 @@ def rank_candidates(
     doing: set[tuple[int, int]] = set()
     for p in passages:
         named = set(named_records(terms, p))  # "Teacher: Mr Okafor" for "Who is the teacher?"
+        # a table row's header cells, shown with its cells (read once per passage)
+        rows = "\n|" in p.hit.text or p.hit.text.startswith("|")
+        headers = rows_columns(p.hit.text, p.spans) if rows else None
         cos = (
             p.vectors @ qvec
             if (qvec is not None and p.vectors is not None)
@@ -245,7 +248,7 @@ def rank_candidates(
                 doing.add((p.n, j))
             follow = command_after(p, j, text) or answer_after(p, j, text)
             item = starts_item(p.sentence(j)) or p.sentence(j).startswith("|")
-            columns = tuple(row_columns(p.hit.text, p.spans, j) or ()) if item else ()
+            columns = tuple(headers[j] or ()) if headers is not None else ()
             cands.append(
                 Candidate(p.n, j, text, rel, follow, lead, item, head is not None, columns)
             )
