@@ -325,7 +325,9 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             return
         missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
         why = ""
-        if missing:
+        if a.get("lacks"):  # "In what year …?" over sentences that name no year
+            why = f" (the sentences that match it give no {a['lacks']})"
+        elif missing:
             why = f" (closest sentence lacks: {missing})"
         elif a.get("cosine") is not None:  # every word is there: the meaning is far
             why = (

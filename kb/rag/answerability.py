@@ -93,7 +93,7 @@ from typing import Any
 import numpy as np
 
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
-from kb.rag.answer_type import expected_type, gives, holds, strict_type
+from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
     AUTHOR_STEMS,
@@ -348,6 +348,10 @@ class Answerability:
     #: a passage's own section heading names what the question asks about
     #: (:func:`names_section`), so ``score`` is at least :data:`EVERY_TERM_FLOOR`
     section: bool = False
+    #: what the question cannot be answered without and the passages' best match does
+    #: not give (:func:`kb.rag.answer_type.strict_type`: "date or year", "number",
+    #: "amount"), when the sentences that give one match it less; else ``None``
+    lacks: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -362,6 +366,7 @@ class Answerability:
             "contradictions": [c.to_dict() for c in self.contradictions],
             "every_term": self.every_term,
             "section": self.section,
+            "lacks": self.lacks,
         }
 
 
@@ -649,8 +654,16 @@ def check(
         missing = [w for w, _ in terms.values()]
         return Answerability(0.0, False, min_answerable, 0.0, missing=missing)
     matches = sentence_matches(terms, passages)
-    eligible = _typed(question, passages)
+    kind = strict_type(question)
+    eligible = _typed(kind, question, passages)
     cov, missing = coverage(terms, passages, matches, eligible)
+    lacks = None
+    if kind is not None:
+        # when the sentences that give no answer of the kind match better, the reason is
+        # what they do not give (and the words the best of them lacks, as without a kind)
+        anywhere, missing_anywhere = coverage(terms, passages, matches)
+        if anywhere > cov:
+            lacks, missing = _LACKS[kind], missing_anywhere
     cos = best_cosine(qvec, passages)
     chunk = chunk_cosine(passages) if cos is not None else None
     if model is None:
@@ -673,6 +686,7 @@ def check(
         missing,
         every_term=every,
         section=section,
+        lacks=lacks,
     )
     result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
@@ -1215,12 +1229,18 @@ def best_cosine(qvec: np.ndarray | None, passages: Sequence[PassageSentences]) -
     return best
 
 
-def _typed(question: str, passages: Sequence[PassageSentences]) -> Eligible | None:
-    """Which passage sentences can give the answer type ``question`` cannot be answered
-    without (:func:`kb.rag.answer_type.strict_type`, :func:`~kb.rag.answer_type.gives`),
-    or ``None`` when it asks for none. For a point in time, every sentence of a passage
-    under a day's heading (:func:`kb.rag.superlative.heading_date`) can."""
-    kind = strict_type(question)
+#: what a strict answer type is called in a refusal's reason
+_LACKS = {"time": "date or year", "quantity": "number", "money": "amount"}
+
+
+def _typed(
+    kind: AnswerType | None, question: str, passages: Sequence[PassageSentences]
+) -> Eligible | None:
+    """Which passage sentences can give the answer type ``kind`` that ``question``
+    cannot be answered without (:func:`kb.rag.answer_type.strict_type`,
+    :func:`~kb.rag.answer_type.gives`), or ``None`` when it asks for none. For a point
+    in time, every sentence of a passage under a day's heading
+    (:func:`kb.rag.superlative.heading_date`) can."""
     if kind is None:
         return None
     return [

@@ -527,6 +527,7 @@ def test_a_question_that_needs_a_number_or_a_year_is_answered_only_by_one(
         and "refused:" in r.stdout
         and "Haensch" not in r.stdout.split("refused:")[0]
     )
+    assert "(the sentences that match it give no date or year)" in r.stdout, r.stdout
     assert "Sources" not in r.stdout
 
 

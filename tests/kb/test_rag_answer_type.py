@@ -335,6 +335,10 @@ def test_the_evidence_check_counts_only_sentences_that_give_the_strict_type() ->
     ps = [PassageSentences.of(1, hit(1, "The Haensch study was released by the Institute."))]
     assert check(q, ps, None, 0.5).coverage == 0.0
     assert not check(q, ps, None, 0.5).every_term
+    # the reason says what the matching sentence does not give, not words it holds
+    got = check(q, ps, None, 0.5)
+    assert got.lacks == "date or year" and got.to_dict()["lacks"] == "date or year"
+    assert got.missing == []
     # the same words, asked without a type, are covered
     assert check("Who released the Haensch study?", ps, None, 0.5).coverage == 1.0
     dated = [PassageSentences.of(1, hit(1, "The Haensch study was released in 2010."))]
