@@ -30,12 +30,14 @@ after it in its own paragraph ("Called Mum. Her operation is on 9 January."), or
 stands alone when nothing of its paragraph follows (a list item always stands alone,
 also as the text's first line: "1. Unplug it."); a Markdown
 heading line stays a piece of its own, and a short table line joins the table line
-before it only (a rule line its header, a short row ``| x | 1 |`` the row above), never
-a paragraph, so a short header ``| Item | Cost |`` after a paragraph starts its own
-piece. A numbered line is one item:
-the dot of its number (``"6."`` at the start of a line) is not a boundary, and a short
-numbered title (``"5. Credits."``) joins the sentence after it on the same line, the
-text it titles, not the one before (a contract's or a paper's PDF page: ``"5. Credits.
+before it only (a rule line its header; a short row ``| x | 1 |`` the row above in a
+table without a rule line), never a paragraph, so a short header ``| Item | Cost |``
+after a paragraph starts its own piece; a row under a header and rule line is a record
+and stands alone however short (``| Eggs | 6 |``, read as "Item: Eggs; Qty: 6"). A
+numbered line is one item: the dot of its number (``"6."`` at the start of a line) is
+not a boundary, and a short numbered title (``"5. Credits."``) joins the sentence after
+it on the same line, the text it titles, not the one before (a contract's or a paper's
+PDF page: ``"5. Credits.
 For each 0.1% below ..."``). Edge cases: empty or blank text gives no spans; text
 without any boundary is one span.
 
@@ -325,6 +327,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     prev = 0
     carry: int | None = None  # start of a short numbered title waiting for its text
+    rows = False  # the pieces before were a table's header and rule line (and rows)
     cuts = [*_raw_boundaries(text), len(text)]
     for i, cut in enumerate(cuts):
         piece = text[prev:cut]
@@ -357,9 +360,15 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 carry = s
                 continue
             short = False
-        if spans and short and "#" not in (text[s], before) and (text[s] == "|") == (before == "|"):
+        is_row = text[s] == "|"
+        rows = rows and is_row and not BLANK_LINE.search(text, spans[-1][1], s)
+        if rows and TABLE_RULE.match(text, s) is None:
+            short = False  # a row under a header is a record however short: "| Eggs | 6 |"
+        if spans and short and "#" not in (text[s], before) and is_row == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
+            rows = rows or TABLE_RULE.match(text, s) is not None
             continue
+        rows = rows or (is_row and TABLE_RULE.search(text, s, e) is not None)
         spans.append((s, e))
     first = spans[0] if spans else (0, 0)
     if (

@@ -58,12 +58,11 @@ one of the 8 offered for 97%. The prompt lists exactly
 these sentences, so the model reads what the grammar lets it write (a GBNF grammar
 restricts tokens but does not guide the model; llama.cpp issue 5599).
 
-A table's header row (with its ``| --- |`` rule line, and no short row joined to them)
-is no candidate: it names the columns, and "What am I reading now?" over a reading
-list quoted it. A candidate is the sentence with its white space folded and a leading
-bullet (``-``, ``*``, ``+``, ``•``) or quote marker (``>``) dropped: "- Guest network:
-Lighthouse" is quoted as "Guest network: Lighthouse" (an item's number stays: it
-names a clause). A
+A table's header row (with its ``| --- |`` rule line) is no candidate: it names the
+columns, and "What am I reading now?" over a reading list quoted it. A candidate is the
+sentence with its white space folded and a leading bullet (``-``, ``*``, ``+``, ``•``)
+or quote marker (``>``) dropped: "- Guest network: Lighthouse" is quoted as "Guest
+network: Lighthouse" (an item's number stays: it names a clause). A
 lead-in followed by a one-line fenced command is quoted with that command after it
 (:func:`command_after`), and a question the note asks with the sentence that answers
 it (:func:`answer_after`: "Does she need a production login? Security said not before
@@ -432,9 +431,9 @@ SECTION_QUOTES = 5
 
 
 def _header_only(sentence: str) -> bool:
-    """``sentence`` is a table's header row and rule line with no row after them (short
-    rows join the header's sentence: "| Item | Qty |" / "| --- | --- |" / "| Eggs | 6
-    |" is one, and it answers "How many eggs?")."""
+    """``sentence`` is a table's header row and rule line with no row after them (the
+    rows under them are sentences of their own, :func:`kb.sentence_spans.split_sentences`;
+    a sentence with a row after its rule line is a store cut by an older kb)."""
     rule = TABLE_RULE.search(sentence)
     return rule is not None and not sentence[rule.end() :].strip()
 

@@ -324,16 +324,23 @@ def test_a_table_row_is_embedded_as_read_with_its_header() -> None:
     assert note[spans[2][0] : spans[2][1]] == "| Netflix Standard | €13.99 | 19th |"
     assert table_cells("| a \\| b | c |") == ["a | b", "c"]
     assert read_row(["", "x"], "| p | q |") == "p; x: q" and read_row(["a"], "| |") == "| |"
-    # rows without a rule line above them are no table; two short rows in one piece
+    # rows without a rule line above them are no table
     bare = "Intro sentence here.\n| alpha beta | gamma |\n| delta epsilon | zeta |"
     assert sentence_inputs(bare, split_sentences(bare))[1:] == [
         "| alpha beta | gamma |",
         "| delta epsilon | zeta |",
     ]
+    # a short row under a header is a record of its own, not the header's tail ("How
+    # much are the flights?" quoted "| Item | Cost | | --- | --- | | Flights | £182 |")
     short = "| k | v |\n| --- | --- |\n| x | 1 |\n| y | 2 |"
     assert sentence_inputs(short, split_sentences(short)) == [
-        "| k | v |\n| --- | --- |\nk: x; v: 1\nk: y; v: 2"
+        "| k | v |\n| --- | --- |",
+        "k: x; v: 1",
+        "k: y; v: 2",
     ]
+    # without a rule line, short rows still join the row above ("| x | 1 |" says little)
+    loose = "| k | v |\n| x | 1 |\n| y | 2 |"
+    assert len(split_sentences(loose)) == 1
 
 
 def test_a_table_rows_columns_are_its_tables_header() -> None:
@@ -1387,10 +1394,11 @@ def test_a_table_header_row_is_no_quote() -> None:
     )
     cands = rank_candidates("What am I reading now?", [PassageSentences.of(1, books)], None, 9)
     assert [c.text for c in cands] == ["| Middlemarch | George Eliot | reading |"]
-    # short rows join the header's sentence: that sentence answers, and is offered
+    # a short row stands alone: it answers, not the header glued to it
     shop = hit(1, "# Shopping\n\n| Item | Qty |\n| --- | --- |\n| Eggs | 6 |\n| Milk | 1 |")
     eggs = rank_candidates("How many eggs do I need?", [PassageSentences.of(1, shop)], None, 9)
-    assert len(eggs) == 1 and "| Eggs | 6 |" in eggs[0].text
+    assert eggs[0].text == "| Eggs | 6 |"
+    assert all("---" not in c.text for c in eggs)
 
 
 def test_a_verb_meets_its_noun() -> None:
