@@ -76,6 +76,7 @@ from kb.rag.quote import (
     Candidate,
     LabelExpander,
     asks_one,
+    asks_rows,
     asks_several,
     asks_steps,
     candidates_block,
@@ -361,8 +362,9 @@ class AskPipeline:
             )
             inside: list[Candidate] = steps
             # or the rows of a table that hold what a question for several things picks
-            # ("Which subscriptions are on the Amex?": both Amex rows), or counts
-            if not inside and (asks_several(q) or counting):
+            # ("Which subscriptions are on the Amex?": both Amex rows), or counts, or
+            # that a question not for one thing picks ("What do I take in the morning?")
+            if not inside and asks_rows(q):
                 inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
             # one value asked of a section that labels it ("What is Miso's vet called?"
             # over "## Vet" / "Vet: Parkside Veterinary …" / the visits): the line

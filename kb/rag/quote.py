@@ -676,8 +676,7 @@ def matching_rows(question: str, p: PassageSentences) -> list[int]:
     for j, lines in enumerate(table_rows(text, p.spans)):
         cells = [(line, columns) for line, columns in lines if columns is not None]
         if not cells:
-            continue  # no row (a header joined to its first row is one: "| Item | Cost |
-            # | --- | --- | | Flights | £182 |")
+            continue  # no row: a header with its rule line, prose
         for _, columns in cells:
             header |= content_stems(" ".join(columns))
         words = " ".join(" ".join(table_cells(line)) for line, _ in cells)
@@ -707,20 +706,29 @@ def matching_rows(question: str, p: PassageSentences) -> list[int]:
     return []
 
 
+def asks_rows(question: str) -> bool:
+    """``question`` may be answered by several rows of a table: it asks for several
+    things (:func:`asks_several`), counts them (:func:`counts_items`), or does not ask
+    what one thing is (:func:`asks_one`: "What do I take in the morning?", "Where do we
+    go in May?")."""
+    return asks_several(question) or counts_items(question) or not asks_one(question)
+
+
 def row_candidates(
     question: str,
     passages: Sequence[PassageSentences],
     cands: Sequence[Candidate],
 ) -> list[Candidate]:
-    """For a question that asks for several things (:func:`asks_several`) or counts them
-    (:func:`counts_items`: "How many medicines do I take?"), the table
+    """For a question that does not ask what one thing is (:func:`asks_one`), the table
     rows of the best candidate's passage that hold what it asks for
     (:func:`matching_rows`), in order: "Which subscriptions are on the Amex?" is
     answered by both Amex rows (the bundled model quoted "The Amex card expires in
-    04/27."). ``cands`` must hold every sentence of the passages (ranked with a limit
-    past their length). Empty when the question asks for one thing or no two rows of
-    one table hold it."""
-    if not cands or not (asks_several(question) or counts_items(question)):
+    04/27."), "How many medicines do I take?" by every row, and "What do I take in the
+    morning?" by both morning rows of a medication table (one was quoted). ``cands``
+    must hold every sentence of the passages (ranked with a limit past their length).
+    Empty when the question asks what one thing is ("Who is the GP?": its row, or a
+    record) or no two rows of one table hold it."""
+    if not cands or not asks_rows(question):
         return []
     by_n = {p.n: p for p in passages}
     for n in dict.fromkeys(c.n for c in cands):  # passages by their best candidate

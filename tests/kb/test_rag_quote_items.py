@@ -179,6 +179,15 @@ def test_a_count_of_a_tables_things_gets_its_rows() -> None:
     got = row_candidates("How many medicines do I take?", [meds], cands)
     assert [c.text.split(" | ")[0] for c in got] == ["| Ramipril", "| Atorvastatin", "| Vitamin D"]
     assert row_candidates("How much ramipril do I take?", [meds], cands) == []
+    # a question not for one thing gets every row that holds what it picks: "What do I
+    # take in the morning?" quoted one of the two morning rows
+    q = "What do I take in the morning?"
+    got = row_candidates(q, [meds], rank_candidates(q, [meds], None, 20))
+    assert [c.text.split(" | ")[0] for c in got] == ["| Ramipril", "| Vitamin D"]
+    q = "What do I take in the evening?"  # one row: the usual quote
+    assert row_candidates(q, [meds], rank_candidates(q, [meds], None, 20)) == []
+    q = "What is taken in the morning?"  # what one thing is: a row, or a record
+    assert row_candidates(q, [meds], rank_candidates(q, [meds], None, 20)) == []
 
 
 def test_a_point_in_time_asked_by_name_needs_no_word_of_its_own() -> None:
