@@ -119,6 +119,8 @@ def _search_options(data: dict[str, Any]) -> SearchOptions:
     }
     if data and "sentence_weight" not in data:
         kw["sentence_weight"] = 0.0  # stored by a kb without the sentence rerank: resume alike
+    if data and "links" not in data:
+        kw["links"] = 0  # stored by a kb without title links: resume alike
     return SearchOptions(**kw)
 
 

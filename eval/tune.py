@@ -300,7 +300,8 @@ class Matcher:
 
 def ranking(g: Gathered, opts: SearchOptions, k: int = K) -> list[int]:
     """Chunk ids of the top ``k`` for ``opts``, from the gathered candidates, sentence
-    rerank included (as :meth:`kb.search.Retriever.search` ranks)."""
+    rerank included (as :meth:`kb.search.Retriever.search` ranks, title links aside:
+    they place documents named by title whatever the weights, and none is tuned)."""
     o = replace(opts, k=k)
     if not o.reranks or g.scorer is None:
         return [f.id for f in fuse(g.cands, o)]

@@ -87,6 +87,7 @@ class SearchSettings:
     keyword_weight: float = 1.0
     sentence_weight: float = 0.3
     rerank_depth: int = 20
+    links: int = 2
     min_score: float = 0.25
     vector_cache: bool = True
     ann_threshold: int = 200_000

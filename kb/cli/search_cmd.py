@@ -60,7 +60,10 @@ def search(
     word is also searched as written with or without a hyphen (email: e-mail).
     A question about your tasks (to-do, tasks, what is left, not done) also puts
     the chunks that hold task items (- [ ] ..., - [x] ...) at the head of the
-    keyword leg, open ones first; their hits say "task items".
+    keyword leg, open ones first; their hits say "task items". A document whose title
+    (a note's # Title) the query names, or the best hit names, gets its best chunk
+    placed 3rd when it is not among the first two ([search] links documents, 2; 0 =
+    off): "named by the query" or "named by hit 1".
 
     Ranking and refusal are separate: --min-score (cosine, [search] min_score) never
     hides a hybrid or keyword hit. It is the bar kb ask uses to decide whether the KB
@@ -181,6 +184,8 @@ def _legs(ranks: dict[str, int], scores: dict[str, float]) -> str:
         parts.append(f"bm25 {scores['keyword']:.2f} #{ranks['keyword']}")
     if "task" in scores:
         parts.append("task items")
+    if "link" in ranks:  # placed by title (kb.search.links)
+        parts.append("named by " + ("the query" if ranks["link"] == 0 else "hit 1"))
     return " · ".join(parts)
 
 

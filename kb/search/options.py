@@ -33,7 +33,9 @@ class SearchOptions:
     ``keyword_weight`` weigh the legs in both, ``rrf_k`` is RRF's constant
     (:mod:`kb.search.candidates`). ``sentence_weight`` (0 = off, at most 1) and
     ``rerank_depth``: the sentence rerank of the top candidates in modes hybrid and
-    vector (:mod:`kb.search.rerank`).
+    vector (:mod:`kb.search.rerank`). ``links``: how many documents the query or its
+    best hit names by title get a chunk placed at rank 3 (modes hybrid and vector;
+    :mod:`kb.search.links`; 0 = off).
     """
 
     k: int = _DEFAULTS.k
@@ -49,6 +51,7 @@ class SearchOptions:
     keyword_weight: float = _DEFAULTS.keyword_weight
     sentence_weight: float = _DEFAULTS.sentence_weight
     rerank_depth: int = _DEFAULTS.rerank_depth
+    links: int = _DEFAULTS.links
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -74,6 +77,8 @@ class SearchOptions:
             raise UsageError(f"sentence_weight {self.sentence_weight}: must be from 0 to 1")
         if self.rerank_depth < 1:
             raise UsageError(f"rerank_depth {self.rerank_depth}: must be at least 1")
+        if self.links < 0:
+            raise UsageError(f"links {self.links}: must be 0 or more")
 
     @property
     def reranks(self) -> bool:
@@ -97,5 +102,6 @@ class SearchOptions:
             keyword_weight=s.keyword_weight,
             sentence_weight=s.sentence_weight,
             rerank_depth=s.rerank_depth,
+            links=s.links,
         )
         return replace(base, **{k: v for k, v in overrides.items() if v is not None})

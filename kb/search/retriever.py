@@ -86,6 +86,14 @@ from kb.search.fusion import Fused
 from kb.search.keyword import keyword_search, query_terms
 from kb.search.keyword_lance import STALE_NOTICE, keyword_index_state
 from kb.search.keyword_lance import search as index_keyword_search
+from kb.search.links import (
+    TitleIndex,
+    chunk_documents,
+    document_chunks,
+    linked,
+    load_titles,
+    titles_state,
+)
 from kb.search.matrix import VectorMatrix
 from kb.search.options import SearchOptions
 from kb.search.rerank import reranked, sentence_scores
@@ -212,6 +220,7 @@ class Retriever:
         else:
             self._factory = embedder  # type: ignore[assignment]
         self._checked_model: str | None = None
+        self._titles: tuple[tuple[object, ...], TitleIndex] | None = None
         # scope -> (SQLite state when computed, allowed document ids)
         self._scopes: dict[tuple[Any, ...], tuple[tuple[int, int], set[int] | None]] = {}
 
@@ -263,6 +272,8 @@ class Retriever:
             fused, sentence = self.rerank(fused, cands, opts)
             timings["rerank"] = time.perf_counter() - t
         t = time.perf_counter()
+        if opts.links > 0 and cands.query_vector is not None:
+            fused = self.linked(query, fused, cands, opts)
         hits = self._hits(opts.mode, opts.fusion, fused[: opts.k], cands, sentence, fused_score)
         timings["fuse"] += time.perf_counter() - t
         timings["total"] = time.perf_counter() - t_start
@@ -402,6 +413,57 @@ class Retriever:
         return sentence_scores(
             self.store, embedder.model_id, chunk_ids, cands.query_vector, embedder.embed_batch
         )
+
+    def linked(
+        self, query: str, fused: list[Fused], cands: Candidates, opts: SearchOptions
+    ) -> list[Fused]:
+        """``fused`` with the documents the query or its best hit names by title placed
+        at rank 3 (:func:`kb.search.links.linked`). A named document none of whose
+        chunks is ranked gets its chunk closest to the query, from the exact vector
+        matrix; past the ANN threshold (no matrix in memory) only ranked chunks move."""
+        if not fused:
+            return fused
+        index = self._title_index()
+        if not index.keys:
+            return fused
+        head = fused[: max(opts.k, opts.rerank_depth)]
+        rows = chunk_documents(self.store.conn, [f.id for f in head])
+        doc_of = {i: d for i, (d, _) in rows.items()}
+        best = rows.get(head[0].id)
+        named = [(d, 0) for d in index.named(query)]
+        if best is not None:
+            named += [(d, 1) for d in index.named(best[1]) if d != best[0]]
+        if not named:
+            return fused
+        allowed = self._allowed(opts)
+        named = [(d, w) for d, w in named if allowed is None or d in allowed]
+        qvec = cands.query_vector
+        exact = qvec is not None and not self.uses_ann()
+
+        def closest(doc: int) -> int | None:
+            if not exact or qvec is None:
+                return None
+            ids = document_chunks(self.store.conn, doc, self.chunking_id)
+            matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
+            rows_ = matrix.rows_for(np.array(ids, dtype=np.int64))
+            known = rows_ >= 0
+            if not known.any():
+                return None
+            sims = matrix.vectors[rows_[known]] @ np.asarray(qvec, dtype=np.float32).ravel()
+            at = int(np.argmax(sims))
+            chunk = int(np.asarray(ids, dtype=np.int64)[known][at])
+            cands.cosine.setdefault(chunk, float(sims[at]))
+            return chunk
+
+        return [*linked(head, named, doc_of, closest, opts.links), *fused[len(head) :]]
+
+    def _title_index(self) -> TitleIndex:
+        """The documents' titles (:func:`kb.search.links.load_titles`), read again only
+        after the documents changed (:func:`kb.search.links.titles_state`)."""
+        state = titles_state(self.store.conn, self.chunking_id)
+        if self._titles is None or self._titles[0] != state:
+            self._titles = (state, load_titles(self.store.conn, self.chunking_id))
+        return self._titles[1]
 
     def uses_ann(self) -> bool:
         """Whether the vector leg queries the ANN index (re-decided after any commit)."""
