@@ -139,7 +139,12 @@ def typo_words(
 
 
 def bench_size(
-    workdir: Path, size: int, n_queries: int, dim: int, sentence_weight: float = 0.3
+    workdir: Path,
+    size: int,
+    n_queries: int,
+    dim: int,
+    sentence_weight: float = 0.3,
+    links: int = 2,
 ) -> dict[str, float]:
     print(f"\n== {size:,} chunks ==")
     vocab = Vocabulary.make()
@@ -153,7 +158,12 @@ def bench_size(
     embedder = FixedEmbedder(dim, dict(zip(questions, qvecs, strict=True)))
     retriever = Retriever(store, embedder)
     opts = SearchOptions(
-        k=K, mode="hybrid", candidates=50, min_score=-1.0, sentence_weight=sentence_weight
+        k=K,
+        mode="hybrid",
+        candidates=50,
+        min_score=-1.0,
+        sentence_weight=sentence_weight,
+        links=links,
     )
 
     clear_cache()
@@ -269,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sentence-weight", type=float, default=0.3, help="[search] sentence_weight (0 = off)"
     )
+    ap.add_argument("--links", type=int, default=2, help="[search] links, title links (0 = off)")
     ap.add_argument("--workdir", type=Path, help="keep and reuse built stores here")
     ap.add_argument("--ann", default="", help="comma-separated sizes for the ANN bench")
     ap.add_argument("--nprobes", type=int, default=20, help="ANN: IVF partitions probed")
@@ -303,7 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         workdir.mkdir(parents=True, exist_ok=True)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} CPUs, load average {load} (other processes slow every number)")
-    rows = [bench_size(workdir, n, args.queries, args.dim, args.sentence_weight) for n in sizes]
+    rows = [
+        bench_size(workdir, n, args.queries, args.dim, args.sentence_weight, args.links)
+        for n in sizes
+    ]
     print("\nsize      hybrid p50/p95 ms   LanceDB p50/p95 ms   ratio   recall@10 kb/lance")
     for r in rows:
         print(

@@ -11,13 +11,15 @@ found by matching the question's words alone.
 
 :class:`TitleIndex` maps each document's title to the document: the first part of its
 first chunk's heading path (a Markdown note's ``# Title``, a PDF's title), and the same
-before a comma or a bracket ("Concord, California" is also *Concord*, "Mercury
-(planet)" also *Mercury*). A title is matched as a whole run of words, case as written
-(*Slade*, not *slade*), and only when it starts with a capital letter or a digit, is not
-one word of fewer than 3 letters, and names at most :data:`MAX_SHARED` documents (a
-folder of notes all titled "Notes" names none). Words are runs of letters and digits,
-with inner apostrophes ("men's"); punctuation between them is ignored ("2011–12 VCU
-Rams" matches "2011-12 VCU Rams").
+before a comma or a bracket ("Concord, California" is also *Concord*, "Mercury (planet)"
+also *Mercury*). A title is matched as a whole run of words, case as written (*Slade*,
+not *slade*), and only when it starts with a capital letter or a digit and is not one
+word of fewer than 3 letters. A title more than :data:`MAX_SHARED` documents share names
+none of them (a folder of notes all titled "Notes"), and a one-word title is not matched
+by the first word of a sentence ("Work starts at 9." names no note titled *Work*: any
+word has a capital there). Words are runs of letters and digits, with inner apostrophes
+("men's"); punctuation between them is ignored ("2011–12 VCU Rams" matches "2011-12 VCU
+Rams").
 
 :func:`linked` is the retriever's use of it (:mod:`kb.search.retriever`, ``[search]
 links``): the documents the query names, then those the best hit's text names (not its
@@ -52,6 +54,9 @@ LINK = "link"
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _ALIAS_CUT = re.compile(r"\s*(?:,|\()")
+#: what precedes the first word of a sentence: nothing, or a stop, a line break, a
+#: bullet or a quote mark then white space (searched in ``text[:word start]``)
+_SENTENCE_START = re.compile(r"(?:\A|[.!?:\n]|^\s*[-*+>#])[\s\"“‘'(]*\Z", re.M)
 
 
 def words(text: str) -> list[str]:
@@ -102,11 +107,14 @@ class TitleIndex:
         out: dict[int, None] = {}
         if not self.keys:
             return []
-        ws = words(text)
-        for i, w in enumerate(ws):
+        found = [(m.group().replace("’", "'"), m.start()) for m in _WORD.finditer(text)]
+        ws = [w for w, _ in found]
+        for i, (w, at) in enumerate(found):
             if not (w[0].isupper() or w[0].isdigit()):
                 continue  # every key starts so
             for n in range(min(self.longest, len(ws) - i), 0, -1):
+                if n == 1 and _SENTENCE_START.search(text, 0, at):
+                    continue  # "Work starts at 9.": any word has a capital there
                 docs = self.keys.get(" ".join(ws[i : i + n]))
                 if docs:
                     out.update(dict.fromkeys(sorted(docs)))

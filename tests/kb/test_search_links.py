@@ -41,7 +41,16 @@ def test_a_text_names_a_document_by_its_title_case_as_written() -> None:
     assert index.named("for against the wind") == []
     assert index.named("It serves Concord, Clayton and Pleasant Hill.") == [3]
     # in the order of first mention
-    assert index.named("Concord has more people than the band Slade sold records.") == [3, 1]
+    assert index.named("So Concord has more people than the band Slade sold records.") == [3, 1]
+
+
+def test_a_one_word_title_is_no_name_at_the_start_of_a_sentence() -> None:
+    index = TitleIndex.of([(1, "Work"), (2, "Slade")])
+    assert index.named("I left Work early.") == [1]
+    for text in ("Work starts at 9.", "Done. Work is hard.", "- Work: call Tom", '"Work" ends'):
+        assert index.named(text) == [], text
+    assert index.named('The song "Slade" is a B-side.') == [2]
+    assert TitleIndex.of([(3, "For Against")]).named("For Against is a band.") == [3]
 
 
 def test_a_title_many_documents_share_names_none() -> None:
