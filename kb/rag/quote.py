@@ -109,6 +109,7 @@ from kb.rag.lexical import (
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.superlative import DATE, date_value, entry_value, extremes, says_day
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
+from kb.search.links import LINK, TitleIndex
 from kb.search.tasks import asks_done, asks_tasks
 from kb.sentence_spans import (
     BLANK_LINE,
@@ -198,6 +199,8 @@ def rank_candidates(
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     cands: list[Candidate] = []
     doing: set[tuple[int, int]] = set()
+    bridges = bridge_sentences(passages)
+    completes: dict[tuple[int, int], tuple[int, int]] = {}
     for p in passages:
         named = set(named_records(terms, p))  # "Teacher: Mr Okafor" for "Who is the teacher?"
         # a table row's header cells, shown with its cells (read once per passage)
@@ -217,6 +220,12 @@ def rank_candidates(
             if _lead_in_only(p, j):
                 continue  # "Follow-ups:" before its list: the items answer
             one = _share(terms, p, j, window=False)
+            if p.n in bridges:  # with the best hit's sentence that names this document
+                first, k = bridges[p.n]
+                pair = _pair_share(terms, p, j, first, k)
+                if pair > _share(terms, first, k, window=False):
+                    completes[(p.n, j)] = (first.n, k)  # it says what that one leaves out
+                one = max(one, pair)
             head = item_head(p, j)
             if head is not None:  # "- Piranesi: 5/5. Lent to Sam.": the item says both
                 one = max(one, _share(terms, p, head, window=False))
@@ -251,6 +260,8 @@ def rank_candidates(
             cands.append(
                 Candidate(p.n, j, text, rel, follow, lead, item, head is not None, columns)
             )
+    if completes:  # a two-step question: the linked sentence that completes the naming one
+        cands = _completed(cands, completes)
     if doing:
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
     if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
@@ -296,6 +307,65 @@ def _share(terms: Terms, p: PassageSentences, j: int, *, window: bool) -> float:
     held = weighted_share(terms, found_terms(terms, p, j, window=window))
     plain = weighted_share(terms, found_terms(terms, p, j, window=window, synonyms=False))
     return (held + plain) / 2
+
+
+def bridge_sentences(
+    passages: Sequence[PassageSentences],
+) -> dict[int, tuple[PassageSentences, int]]:
+    """For each passage that search placed because the best hit names its document by
+    title (:mod:`kb.search.links`, ``ranks["link"] == 1``), the best hit's passage and
+    its first sentence that names that title: "'All Join Hands' is a song by the
+    British rock band Slade ..." for the page titled *Slade*. The two together say
+    what a two-step question asks ("When did the rock band that sang 'All Join Hands'
+    rise to prominence?": the band is in the first, *prominence* in the other)."""
+    if not passages:
+        return {}
+    first = passages[0]
+    out: dict[int, tuple[PassageSentences, int]] = {}
+    for p in passages[1:]:
+        path = p.hit.locator.heading_path
+        if p.hit.ranks.get(LINK) != 1 or not path:
+            continue
+        index = TitleIndex.of([(p.n, path[0])])
+        k = next((k for k in range(len(first.spans)) if index.named(first.sentence(k))), None)
+        if k is not None:
+            out[p.n] = (first, k)
+    return out
+
+
+def _completed(
+    cands: list[Candidate], completes: dict[tuple[int, int], tuple[int, int]]
+) -> list[Candidate]:
+    """``cands`` with each sentence of a linked passage that, read with the best hit's
+    sentence naming its document, holds more of the question than that sentence alone
+    (:func:`bridge_sentences`) ranked just above that sentence, when it was below: the
+    naming sentence finds the thing the question describes ("the rock band that sang
+    'All Join Hands'": Slade), the linked one says what is asked of it ("They rose to
+    prominence during the early 1970s")."""
+    rel = {(c.n, c.j): c.relevance for c in cands}
+    out = []
+    for c in cands:
+        naming = rel.get(completes.get((c.n, c.j), (0, -1)))
+        if naming is not None and c.relevance <= naming:
+            c = replace(c, relevance=naming + 1e-6)
+        out.append(c)
+    return out
+
+
+def _pair_share(
+    terms: Terms, p: PassageSentences, j: int, other: PassageSentences, k: int
+) -> float:
+    """:func:`_share` of sentence ``j`` of ``p`` and sentence ``k`` of ``other`` read
+    together (the terms either holds)."""
+    both = [
+        weighted_share(
+            terms,
+            frozenset(found_terms(terms, p, j, synonyms=syn))
+            | frozenset(found_terms(terms, other, k, synonyms=syn)),
+        )
+        for syn in (True, False)
+    ]
+    return sum(both) / 2
 
 
 #: "What did the vet say?", "What book did Dr Lindqvist suggest?": an auxiliary, the

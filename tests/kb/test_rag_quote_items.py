@@ -254,3 +254,40 @@ def test_the_model_is_shown_a_table_row_read_with_its_header() -> None:
     assert candidates_block(rank_candidates("When does Spotify renew?", [prose], None, 1)) == (
         "1. Spotify renews on the 3rd."
     )
+
+
+def test_a_linked_passage_that_completes_the_naming_sentence_comes_first() -> None:
+    """ "When did the rock band that sang All Join Hands rise to prominence?": search
+    placed the page titled *Slade* because the best hit names it (kb.search.links), and
+    the bundled model quoted the best hit's "... a song by the British rock band Slade
+    ...", which says who, not when. The linked page's sentence that says what the
+    naming one leaves out now ranks first; without the link it does not."""
+    from dataclasses import replace
+
+    song = Hit(
+        chunk_id=1,
+        text='"All Join Hands" is a song by the British rock band Slade, released in 1984. '
+        "It reached No. 15 in the UK.",
+        locator=Locator("hotpot/All_Join_Hands.md", "md", ("All Join Hands",), Span(line_start=3)),
+        score=1.0,
+    )
+    band = Hit(
+        chunk_id=2,
+        text="Slade are an English glam rock band from Wolverhampton. They rose to "
+        "prominence during the early 1970s with 17 consecutive top 20 hits.",
+        locator=Locator("hotpot/Slade.md", "md", ("Slade",), Span(line_start=3)),
+        score=0.9,
+        ranks={"link": 1},
+    )
+    q = "When did the rock band that sang All Join Hands rise to prominence?"
+    both = [PassageSentences.of(1, song), PassageSentences.of(2, band)]
+    top = rank_candidates(q, both, None, 5)[0]
+    assert (top.n, top.text) == (
+        2,
+        "They rose to prominence during the early 1970s with 17 consecutive top 20 hits.",
+    )
+    unlinked = [both[0], PassageSentences.of(2, replace(band, ranks={}))]
+    assert rank_candidates(q, unlinked, None, 5)[0].n == 1
+    # a linked sentence that adds nothing to the naming one is not lifted
+    q = "Which rock band sang All Join Hands?"
+    assert rank_candidates(q, both, None, 5)[0].n == 1
