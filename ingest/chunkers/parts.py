@@ -161,10 +161,10 @@ def carried(
     '"The Capital City of Warsaw").'; a line break starts a sentence too, so a line
     without a stop, such as a label, is not taken for its beginning), when it does not
     start ``prev`` (else the new group would hold all of it), it is at most
-    ``limit // 3`` tokens (the text a cut repeats stays small), it fits within
+    ``limit // 2`` tokens (the text a cut repeats stays under half a chunk), it fits within
     ``limit`` with ``piece``, and no line break comes between them (a hard-wrapped PDF
     line is a fragment of a sentence, a list item or a table row stands alone). ``[]``
-    otherwise: a sentence over ``limit // 3`` (or one cut at its words) is not
+    otherwise: a sentence over ``limit // 2`` (or one cut at its words) is not
     repeated."""
     text = counts.text
     k = len(prev) - 1
@@ -178,7 +178,7 @@ def carried(
     if (
         k == 0
         or "\n" in text[start : piece[0]]
-        or counts.count(start, prev[-1][1]) > limit // 3
+        or counts.count(start, prev[-1][1]) > limit // 2
         or counts.count(start, piece[1]) > limit
     ):
         return []

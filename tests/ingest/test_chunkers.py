@@ -216,7 +216,9 @@ def test_long_section_splits_at_paragraphs_then_sentences() -> None:
     sentences = " ".join(["One two three four five six seven eight nine."] * 6)  # 10 tokens each
     doc = LoadedDocument("y.txt", "txt", [Section(sentences, (), Span(1, 1), 0, len(sentences))])
     chunks = make_chunker("structure", configured(25, 0), REGEX).chunk(doc)
-    assert [c.token_count for c in chunks] == [20, 20, 20]
+    # two sentences per chunk, cut at sentence ends (each chunk after the first repeats
+    # the sentence before its cut: 10 tokens, at most half of 25)
+    assert [c.token_count for c in chunks] == [20] * 5
     assert all(c.text.startswith("One") and c.text.endswith("nine.") for c in chunks)
 
 
@@ -240,11 +242,14 @@ def test_no_sentence_is_carried_over_a_paragraph_break_or_when_long() -> None:
     chunks = make_chunker("structure", configured(40, 0), REGEX).chunk(doc)
     assert [c.token_count for c in chunks] == [30, 30]  # a paragraph each, nothing repeated
     assert "".join(c.text for c in chunks) == text.replace("\n\n", "")
-    # a sentence over a third of the limit is not repeated: 6 of 10 tokens, limit 25
+    # a sentence over half the limit is not repeated: 6 of 10 tokens, limit 19
     long = " ".join([sent] * 6)
     doc = LoadedDocument("l.txt", "txt", [Section(long, (), Span(1, 1), 0, len(long))])
-    chunks = make_chunker("structure", configured(25, 0), REGEX).chunk(doc)
-    assert [c.token_count for c in chunks] == [20, 20, 20]
+    chunks = make_chunker("structure", configured(19, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [10] * 6
+    # up to half is: limit 20, each chunk after the first repeats the sentence before it
+    chunks = make_chunker("structure", configured(20, 0), REGEX).chunk(doc)
+    assert [c.token_count for c in chunks] == [20] * 5
 
 
 def test_the_sentence_carried_is_whole_when_a_colon_cut_it() -> None:
