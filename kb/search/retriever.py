@@ -221,6 +221,7 @@ class Retriever:
             self._factory = embedder  # type: ignore[assignment]
         self._checked_model: str | None = None
         self._titles: tuple[tuple[object, ...], TitleIndex] | None = None
+        self._titles_checked: tuple[int, int] | None = None  # sqlite_state when last checked
         # scope -> (SQLite state when computed, allowed document ids)
         self._scopes: dict[tuple[Any, ...], tuple[tuple[int, int], set[int] | None]] = {}
 
@@ -459,10 +460,17 @@ class Retriever:
 
     def _title_index(self) -> TitleIndex:
         """The documents' titles (:func:`kb.search.links.load_titles`), read again only
-        after the documents changed (:func:`kb.search.links.titles_state`)."""
-        state = titles_state(self.store.conn, self.chunking_id)
+        after the documents changed (:func:`kb.search.links.titles_state`, itself read
+        only after some commit: an eval run storing its rows between two searches
+        costs a scan of the documents, not a reload of the titles)."""
+        conn = self.store.conn
+        written = sqlite_state(conn)  # cheap; any commit moves it
+        if self._titles is not None and self._titles_checked == written:
+            return self._titles[1]
+        state = titles_state(conn, self.chunking_id)  # a scan of the documents
         if self._titles is None or self._titles[0] != state:
-            self._titles = (state, load_titles(self.store.conn, self.chunking_id))
+            self._titles = (state, load_titles(conn, self.chunking_id))
+        self._titles_checked = written
         return self._titles[1]
 
     def uses_ann(self) -> bool:
