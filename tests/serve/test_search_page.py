@@ -28,7 +28,8 @@ def client(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iter
     from tests.kb.test_rag_pipeline import ScriptedGenerator
 
     root = tmp_path_factory.mktemp("search-page")
-    for name, text in TASK_NOTES.items():
+    notes = {**TASK_NOTES, "people/tom.md": "# Tom Reilly\n\nPhone 07700 900789, mornings.\n"}
+    for name, text in notes.items():
         (root / "notes" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "notes" / name).write_text(text, encoding="utf-8")
     settings = load_settings(root / "kb", user_file=root / "none.toml")
@@ -51,3 +52,10 @@ def test_a_to_do_question_is_not_shown_as_refused(client: Any) -> None:
 def test_a_question_the_notes_do_not_touch_is_still_shown_as_refused(client: Any) -> None:
     page = client.get("/search", params={"q": "What temperature does the pizza oven reach?"}).text
     assert "Ask would refuse" in page
+
+
+def test_a_hit_placed_by_a_title_link_says_so(client: Any) -> None:
+    """The boiler note names "Tom Reilly", the title of another note: that note is placed
+    3rd (kb.search.links) and the page says why, as `kb search` does."""
+    page = client.get("/search", params={"q": "When is the next boiler service due?"}).text
+    assert "tom.md" in page and "named by hit 1" in page
