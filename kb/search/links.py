@@ -54,8 +54,9 @@ LINK = "link"
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _ALIAS_CUT = re.compile(r"\s*(?:,|\()")
-#: what precedes the first word of a sentence: nothing, or a stop, a line break, a
-#: bullet or a quote mark then white space (searched in ``text[:word start]``)
+#: what precedes the first word of a sentence: the text's start, a stop, a colon, a line
+#: break or a line's bullet, then only white space, quote marks or brackets (searched in
+#: ``text[:word start]``)
 _SENTENCE_START = re.compile(r"(?:\A|[.!?:\n]|^\s*[-*+>#])[\s\"“‘'(]*\Z", re.M)
 
 
