@@ -78,7 +78,9 @@ class SearchOptions:
         if self.rerank_depth < 1:
             raise UsageError(f"rerank_depth {self.rerank_depth}: must be at least 1")
         if self.links < 0:
-            raise UsageError(f"links {self.links}: must be 0 or more")
+            raise UsageError(
+                f"[search] links {self.links}: must be 0 or more (0 turns title links off)"
+            )
 
     @property
     def reranks(self) -> bool:

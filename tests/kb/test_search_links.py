@@ -126,3 +126,14 @@ def test_titles_are_read_from_the_store_and_follow_its_documents(tmp_path: Path)
         assert sorted(load_titles(store.conn, None).keys) == ["Ann Lee", "Tom Baxter"]
     finally:
         store.close()
+
+
+def test_a_negative_links_setting_is_a_one_line_error() -> None:
+    import pytest
+
+    from kb.errors import UsageError
+    from kb.search.options import SearchOptions
+
+    with pytest.raises(UsageError, match=r"\[search\] links -1: must be 0 or more"):
+        SearchOptions(links=-1)
+    assert SearchOptions(links=0).links == 0
