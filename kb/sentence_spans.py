@@ -361,14 +361,14 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 continue
             short = False
         is_row = text[s] == "|"
+        rule = is_row and TABLE_RULE.match(text, s) is not None
         rows = rows and is_row and not BLANK_LINE.search(text, spans[-1][1], s)
-        if rows and TABLE_RULE.match(text, s) is None:
+        if rows and not rule:
             short = False  # a row under a header is a record however short: "| Eggs | 6 |"
+        rows = rows or rule
         if spans and short and "#" not in (text[s], before) and is_row == (before == "|"):
             spans[-1] = (spans[-1][0], e)  # a table line joins table lines only
-            rows = rows or TABLE_RULE.match(text, s) is not None
             continue
-        rows = rows or (is_row and TABLE_RULE.search(text, s, e) is not None)
         spans.append((s, e))
     first = spans[0] if spans else (0, 0)
     if (

@@ -14,6 +14,7 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,33 @@ def require_squad() -> Path:
     if not SQUAD.is_dir():
         pytest.skip(f"dataset folder {SQUAD} is missing (set KB_DATASETS)")
     return SQUAD
+
+
+def hotpot_kb(
+    root: Path, notes: dict[str, str], embedder: Any, extra: tuple[str, ...] = ()
+) -> tuple[Any, Any]:
+    """A KB under ``root`` of squad-dev's first 300 HotpotQA pages (and the pages named
+    in ``extra``) plus ``notes`` (name -> text) in ``notes/``, ingested by the real
+    pipeline with ``embedder``: ``(store, settings)``; the caller closes the store."""
+    import shutil
+
+    from ingest.pipeline import ingest_paths
+    from kb.config import load_settings
+    from kb.store import Store
+
+    squad = require_squad()
+    corpus = root / "corpus"
+    (corpus / "hotpot").mkdir(parents=True)
+    pages = sorted((squad / "corpus" / "hotpot").glob("*.md"))
+    for f in pages[:300] + [p for p in pages[300:] if p.name in extra]:
+        shutil.copy(f, corpus / "hotpot" / f.name)
+    (corpus / "notes").mkdir()
+    for name, text in notes.items():
+        (corpus / "notes" / name).write_text(text, encoding="utf-8")
+    settings = load_settings(root / "kb")
+    store = Store.open(root / "kb")
+    ingest_paths(store, settings, [corpus], embedder=embedder)
+    return store, settings
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

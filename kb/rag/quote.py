@@ -77,7 +77,7 @@ cannot hold are escaped. A sentence longer than :data:`MAX_QUOTE_CHARS` is not o
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
@@ -202,6 +202,8 @@ def rank_candidates(
     bridges = bridge_sentences(passages)
     completes: dict[tuple[int, int], tuple[int, int]] = {}
     for p in passages:
+        bridge = bridges.get(p.n)  # the best hit's sentence naming this passage's document
+        naming = _share(terms, bridge[0], bridge[1], window=False) if bridge else 0.0
         named = set(named_records(terms, p))  # "Teacher: Mr Okafor" for "Who is the teacher?"
         # a table row's header cells, shown with its cells (read once per passage)
         rows = "\n|" in p.hit.text or p.hit.text.startswith("|")
@@ -220,11 +222,10 @@ def rank_candidates(
             if _lead_in_only(p, j):
                 continue  # "Follow-ups:" before its list: the items answer
             one = _share(terms, p, j, window=False)
-            if p.n in bridges:  # with the best hit's sentence that names this document
-                first, k = bridges[p.n]
-                pair = _pair_share(terms, p, j, first, k)
-                if pair > _share(terms, first, k, window=False):
-                    completes[(p.n, j)] = (first.n, k)  # it says what that one leaves out
+            if bridge is not None:  # read with the sentence that names this document
+                pair = _pair_share(terms, p, j, *bridge)
+                if pair > naming:
+                    completes[(p.n, j)] = (bridge[0].n, bridge[1])  # it adds what that lacks
                 one = max(one, pair)
             head = item_head(p, j)
             if head is not None:  # "- Piranesi: 5/5. Lent to Sam.": the item says both
@@ -304,9 +305,13 @@ def _share(terms: Terms, p: PassageSentences, j: int, *, window: bool) -> float:
     of the steam engine *begin*?" is not answered by "… steam turbines *starting* in the
     late part of the 19th century" rather than "The history of the steam engine
     stretches back as far as the first century AD")."""
-    held = weighted_share(terms, found_terms(terms, p, j, window=window))
-    plain = weighted_share(terms, found_terms(terms, p, j, window=window, synonyms=False))
-    return (held + plain) / 2
+    return _both_ways(terms, lambda syn: found_terms(terms, p, j, window=window, synonyms=syn))
+
+
+def _both_ways(terms: Terms, held: Callable[[bool], Iterable[str]]) -> float:
+    """The mean of :func:`weighted_share` of the stems ``held(True)`` (plain synonyms
+    count) and ``held(False)`` (they do not): a synonym counts half."""
+    return sum(weighted_share(terms, frozenset(held(syn))) for syn in (True, False)) / 2
 
 
 def bridge_sentences(
@@ -357,15 +362,13 @@ def _pair_share(
 ) -> float:
     """:func:`_share` of sentence ``j`` of ``p`` and sentence ``k`` of ``other`` read
     together (the terms either holds)."""
-    both = [
-        weighted_share(
-            terms,
-            frozenset(found_terms(terms, p, j, synonyms=syn))
-            | frozenset(found_terms(terms, other, k, synonyms=syn)),
-        )
-        for syn in (True, False)
-    ]
-    return sum(both) / 2
+    return _both_ways(
+        terms,
+        lambda syn: [
+            *found_terms(terms, p, j, synonyms=syn),
+            *found_terms(terms, other, k, synonyms=syn),
+        ],
+    )
 
 
 #: "What did the vet say?", "What book did Dr Lindqvist suggest?": an auxiliary, the

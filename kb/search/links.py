@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kb.search.fusion import Fused
+from kb.search.vector_cache import live_chunking
 from kb.types import HEADING_SEP
 
 #: a title that more documents than this share names none of them
@@ -208,6 +209,5 @@ def titles_state(conn: sqlite3.Connection, chunking_id: int | None) -> tuple[obj
     re-ingested (``documents.updated_at``), or another chunking made live. Cheaper to
     read than the chunks, and unmoved by writes that touch neither (an eval run storing
     its rows between two searches)."""
-    live = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
     docs = conn.execute("SELECT count(*), max(updated_at), max(id) FROM documents").fetchone()
-    return (chunking_id, None if live is None else live[0], *docs)
+    return (chunking_id, live_chunking(conn), *docs)

@@ -40,6 +40,9 @@ Per query:
    cosine ``s``, ``final = (1 - a) * f/max f + a * s/max s`` with ``a =
    opts.sentence_weight`` (0 = off); skipped when too many of them have no stored
    sentence vectors;
+   then title links (modes ``vector``, ``hybrid``; :mod:`kb.search.links`): up to
+   ``opts.links`` documents the query or its best hit names by title get a chunk at
+   rank 3;
 7. ``SearchResult.best_cosine`` is the highest cosine of any in-scope chunk and
    ``best_sentence`` the rerank's best sentence cosine: the refusal decision (``kb
    ask``: is there anything worth answering from?) is
@@ -273,7 +276,7 @@ class Retriever:
             fused, sentence = self.rerank(fused, cands, opts)
             timings["rerank"] = time.perf_counter() - t
         t = time.perf_counter()
-        if opts.links > 0 and cands.query_vector is not None:
+        if opts.links > 0:
             fused = self.linked(query, fused, cands, opts)
         hits = self._hits(opts.mode, opts.fusion, fused[: opts.k], cands, sentence, fused_score)
         timings["fuse"] += time.perf_counter() - t
@@ -422,7 +425,7 @@ class Retriever:
         at rank 3 (:func:`kb.search.links.linked`). A named document none of whose
         chunks is ranked gets its chunk closest to the query, from the exact vector
         matrix; past the ANN threshold (no matrix in memory) only ranked chunks move."""
-        if not fused:
+        if not fused or cands.query_vector is None:
             return fused
         index = self._title_index()
         if not index.keys:
@@ -438,25 +441,26 @@ class Retriever:
             return fused
         allowed = self._allowed(opts)
         named = [(d, w) for d, w in named if allowed is None or d in allowed]
-        qvec = cands.query_vector
-        exact = qvec is not None and not self.uses_ann()
+        qvec = np.asarray(cands.query_vector, dtype=np.float32).ravel()
 
         def closest(doc: int) -> int | None:
-            if not exact or qvec is None:
-                return None
-            ids = document_chunks(self.store.conn, doc, self.chunking_id)
+            ids = np.array(document_chunks(self.store.conn, doc, self.chunking_id), np.int64)
             matrix = get_matrix(self.store, self.vector_cache, self.chunking_id)
-            rows_ = matrix.rows_for(np.array(ids, dtype=np.int64))
+            rows_ = matrix.rows_for(ids)
             known = rows_ >= 0
             if not known.any():
                 return None
-            sims = matrix.vectors[rows_[known]] @ np.asarray(qvec, dtype=np.float32).ravel()
+            sims = matrix.vectors[rows_[known]] @ qvec
             at = int(np.argmax(sims))
-            chunk = int(np.asarray(ids, dtype=np.int64)[known][at])
+            chunk = int(ids[known][at])
             cands.cosine.setdefault(chunk, float(sims[at]))
             return chunk
 
-        return [*linked(head, named, doc_of, closest, opts.links), *fused[len(head) :]]
+        def unranked(doc: int) -> int | None:  # past the ANN threshold: no matrix in memory
+            return None
+
+        pick = unranked if self.uses_ann() else closest
+        return [*linked(head, named, doc_of, pick, opts.links), *fused[len(head) :]]
 
     def _title_index(self) -> TitleIndex:
         """The documents' titles (:func:`kb.search.links.load_titles`), read again only

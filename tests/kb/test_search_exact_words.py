@@ -11,17 +11,13 @@ tested in ``test_search_evidence_real``).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from ingest.pipeline import ingest_paths
-from kb.config import load_settings
 from kb.search import Retriever, SearchOptions
-from kb.store import Store
-from tests.conftest import require_squad
+from tests.conftest import hotpot_kb
 
 pytestmark = pytest.mark.slow
 
@@ -49,19 +45,7 @@ PROBES = {"passport": "todo.txt", "ZX-4417": "workshop.md", "electricity": "todo
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
-    squad = require_squad()
-    root = tmp_path_factory.mktemp("exact-words")
-    corpus = root / "corpus"
-    (corpus / "hotpot").mkdir(parents=True)
-    for f in sorted((squad / "corpus" / "hotpot").glob("*.md"))[:300]:
-        shutil.copy(f, corpus / "hotpot" / f.name)
-    (corpus / "notes").mkdir()
-    for name, text in NOTES.items():
-        (corpus / "notes" / name).write_text(text, encoding="utf-8")
-    home = root / "kb"
-    settings = load_settings(home)
-    store = Store.open(home)
-    ingest_paths(store, settings, [corpus], embedder=real_embedder)
+    store, settings = hotpot_kb(tmp_path_factory.mktemp("exact-words"), NOTES, real_embedder)
     yield store, Retriever(store, real_embedder), settings
     store.close()
 

@@ -10,18 +10,14 @@ who named it (0 the question, 1 the best hit).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from ingest.pipeline import ingest_paths
-from kb.config import load_settings
 from kb.search import Retriever, SearchOptions
-from kb.store import Store
-from tests.conftest import require_squad
+from tests.conftest import hotpot_kb
 
 pytestmark = pytest.mark.slow
 
@@ -61,20 +57,8 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Iterator[Any]:
-    squad = require_squad()
     root = tmp_path_factory.mktemp("links")
-    corpus = root / "corpus"
-    (corpus / "hotpot").mkdir(parents=True)
-    pages = sorted((squad / "corpus" / "hotpot").glob("*.md"))
-    for f in pages[:300] + [p for p in pages if p.name in PAGES]:
-        shutil.copy(f, corpus / "hotpot" / f.name)
-    (corpus / "notes").mkdir()
-    for name, text in NOTES.items():
-        (corpus / "notes" / name).write_text(text, encoding="utf-8")
-    home = root / "kb"
-    settings = load_settings(home)
-    store = Store.open(home)
-    ingest_paths(store, settings, [corpus], embedder=real_embedder)
+    store, settings = hotpot_kb(root, NOTES, real_embedder, extra=tuple(PAGES))
     yield store, Retriever(store, real_embedder), settings
     store.close()
 
