@@ -224,7 +224,7 @@ def rank_candidates(
             one = _share(terms, p, j, window=False)
             if bridge is not None:  # read with the sentence that names this document
                 pair = _pair_share(terms, p, j, *bridge)
-                if pair > naming:
+                if pair > naming + _SAME:  # more than float noise: a term that one lacks
                     completes[(p.n, j)] = (bridge[0].n, bridge[1])  # it adds what that lacks
                 one = max(one, pair)
             head = item_head(p, j)
@@ -336,6 +336,10 @@ def bridge_sentences(
         if k is not None:
             out[p.n] = (first, k)
     return out
+
+
+#: shares closer than this are equal (a sum of the same idf weights in another order)
+_SAME = 1e-9
 
 
 def _completed(
