@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kb.backends.onnx_embedder import normalize, pool
+from kb.backends.onnx_embedder import normalize, pool, runs
 from kb.backends.onnx_export import NotExportable, manifest_key, pooling_of
 from kb.config import EmbeddingSettings
 from kb.errors import ConfigError
@@ -41,6 +41,18 @@ def test_other_pooling_modes() -> None:
     np.testing.assert_allclose(pool(TOKENS, MASK, "mean_sqrt_len"), want, rtol=1e-6)
     with pytest.raises(ValueError, match="weighted"):
         pool(TOKENS, MASK, "weighted")
+
+
+def test_runs_sort_by_length_and_respect_the_token_budget() -> None:
+    lengths = [30, 5, 200, 5, 31, 300, 6]
+    got = runs(lengths, batch_size=64, budget=64)
+    assert got == [[1, 3, 6], [0, 4], [2], [5]]  # 3 x 6 <= 64; 3 x 30 > 64; 2 x 31 <= 64
+    assert sorted(i for r in got for i in r) == list(range(len(lengths)))
+    for r in got:  # padded size within budget, unless a text alone is over it
+        assert len(r) == 1 or len(r) * max(lengths[i] for i in r) <= 64
+    # the text count still caps a run; nothing but the count when the budget is large
+    assert runs([4] * 5, batch_size=2, budget=10_000) == [[0, 1], [2, 3], [4]]
+    assert runs([], batch_size=8, budget=100) == []
 
 
 def test_normalize_rows_and_zero_row() -> None:
