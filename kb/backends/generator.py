@@ -160,6 +160,14 @@ class LlamaGenerator(Generator):
     counted. Sampling: ``temperature`` (0 = greedy), a fixed ``seed`` and
     ``repeat_penalty`` over the last 64 tokens (1.0 = off).
     Calls are serialised with a lock: one llama context, one generation at a time.
+
+    Each call reads its whole prompt afresh. llama-cpp-python would reuse the previous
+    prompt's longest common prefix and evaluate only the rest, in a batch of another
+    size, whose float sums can differ in the last bits and flip a near tie: with the
+    AVX-512 build, "What colour is the sky on a clear day?" asked twice in one process
+    gave "... a deep shade of" and then "... a deep, rich". So an answer never depends
+    on the question before it (``kb eval``, ``kb serve``); what it costs is the shared
+    head (chat template and system prompt, ~50 tokens) read again for each answer.
     """
 
     def __init__(
@@ -184,6 +192,7 @@ class LlamaGenerator(Generator):
         silence_llama_logs()
         from llama_cpp import Llama
 
+        check_cpu_build()
         try:
             self._llm = Llama(
                 model_path=str(self.model_path),
@@ -248,6 +257,7 @@ class LlamaGenerator(Generator):
         compiled = self.grammar(grammar) if grammar else None
         self.last_finish_reason = None
         with self._lock:
+            self._llm.reset()  # no prefix reuse (class docs)
             chunks = self._llm.create_completion(
                 prompt=ids,
                 max_tokens=max_tokens,
@@ -271,8 +281,7 @@ class LlamaGenerator(Generator):
                 chunks.close()  # type: ignore[union-attr]
 
     def reset_cache(self) -> None:
-        """Forget the evaluated prompt, so the next call re-reads it all (for benchmarks:
-        llama-cpp-python otherwise reuses the longest common prefix of the last prompt)."""
+        """Forget the evaluated prompt (:meth:`stream` does it before every call)."""
         self._llm.reset()
 
     @property
@@ -457,12 +466,36 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
         device="gpu" if effective else "cpu",
         system_info=_system_info(llama_cpp),
     )
-    if req != 0 and not supports and gpu_present():
+    from kb.backends.cpu_features import cpu_flags, missing_for_build
+
+    missing = missing_for_build(info["system_info"], cpu_flags())
+    if missing:
+        info["note"] = (
+            f"this llama-cpp-python build uses {', '.join(missing)}, which this CPU lacks; "
+            "rebuild it here: `make install`"
+        )
+    elif req != 0 and not supports and gpu_present():
         info["note"] = (
             "this llama-cpp-python build has no GPU backend; reinstall it with "
             'CMAKE_ARGS="-DGGML_CUDA=on" (NVIDIA) or the Metal default (Apple)'
         )
     return info
+
+
+def check_cpu_build() -> None:
+    """Raise :class:`ModelError` if llama-cpp-python was built for instructions this CPU
+    lacks (:mod:`kb.backends.cpu_features`): loading a model would kill the process."""
+    from kb.backends.cpu_features import cpu_flags, missing_for_build
+    from kb.backends.llama_import import import_llama_cpp
+
+    missing = missing_for_build(_system_info(import_llama_cpp()), cpu_flags())
+    if missing:
+        raise ModelError(
+            f"llama-cpp-python was built for {', '.join(missing)}, which this CPU lacks "
+            "(loading a model would stop kb with an illegal instruction); rebuild it on "
+            "this machine: `make install`, or `pip install --force-reinstall --no-cache-dir "
+            "llama-cpp-python`"
+        )
 
 
 def _system_info(llama_cpp: Any) -> str:
