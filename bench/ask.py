@@ -2,7 +2,8 @@
 
 Both sides use the same loaded model, the same prompt token ids, the same grammar
 and sampling parameters, and both start from an empty KV cache
-(``reset_cache()``: otherwise llama-cpp-python reuses the previous prompt's prefix).
+(the pipeline's ``stream`` resets it before every prompt; the bare call after
+``reset_cache()``: otherwise llama-cpp-python reuses the previous prompt's prefix).
 
 - pipeline: ``AskPipeline.ask(question)`` until the first ``TokenEvent``: retrieval
   (hybrid, real embedder), prompt building and token counting, grammar, the worker
