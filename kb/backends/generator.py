@@ -396,6 +396,7 @@ def make_generator(settings: LlmSettings, *, cache_dir: Path | None = None) -> G
     from kb.backends import gguf_requantize as rq
 
     source = check_gguf(resolve_model_path(settings))
+    check_cpu_build()  # first: before a copy is made, or deleted as unloadable
     kind = rq.target_type(settings.requantize, bundled=settings.model == "bundled")
     path = source
     if kind is not None and (cache_dir is not None or settings.requantize != "auto"):

@@ -87,6 +87,28 @@ def test_a_build_for_other_instructions_is_refused_before_loading(
 
 
 @pytest.mark.slow
+def test_make_generator_refuses_once_and_keeps_the_requantized_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal comes before the requantized copy is made or loaded: no "read as it
+    is" retry note, and a copy made earlier is not deleted as unloadable."""
+    from kb.config import LlmSettings
+
+    cache = tmp_path / "cache"
+    generator.make_generator(LlmSettings(n_ctx=512), cache_dir=cache).close()
+    copies = sorted(p.name for p in cache.rglob("*.gguf"))
+    assert copies, "the bundled model is requantized into the cache"
+    notes: list[str] = []
+    monkeypatch.setattr(generator, "notice", notes.append)
+    monkeypatch.setattr(generator, "_system_info", lambda _mod: AVX512_INFO)
+    monkeypatch.setattr(cpu_features, "cpu_flags", lambda: frozenset({"avx", "avx2"}))
+    with pytest.raises(ModelError, match="which this CPU lacks"):
+        generator.make_generator(LlmSettings(n_ctx=512), cache_dir=cache)
+    assert notes == []
+    assert sorted(p.name for p in cache.rglob("*.gguf")) == copies
+
+
+@pytest.mark.slow
 def test_the_installed_build_runs_on_this_cpu() -> None:
     """The llama-cpp-python that `make install` built here uses only this CPU's
     instructions, and `kb doctor`'s llama line carries no rebuild note."""
