@@ -16,11 +16,19 @@ a one-line fix instead.
 
 Flags are read from ``/proc/cpuinfo`` (Linux). Elsewhere they are unknown (an empty
 set): no AVX-512 options are added and nothing is refused.
+
+:func:`physical_cores` counts the cores (SMT siblings once) this process may run on,
+for llama.cpp's decoding threads: llama-cpp-python's default, half the logical CPUs,
+assumes two threads per core, and on a machine with one (this 2-core VM; Apple's M
+chips) it leaves half the cores idle. Here 96 tokens took 2.39 s on 1 thread and
+1.45 s on 2.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,6 +88,31 @@ def missing_for_build(system_info: str, flags: frozenset[str]) -> list[str]:
         for name in built_features(system_info)
         if name in BUILT_FEATURES and not BUILT_FEATURES[name] <= flags
     ]
+
+
+def physical_cores(sysfs: Path = Path("/sys/devices/system/cpu")) -> int | None:
+    """Cores among the CPUs this process may run on: on Linux, the distinct
+    ``topology/thread_siblings_list`` of the CPUs in the affinity mask (SMT siblings
+    share one); on macOS ``sysctl hw.physicalcpu``; ``None`` when unknown."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        cores: set[str] = set()
+        for cpu in affinity(0):
+            try:
+                text = (sysfs / f"cpu{cpu}" / "topology" / "thread_siblings_list").read_text()
+            except OSError:
+                return None
+            cores.add(text.strip())
+        return len(cores) or None
+    if sys.platform == "darwin":  # pragma: no cover - not a Linux test machine
+        try:
+            out = subprocess.run(
+                ["sysctl", "-n", "hw.physicalcpu"], capture_output=True, text=True, timeout=5
+            ).stdout
+            return int(out.strip()) or None
+        except (OSError, ValueError, subprocess.SubprocessError):
+            return None
+    return None  # pragma: no cover - Windows: llama.cpp's own default
 
 
 if __name__ == "__main__":  # the Makefile: extra CMake options for this machine's CPU

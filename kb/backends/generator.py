@@ -158,7 +158,10 @@ class LlamaGenerator(Generator):
     llama-cpp-python's chat handler does) and tokenized once, so
     :meth:`count_prompt_tokens` is exact and generation reads exactly what was
     counted. Sampling: ``temperature`` (0 = greedy), a fixed ``seed`` and
-    ``repeat_penalty`` over the last 64 tokens (1.0 = off).
+    ``repeat_penalty`` over the last 64 tokens (1.0 = off). ``threads`` decode; 0 means
+    one per core this process may run on (:func:`kb.backends.cpu_features.physical_cores`;
+    llama.cpp's own default, half the logical CPUs, where that is unknown). The prompt
+    pass uses every logical CPU (llama-cpp-python's default).
     Calls are serialised with a lock: one llama context, one generation at a time.
 
     Each call reads its whole prompt afresh. llama-cpp-python would reuse the previous
@@ -192,13 +195,15 @@ class LlamaGenerator(Generator):
         silence_llama_logs()
         from llama_cpp import Llama
 
+        from kb.backends.cpu_features import physical_cores
+
         check_cpu_build()
         try:
             self._llm = Llama(
                 model_path=str(self.model_path),
                 n_ctx=n_ctx,
                 n_gpu_layers=n_gpu_layers,
-                n_threads=threads or None,
+                n_threads=threads or physical_cores(),
                 seed=seed,
                 verbose=False,
             )

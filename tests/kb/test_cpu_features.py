@@ -119,3 +119,41 @@ def test_the_installed_build_runs_on_this_cpu() -> None:
     info = llama_device_info(LlmSettings())
     assert "lacks" not in str(info.get("note", ""))
     assert missing_for_build(info["system_info"], cpu_flags()) == []
+
+
+def _sysfs(root: Path, siblings: dict[int, str]) -> Path:
+    for cpu, text in siblings.items():
+        topo = root / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "thread_siblings_list").write_text(text + "\n", encoding="utf-8")
+    return root
+
+
+def test_physical_cores_count_smt_siblings_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cpu_features.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
+    smt = _sysfs(tmp_path / "smt", {0: "0,2", 1: "1,3", 2: "0,2", 3: "1,3"})
+    assert cpu_features.physical_cores(smt) == 2  # 4 logical CPUs, 2 cores
+    one = _sysfs(tmp_path / "one", {0: "0", 1: "1", 2: "2", 3: "3"})
+    assert cpu_features.physical_cores(one) == 4  # a VM or Apple-like: a thread per core
+    # only the CPUs this process may use count
+    monkeypatch.setattr(cpu_features.os, "sched_getaffinity", lambda _pid: {0, 2})
+    assert cpu_features.physical_cores(smt) == 1
+    assert cpu_features.physical_cores(tmp_path / "none") is None  # no topology: unknown
+
+
+@pytest.mark.slow
+def test_the_answer_model_decodes_on_every_core_by_default() -> None:
+    from kb.config import LlmSettings
+
+    gen = generator.make_generator(LlmSettings(n_ctx=512))
+    try:
+        assert gen.llama.n_threads == cpu_features.physical_cores()  # type: ignore[attr-defined]
+    finally:
+        gen.close()
+    gen = generator.make_generator(LlmSettings(n_ctx=512, threads=1))
+    try:
+        assert gen.llama.n_threads == 1  # type: ignore[attr-defined]
+    finally:
+        gen.close()
