@@ -256,6 +256,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
 MINIMUM = {
     "search.ann_threshold": (0, "0 = never use the ANN index"),
     "search.keyword_index_threshold": (0, "0 = never use the keyword index"),
+    "llm.threads": (0, "0 = one per CPU core"),
+    "embedding.threads": (0, "0 = every CPU"),
 }
 
 

@@ -54,6 +54,8 @@ def test_user_file_then_kb_file_then_flags(
             "search.keyword_index_threshold = -5: must be at least 0 (0 = never",
         ),
         ("[search]\nann_threshold = -1\n", "search.ann_threshold = -1: must be at least 0"),
+        ("[llm]\nthreads = -1\n", "llm.threads = -1: must be at least 0 (0 = one per CPU core)"),
+        ("[embedding]\nthreads = -2\n", "embedding.threads = -2: must be at least 0"),
         (
             '[llm]\nrequantize = "q4"\n',
             "llm.requantize = 'q4': use one of auto, off, q8_0, f16",
