@@ -18,6 +18,7 @@ naming the path and what to do. llama.cpp's own log lines are silenced
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -472,9 +473,7 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
         device="gpu" if effective else "cpu",
         system_info=_system_info(llama_cpp),
     )
-    from kb.backends.cpu_features import cpu_flags, missing_for_build
-
-    missing = missing_for_build(info["system_info"], cpu_flags())
+    missing = _missing_cpu_features()
     if missing:
         info["note"] = (
             f"this llama-cpp-python build uses {', '.join(missing)}, which this CPU lacks; "
@@ -488,13 +487,21 @@ def llama_device_info(settings: LlmSettings) -> dict[str, Any]:
     return info
 
 
-def check_cpu_build() -> None:
-    """Raise :class:`ModelError` if llama-cpp-python was built for instructions this CPU
-    lacks (:mod:`kb.backends.cpu_features`): loading a model would kill the process."""
+@functools.lru_cache(maxsize=1)
+def _missing_cpu_features() -> tuple[str, ...]:
+    """What this llama-cpp-python build uses that the CPU lacks
+    (:func:`kb.backends.cpu_features.missing_for_build`); neither changes within a
+    process, so it is read once."""
     from kb.backends.cpu_features import cpu_flags, missing_for_build
     from kb.backends.llama_import import import_llama_cpp
 
-    missing = missing_for_build(_system_info(import_llama_cpp()), cpu_flags())
+    return tuple(missing_for_build(_system_info(import_llama_cpp()), cpu_flags()))
+
+
+def check_cpu_build() -> None:
+    """Raise :class:`ModelError` if llama-cpp-python was built for instructions this CPU
+    lacks (:mod:`kb.backends.cpu_features`): loading a model would kill the process."""
+    missing = _missing_cpu_features()
     if missing:
         raise ModelError(
             f"llama-cpp-python was built for {', '.join(missing)}, which this CPU lacks "

@@ -24,6 +24,14 @@ AVX2_INFO = "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1
 AVX512_INFO = AVX2_INFO + "AVX512 = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 0 | "
 
 
+@pytest.fixture(autouse=True)
+def _fresh_build_check():  # type: ignore[no-untyped-def]
+    """The generator reads the build's features once per process; these tests fake them."""
+    generator._missing_cpu_features.cache_clear()
+    yield
+    generator._missing_cpu_features.cache_clear()
+
+
 def test_cpu_flags_reads_the_first_flags_line(tmp_path: Path) -> None:
     info = tmp_path / "cpuinfo"
     info.write_text(
@@ -83,6 +91,7 @@ def test_a_build_for_other_instructions_is_refused_before_loading(
     with pytest.raises(ModelError, match=r"built for AVX512, AVX512_VNNI, which this CPU lacks"):
         generator.check_cpu_build()
     monkeypatch.setattr(cpu_features, "cpu_flags", lambda: laptop | AVX512 | {"avx512_vnni"})
+    generator._missing_cpu_features.cache_clear()
     generator.check_cpu_build()  # every built-in feature present: loads
 
 
@@ -102,6 +111,7 @@ def test_make_generator_refuses_once_and_keeps_the_requantized_copy(
     monkeypatch.setattr(generator, "notice", notes.append)
     monkeypatch.setattr(generator, "_system_info", lambda _mod: AVX512_INFO)
     monkeypatch.setattr(cpu_features, "cpu_flags", lambda: frozenset({"avx", "avx2"}))
+    generator._missing_cpu_features.cache_clear()
     with pytest.raises(ModelError, match="which this CPU lacks"):
         generator.make_generator(LlmSettings(n_ctx=512), cache_dir=cache)
     assert notes == []

@@ -21,6 +21,12 @@ def note(text: str, *headings: str) -> PassageSentences:
     return PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=loc, score=1.0))
 
 
+def hit(n: int, text: str, path: str, heading: str, score: float, **ranks: int) -> Hit:
+    """Hit ``n`` (its chunk id too) of ``text`` under one ``heading`` of ``path``."""
+    loc = Locator(path, "md", (heading,), Span(line_start=3))
+    return Hit(chunk_id=n, text=text, locator=loc, score=score, ranks=dict(ranks))
+
+
 def test_a_list_items_later_sentence_is_quoted_after_its_head() -> None:
     """ "Which book did I read on the flight to Lisbon?" quoted "Read it on the flight to
     Lisbon." alone, which names no book: the item's first sentence now leads it, and
@@ -125,23 +131,24 @@ def test_the_sentence_that_writes_the_day_asked_about_comes_first() -> None:
     that writes the day itself now comes first."""
     from kb.rag.superlative import says_day
 
-    school = note("- Autumn term ends on 18 December.\n- Spring term starts on 5 January.")
     school = PassageSentences.of(
         1,
-        Hit(
-            chunk_id=1,
-            text=school.hit.text,
-            locator=Locator("notes/school.md", "md", ("Maya's school (Year 4)",), Span()),
-            score=1.0,
+        hit(
+            1,
+            "- Autumn term ends on 18 December.\n- Spring term starts on 5 January.",
+            "notes/school.md",
+            "Maya's school (Year 4)",
+            1.0,
         ),
     )
     move = PassageSentences.of(
         2,
-        Hit(
-            chunk_id=2,
-            text="We exchanged on 6 November 2026; completion is set for 4 December 2026.",
-            locator=Locator("notes/move.md", "md", ("House move",), Span()),
-            score=0.5,
+        hit(
+            2,
+            "We exchanged on 6 November 2026; completion is set for 4 December 2026.",
+            "notes/move.md",
+            "House move",
+            0.5,
         ),
     )
     top = rank_candidates("What happens on 4 December?", [school, move], None, 5)[0]
@@ -264,20 +271,22 @@ def test_a_linked_passage_that_completes_the_naming_sentence_comes_first() -> No
     naming one leaves out now ranks first; without the link it does not."""
     from dataclasses import replace
 
-    song = Hit(
-        chunk_id=1,
-        text='"All Join Hands" is a song by the British rock band Slade, released in 1984. '
+    song = hit(
+        1,
+        '"All Join Hands" is a song by the British rock band Slade, released in 1984. '
         "It reached No. 15 in the UK.",
-        locator=Locator("hotpot/All_Join_Hands.md", "md", ("All Join Hands",), Span(line_start=3)),
-        score=1.0,
+        "hotpot/All_Join_Hands.md",
+        "All Join Hands",
+        1.0,
     )
-    band = Hit(
-        chunk_id=2,
-        text="Slade are an English glam rock band from Wolverhampton. They rose to "
+    band = hit(
+        2,
+        "Slade are an English glam rock band from Wolverhampton. They rose to "
         "prominence during the early 1970s with 17 consecutive top 20 hits.",
-        locator=Locator("hotpot/Slade.md", "md", ("Slade",), Span(line_start=3)),
-        score=0.9,
-        ranks={"link": 1},
+        "hotpot/Slade.md",
+        "Slade",
+        0.9,
+        link=1,
     )
     q = "When did the rock band that sang All Join Hands rise to prominence?"
     both = [PassageSentences.of(1, song), PassageSentences.of(2, band)]
