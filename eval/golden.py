@@ -31,6 +31,7 @@ from eval.golden_types import (
 )
 from eval.golden_validate import Where, parse_query
 from kb.errors import GoldenError
+from kb.safe_open import GOLDEN, read_bytes
 
 __all__ = [
     "CONFLICT_RULES",
@@ -45,12 +46,11 @@ __all__ = [
 
 # -- loading ---------------------------------------------------------------------------------
 def load_golden(path: Path | str) -> GoldenSet:
-    """Read and validate a golden set (``.yaml``/``.yml`` or ``.jsonl``)."""
+    """Read and validate a golden set (``.yaml``/``.yml`` or ``.jsonl``), read through
+    :func:`kb.safe_open.read_bytes`: anything but a regular file of at most 5 MB is a
+    :class:`GoldenError` saying what the path is."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise GoldenError(f"{p}: cannot read the golden set: {e.strerror}") from None
+    raw = read_bytes(p, GOLDEN)  # a FIFO, a device or a 3 GB file: one line, nothing read
     digest = hashlib.sha256(raw).hexdigest()
     try:
         text = raw.decode("utf-8")

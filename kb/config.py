@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from kb.errors import ConfigError
+from kb.safe_open import CONFIG, read_text, show, what_is
 
 T = TypeVar("T")
 
@@ -295,12 +296,14 @@ def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at ``path``, read through :func:`kb.safe_open.read_text`: a FIFO, a
+    device, a link to one, a file over 1 MB or bytes that are not UTF-8 are one-line
+    :class:`ConfigError` lines naming the file and what it is."""
+    text = read_text(path, CONFIG)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def apply_toml(settings: Settings, data: dict[str, Any], origin: str) -> Settings:
@@ -315,7 +318,7 @@ def load_settings(home: Path | str | None = None, user_file: Path | None = None)
     s = apply_toml(s, tomllib.loads(packaged_defaults_text()), "default")
     ufile = user_file or user_config_path()
     check_kb_config(ufile if user_file is None else None)
-    if ufile.is_file():
+    if _present(ufile):
         s = apply_toml(s, _load_toml(ufile), str(ufile))
     chosen = Path(home) if home else None
     if chosen is None and os.environ.get("KB_HOME"):
@@ -325,24 +328,39 @@ def load_settings(home: Path | str | None = None, user_file: Path | None = None)
     kb_home = (chosen or default_home()).expanduser().resolve()
     s = replace(s, home=kb_home)
     per_kb = kb_home / "config.toml"
-    if per_kb.is_file():
+    if _present(per_kb):
         s = apply_toml(s, _load_toml(per_kb), str(per_kb))
     return s
 
 
+def _present(path: Path) -> bool:
+    """True when something is at ``path`` (a dangling link included): it is then read
+    through :func:`_load_toml`, which refuses anything but a regular file, so a FIFO or
+    a link to a device at a config path is an error, never silently skipped."""
+    return os.path.lexists(path)
+
+
 def check_kb_config(path: Path | None) -> None:
-    """Raise :class:`ConfigError` when ``$KB_CONFIG`` names ``path`` and it is no file."""
+    """Raise :class:`ConfigError` when ``$KB_CONFIG`` names ``path`` and it is no regular
+    file: ``does not exist``, ``is a folder``, ``is a FIFO, not a regular file``,
+    ``is a symlink to /dev/zero (a character device), ...`` (:func:`kb.safe_open.what_is`)."""
     env = os.environ.get("KB_CONFIG")
-    if env and path is not None and not path.is_file():
-        what = "is a folder" if path.is_dir() else "does not exist"
-        raise ConfigError(
-            f"KB_CONFIG={env}: the file {what}; create it (`kb config show` prints every "
-            f"key) or unset KB_CONFIG"
-        )
+    if not env or path is None:
+        return
+    what = what_is(path)
+    if what == "a regular file":
+        return
+    if what == "missing":
+        said = "does not exist; create it (`kb config show` prints every key)"
+    elif what.startswith("a folder"):
+        said = "is a folder; name a TOML file"
+    else:
+        said = f"is {what}; name a TOML file"
+    raise ConfigError(f"KB_CONFIG={show(env)}: the file {said} or unset KB_CONFIG")
 
 
 def _explicit_home(ufile: Path) -> dict[str, Any]:
-    if ufile.is_file():
+    if _present(ufile):
         data = _load_toml(ufile)
         if isinstance(data.get("home"), str):
             return {"home": data["home"]}

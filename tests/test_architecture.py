@@ -24,6 +24,8 @@ BASE = (
     "kb.sentence_spans",
     "kb.edits",
     "kb.months",
+    "kb.safe_open",
+    "kb.limits",
 )
 
 # module prefix -> kb-internal prefixes it may import
@@ -36,7 +38,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.sentence_spans": (),
     "kb.edits": (),
     "kb.months": (),
-    "kb.config": ("kb.errors",),
+    "kb.safe_open": ("kb.errors", "kb.quoting"),
+    "kb.limits": ("kb.errors",),
+    "kb.config": ("kb.errors", "kb.safe_open"),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),
     "kb.search": (*BASE, "kb.store", "kb.backends", "kb.search"),

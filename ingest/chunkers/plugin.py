@@ -38,6 +38,7 @@ from ingest.chunkers.spec import ChunkerSpec
 from ingest.chunkers.worker import PluginFailure, PluginProcess, Source
 from ingest.tokens import TokenCounter
 from kb.errors import IngestError, UsageError
+from kb.safe_open import PLUGIN, check, read_bytes, what_is
 from kb.types import ChunkDraft, ChunkerInfo, LoadedDocument
 
 GROUP = "kb.chunkers"
@@ -128,8 +129,13 @@ class PluginChunker:
 
 def file_version(path: Path) -> str:
     """A file chunker's version: ``"sha256:"`` and the first 16 hex digits of the
-    file's content (raises :class:`OSError` when it cannot be read)."""
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    file's content, read through :func:`kb.safe_open.read_bytes` (raises :class:`OSError`
+    with the one-line reason when it is not a readable regular file of at most 2 MB)."""
+    try:
+        data = read_bytes(path, PLUGIN)
+    except UsageError as e:
+        raise OSError(str(e)) from None
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
 
 
 def plugin_chunker(
@@ -140,11 +146,15 @@ def plugin_chunker(
     load, raises :class:`UsageError` (before any document is touched)."""
     if spec.file is not None and spec.function is not None:
         path = Path(spec.file).expanduser()
-        if not path.is_file():
+        if what_is(path) == "missing":
             raise UsageError(f"chunker {spec.name}: no such file {spec.file}")
-        resolved = path.resolve()
+        resolved = check(path, PLUGIN)  # a FIFO or a device: one line, never imported
         name = f"{resolved}#{spec.function}"
-        info = ChunkerInfo(name, file_version(resolved), dict(spec.params))
+        try:
+            version = file_version(resolved)
+        except OSError as e:
+            raise UsageError(str(e)) from None
+        info = ChunkerInfo(name, version, dict(spec.params))
         source: Source = ("file", str(resolved), spec.function)
     else:
         found = {p.name: p for p in installed()}.get(spec.name)

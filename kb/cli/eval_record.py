@@ -49,7 +49,8 @@ def record(
     opts = search_opts(settings, mode, path, doc_type, tag)
     if k is not None:
         opts = replace(opts, k=k)
-    gs: GoldenSet | None = load_golden(golden) if golden.exists() else None
+    # lexists: a dangling link or a FIFO is refused by load_golden, never written through
+    gs: GoldenSet | None = load_golden(golden) if os.path.lexists(golden) else None
     with open_kb(settings) as store:
         from kb.backends.embedder import make_embedder
         from kb.search import Retriever
