@@ -46,8 +46,31 @@ def apply_tombstones(store: Store) -> int:
     return len(ids)
 
 
+def record_model_files(store: Store, embedder: Embedder) -> None:
+    """Record in the KB's ``meta`` (key ``model_files``) the model cache entry its
+    vectors come from (:mod:`kb.backends.model_cache`), register the KB in the cache's
+    registry, and move the KB's old model copies out of ``<KB>/cache/models``. Written
+    only when it changes; best effort (a cache that cannot be written changes nothing)."""
+    import json
+
+    from kb.backends import model_cache
+    from kb.backends.bundled import move_old_copies
+
+    move_old_copies(store.home)
+    entry = getattr(embedder, "cache_entry", None)
+    if entry is None:
+        return
+    raw = store.meta_get("model_files")
+    files = json.loads(raw) if raw else {}
+    want = {**files, "embedding": entry, "cache": str(model_cache.root())}
+    if want != files:
+        store.meta_set("model_files", json.dumps(want, sort_keys=True))
+    model_cache.register(store.home, [entry])
+
+
 def ensure_model_recorded(store: Store, embedder: Embedder) -> None:
-    """Record the embedder that builds the vectors; refuse a dimension clash."""
+    """Record the embedder that builds the vectors (and the model files it uses,
+    :func:`record_model_files`); refuse a dimension clash."""
     store.check_embedding_model(embedder.model_id)
     current = store.embedding_model()
     table_dim = store.vectors.dim()
@@ -58,6 +81,7 @@ def ensure_model_recorded(store: Store, embedder: Embedder) -> None:
         )
     if current is None or current.model_id != embedder.model_id:
         store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
+    record_model_files(store, embedder)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from kb.errors import notice as stderr_notice
 class Embedder(ABC):
     model_id: str
     dim: int
+    #: the model cache entry (``kind/key``, :mod:`kb.backends.model_cache`) the vectors
+    #: come from, recorded in the KB; ``None`` for a model read where it is
+    cache_entry: str | None = None
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
@@ -165,9 +169,11 @@ def make_embedder(
 ) -> Embedder:
     """The embedder for ``settings``: ONNX Runtime where it applies, else sentence-transformers.
 
-    ``home`` is the KB folder whose model cache holds the export; without it the
-    result is always sentence-transformers. ``purpose`` is ``query`` (search, ask,
-    eval: always on the CPU, where one query takes milliseconds) or ``ingest``.
+    ``home`` is the KB folder the embedder works for (its old model copies are moved
+    into the machine's model cache, :mod:`kb.backends.model_cache`, which holds the
+    export); without it the result is always sentence-transformers. ``purpose`` is
+    ``query`` (search, ask, eval: always on the CPU, where one query takes
+    milliseconds) or ``ingest``.
 
     ``[embedding] runtime``:
 
@@ -193,28 +199,42 @@ def make_embedder(
     if settings.runtime == "auto" and purpose == "ingest" and not _on_cpu(settings):
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
     say = notice or stderr_notice
-    from kb.backends import onnx_export
+    from kb.backends import model_cache, onnx_export
 
+    model_cache.note_kb(home)
     folder = model_folder(settings)
     model_id = base_model_id(settings)
-    target = onnx_export.export_dir(home, folder, model_id)
-    if not onnx_export.is_complete(target):
-        why = onnx_export.known_failure(target)
+    entry = onnx_export.entry_for(folder, model_id)
+    target = _cached_export(entry, onnx_export.legacy_dir(home, folder, model_id), say)
+    if target is None:
+        why = onnx_export.known_failure(entry.path)
         st = SentenceTransformerEmbedder(settings, batch_size=batch_size)
         try:
             if why is not None:  # tried before with these very files: do not retry
                 raise onnx_export.NotExportable(why)
             onnx_export.check_exportable(folder)
-            if purpose == "query":  # ingest shows its own progress
-                say("note: exporting the embedding model to ONNX once, for fast starts later")
-            onnx_export.export(st._model, folder, target, model_id)
-        except (onnx_export.NotExportable, OSError, ImportError) as e:
+            say(
+                "note: exporting the embedding model to ONNX, once for this machine "
+                f"(about a minute; every KB uses it): {entry.path}"
+            )
+            target = model_cache.prepare(
+                entry, lambda tmp: onnx_export.write(st._model, folder, tmp, model_id)
+            )
+        except onnx_export.NotExportable as e:
+            onnx_export.remember_failure(entry.path, str(e))
+            say(f"note: embedding with sentence-transformers: no ONNX export of {model_id} ({e})")
+            return st
+        except OSError as e:
+            msg = model_cache.unwritable_message(entry.base, e)
+            say(f"note: embedding with sentence-transformers: {msg}")
+            return st
+        except ImportError as e:
             say(f"note: embedding with sentence-transformers: no ONNX export of {model_id} ({e})")
             return st
     try:
         from kb.backends.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(
+        emb = OnnxEmbedder(
             target,
             threads=settings.threads,
             batch_size=batch_size,
@@ -223,6 +243,24 @@ def make_embedder(
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types
         say(f"note: embedding with sentence-transformers: cannot run the ONNX export ({e})")
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
+    emb.cache_entry = entry.name if target == entry.path else None
+    return emb
+
+
+def _cached_export(entry: Any, legacy: Path | None, say: Callable[[str], None]) -> Path | None:
+    """The export's folder if the model cache has it, or a KB's old copy (moved into
+    the cache, or used where it is when the cache cannot be written); ``None``: make it."""
+    from kb.backends import model_cache, onnx_export
+
+    if model_cache.ready(entry):
+        return Path(entry.path)
+    if legacy is None or not onnx_export.is_complete(legacy):
+        return None
+    try:
+        return model_cache.adopt(entry, legacy, onnx_export.is_complete)
+    except OSError as e:
+        say(f"note: {model_cache.unwritable_message(entry.base, e)}; using the KB's copy {legacy}")
+        return legacy
 
 
 def _quantized(
@@ -242,10 +280,14 @@ def _quantized(
         raise ConfigError(f'{what} runs on ONNX Runtime: set runtime = "auto" or "onnx"')
     if home is None:
         raise ModelError(f"{what} needs a KB folder to keep its ONNX export in")
+    from kb.backends import model_cache
     from kb.backends.onnx_embedder import OnnxEmbedder
 
-    target = onnx_export.export_dir(home, model_folder(settings), embedding_model_id(settings))
-    if not onnx_export.is_complete(target):
+    model_cache.note_kb(home)
+    folder, qid = model_folder(settings), embedding_model_id(settings)
+    entry = onnx_export.entry_for(folder, qid)
+    target = _cached_export(entry, onnx_export.legacy_dir(home, folder, qid), say)
+    if target is None:
         # the float export first, as every ONNX embedder gets it (made once, failures kept)
         plain = make_embedder(
             replace(settings, quantize="none", runtime="onnx"),
@@ -258,17 +300,23 @@ def _quantized(
             raise ModelError(
                 f'{what}: the model has no ONNX export to quantize; set quantize = "none"'
             )
-        if purpose == "query":
-            say("note: making the int8 copy of the embedding model once")
+        say(f"note: making the int8 copy of the embedding model, once per machine: {entry.path}")
         try:
-            onnx_quantize.quantize(plain.folder, target, embedding_model_id(settings))
-        except (onnx_quantize.QuantizeError, OSError) as e:
+            target = model_cache.prepare(
+                entry, lambda tmp: onnx_quantize.write(plain.folder, tmp, qid)
+            )
+        except onnx_quantize.QuantizeError as e:
             raise ModelError(
                 f'{what}: cannot make the int8 model ({e}); set quantize = "none"'
             ) from None
-    return OnnxEmbedder(
+        except OSError as e:
+            why = model_cache.unwritable_message(entry.base, e)
+            raise ModelError(f"{what}: cannot make the int8 model: {why}") from None
+    emb = OnnxEmbedder(
         target, threads=settings.threads, batch_size=batch_size, quick_start=purpose == "query"
     )
+    emb.cache_entry = entry.name if target == entry.path else None
+    return emb
 
 
 def _on_cpu(settings: EmbeddingSettings) -> bool:

@@ -26,19 +26,26 @@ a Q4_1 step. F16 keeps the values to about 3 significant digits (nearly exact).
 - ``off``: every model as it is;
 - ``q8_0`` / ``f16``: a copy of any model in that type.
 
-The copy lives in the model cache (``<KB home>/cache/models/gguf``, or
-``KB_MODEL_CACHE``), named ``<stem>.<place>.<state>.<kind>.gguf``: ``place`` hashes the
-source's resolved path, ``state`` its size and modification time, so a changed source
-(a reinstalled package) makes a new copy, and the old copy of that same file is then
-deleted. Writing it:
+The copy lives in the machine's model cache (:mod:`kb.backends.model_cache`), shared by
+every KB: ``<model cache>/gguf/<key>/<stem>.<kind>.gguf`` beside the entry's
+``manifest.json``; the key hashes the source file's bytes and the weight type, so the
+same model installed twice shares one copy and a changed source (a new package
+version) makes a new one, after which the entries of older contents of that same path
+are deleted. Writing it:
 
-- goes to a temporary file, synced, then renamed, so a crash never leaves a truncated
-  model under the final name (a copy that does not start with ``GGUF`` is made again);
+- goes to a temporary folder beside the entry, synced, then renamed
+  (:func:`kb.backends.model_cache.prepare`, under a lock: a second process waits and
+  uses the first one's copy), so a crash never leaves a truncated model under the final
+  name; a copy whose size or bytes do not match its manifest is made again;
 - runs on a thread that is not a daemon, so a process that ends meanwhile (a question
   refused while the model loaded in the background, Ctrl-C) finishes the copy instead
   of leaving a partial file; temporaries of processes that are gone are removed;
 - takes about 0.7 s for the bundled model and, like the whisper model's first join, is
   not announced.
+
+A KB made before the shared cache kept its copy in ``<KB>/cache/models/gguf/`` named
+``<stem>.<place>.<state>.<kind>.gguf`` (:func:`legacy_copy_path`); it is moved into the
+cache on first use, or read where it is when the cache cannot be written.
 
 When no copy can be made (no cache folder, a read-only or full disk, llama.cpp refuses
 the file), the source is used as it is, with a one-line notice.
@@ -47,13 +54,12 @@ the file), the source is used as it is, with a one-line notice.
 from __future__ import annotations
 
 import contextlib
-import glob
 import hashlib
 import os
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kb.config import CHOICES
 from kb.errors import ConfigError
@@ -64,8 +70,6 @@ REQUANTIZE = CHOICES["llm.requantize"]
 BUNDLED_TYPE = "q8_0"
 SUBDIR = "gguf"
 GGUF_MAGIC = b"GGUF"
-#: where a temporary's process cannot be asked whether it lives, its age that marks it stale
-STALE_AFTER_S = 3600.0
 
 
 def target_type(requantize: str, bundled: bool) -> str | None:
@@ -77,15 +81,29 @@ def target_type(requantize: str, bundled: bool) -> str | None:
     return None if requantize == "off" else requantize
 
 
+def _entry(source: Path, cache_dir: Path, kind: str) -> Any:
+    from kb.backends import model_cache
+
+    src = Path(source).resolve()
+    return model_cache.entry(SUBDIR, [src], {"type": kind}, label=str(src), base=cache_dir)
+
+
 def copy_path(source: Path, cache_dir: Path, kind: str) -> Path:
-    """Where the ``kind`` copy of ``source`` lives (module docstring)."""
+    """Where the ``kind`` copy of ``source`` lives in the cache ``cache_dir`` (module
+    docstring)."""
+    return Path(_entry(source, cache_dir, kind).path) / f"{Path(source).stem}.{kind}.gguf"
+
+
+def legacy_copy_path(source: Path, cache_dir: Path, kind: str) -> Path:
+    """Where a KB made before the shared cache kept the copy (``cache_dir`` is that KB's
+    ``cache/models``)."""
     st = Path(source).stat()
     state = hashlib.sha256(f"{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:8]
     return Path(cache_dir) / SUBDIR / f"{_prefix(source)}.{state}.{kind}.gguf"
 
 
 def _prefix(source: Path) -> str:
-    """``<stem>.<place>``: what every copy of this very file is named from."""
+    """``<stem>.<place>``: what every old copy of this very file was named from."""
     p = Path(source).resolve()
     return f"{p.stem}.{hashlib.sha256(str(p).encode()).hexdigest()[:8]}"
 
@@ -96,18 +114,29 @@ def requantized(
     kind: str,
     notice: Callable[[str], None] | None = None,
 ) -> Path:
-    """The ``kind`` copy of ``source``, made now if missing; ``source`` itself (with a
-    ``notice``, default stderr) when no copy can be made."""
+    """The ``kind`` copy of ``source``, made now if missing; a KB's old copy when the
+    cache cannot be written; ``source`` itself (with a ``notice``, default stderr) when
+    no copy can be had."""
+    from kb.backends import model_cache
+
     say = notice or stderr_notice
     if cache_dir is None:
         say(f"note: answer model read as it is ({source.name}): no model cache for a {kind} copy")
         return source
+    legacy_root = model_cache.legacy_dir(model_cache._current_kb)
+    legacy = None if legacy_root is None else legacy_copy_path(source, legacy_root, kind)
     try:
-        target = copy_path(source, cache_dir, kind)
-        if not is_usable(target):
-            _make(source, target, kind)
+        entry = _entry(source, cache_dir, kind)
+        target = Path(entry.path) / f"{Path(source).stem}.{kind}.gguf"
+        if not model_cache.ready(entry):
+            _make(source, entry, target, kind, legacy)
     except (OSError, RuntimeError) as e:
-        say(f"note: answer model read as it is ({source.name}): cannot make the {kind} copy ({e})")
+        if legacy is not None and is_usable(legacy):
+            return legacy
+        why = model_cache.unwritable_message(Path(cache_dir), e) if isinstance(e, OSError) else e
+        say(
+            f"note: answer model read as it is ({source.name}): cannot make the {kind} copy ({why})"
+        )
         return source
     return target
 
@@ -122,30 +151,39 @@ def is_usable(path: Path) -> bool:
 
 
 def discard(path: Path) -> None:
-    """Remove a copy llama.cpp could not load (it is made again next time)."""
-    with contextlib.suppress(OSError):
-        path.unlink()
+    """Remove a copy llama.cpp could not load, with its cache entry (made again next
+    time)."""
+    from kb.backends import model_cache
+
+    if (path.parent / model_cache.MANIFEST).is_file():
+        model_cache.discard(path.parent)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
-def _make(source: Path, target: Path, kind: str) -> None:
-    """Write ``target`` (module docstring: temporary, sync, rename, non-daemon thread),
-    then delete older copies of the same source file."""
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    _remove_stale(folder)
+def _make(source: Path, entry: Any, target: Path, kind: str, legacy: Path | None) -> None:
+    """Make the entry (module docstring: a KB's old copy moved in, or llama.cpp's
+    converter into a temporary folder, renamed, on a non-daemon thread), then delete the
+    entries of older contents of the same source path."""
+    from kb.backends import model_cache
+
     errors: list[BaseException] = []
 
+    def build(tmp: Path) -> None:
+        out = tmp / target.name
+        _quantize(source, out, kind)
+        with out.open("rb+") as f:
+            os.fsync(f.fileno())
+
     def work() -> None:
-        tmp = folder / f"{target.name}.tmp{os.getpid()}-{threading.get_ident()}"
         try:
-            _quantize(source, tmp, kind)
-            with tmp.open("rb+") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
+            if legacy is not None and is_usable(legacy):
+                model_cache.adopt(entry, legacy, is_usable, as_name=target.name)
+            if not model_cache.ready(entry):
+                model_cache.prepare(entry, build)
         except BaseException as e:  # noqa: BLE001 - handed to the caller below
             errors.append(e)
-            with contextlib.suppress(OSError):
-                tmp.unlink()
 
     # daemon=False: a thread started by a daemon thread (the background load) would
     # otherwise be a daemon too, and be cut off when the process ends
@@ -154,38 +192,19 @@ def _make(source: Path, target: Path, kind: str) -> None:
     worker.join()
     if errors:
         raise errors[0]
-    for old in folder.glob(f"{glob.escape(_prefix(source))}.*.{kind}.gguf"):
-        if old != target:
-            discard(old)
+    _drop_older(entry)
 
 
-def _remove_stale(folder: Path) -> None:
-    """Delete the folder's temporaries whose process has ended (or, where that cannot be
-    asked, that are older than :data:`STALE_AFTER_S`)."""
-    for tmp in folder.glob("*.gguf.tmp*"):
-        pid_text = tmp.name.rsplit(".tmp", 1)[-1].split("-", 1)[0]
-        try:
-            stale = (
-                not _alive(int(pid_text))
-                if os.name == "posix"
-                else time.time() - tmp.stat().st_mtime > STALE_AFTER_S
-            )
-        except (ValueError, OSError):
+def _drop_older(entry: Any) -> None:
+    """Delete cache entries of the same source path and weight type with other bytes."""
+    from kb.backends import model_cache
+
+    for other in Path(entry.base, SUBDIR).iterdir():
+        if other.name == entry.key or other.name.startswith("."):
             continue
-        if stale:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (POSIX: signal 0 checks without sending)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        m = model_cache.manifest(other)
+        if m and m.get("source") == entry.source and m.get("options") == entry.options:
+            model_cache.discard(other)
 
 
 def _quantize(source: Path, out: Path, kind: str) -> None:

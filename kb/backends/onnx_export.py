@@ -1,4 +1,4 @@
-"""Export a sentence-transformers folder to ONNX once, cached in the KB.
+"""Export a sentence-transformers folder to ONNX once per machine (the model cache).
 
 The export is what lets ``kb search`` and ``kb ask`` embed a query without importing
 torch: :mod:`kb.backends.onnx_embedder` runs it with ONNX Runtime and the model's own
@@ -11,14 +11,16 @@ numpy at run time. A folder whose module list is not exactly ``Transformer``,
 ``mean``, ``cls``, ``max`` or ``mean_sqrt_len``, or that has no ``tokenizer.json``, is
 *not exportable* (:class:`NotExportable`); callers then keep sentence-transformers.
 
-**Where.** ``<KB>/cache/models/onnx/<key>/`` (or ``$KB_MODEL_CACHE/onnx/<key>/``,
-shared by every KB, like the joined whisper model) with ``model.onnx`` (graph, optimised by ONNX
-Runtime at its portable level), ``model.data`` (weights), ``tokenizer.json`` and
-``export.json`` (pooling, ``max_seq_length``, input names, pad id, lower-casing). The
-key is ``sha256(EXPORT_VERSION, model id, manifest)[:16]`` where the manifest lists
-every file of the model folder with its size and modification time: replacing the
-model's files gives a new key, so a stale export is never used. (Stat data, not the
-bytes: hashing 90 MB on every query would cost more than the query.)
+**Where.** In the machine's model cache (:mod:`kb.backends.model_cache`), shared by
+every KB: ``<model cache>/onnx/<key>/`` with ``model.onnx`` (graph, optimised by ONNX
+Runtime at its portable level), ``model.data`` (weights), ``tokenizer.json``,
+``export.json`` (pooling, ``max_seq_length``, input names, pad id, lower-casing) and the
+cache's ``manifest.json`` (every file's sha256). The key (:func:`entry_for`) hashes the
+model folder's *content* with :data:`EXPORT_VERSION` and the model id, so replacing the
+model's files gives a new key and a stale export is never used, and the same model
+installed twice shares one export. A KB made before the shared cache kept its export in
+``<KB>/cache/models/onnx/<stat key>/`` (:func:`legacy_dir`, keyed by the files' sizes
+and modification times, :func:`manifest_key`): it is moved into the cache on first use.
 
 **Fused for a BERT model.** A model whose config says ``model_type = "bert"`` (MiniLM,
 the bundled default, and most sentence-transformers models) is exported with eager
@@ -154,12 +156,26 @@ def manifest_key(folder: Path, model_id: str) -> str:
     return h.hexdigest()[:16]
 
 
-def export_dir(home: Path, folder: Path, model_id: str) -> Path:
-    """``<model cache>/onnx/<key>``; the model cache is ``$KB_MODEL_CACHE`` or
-    ``<KB>/cache/models`` (:func:`kb.backends.bundled.model_cache_dir`)."""
-    from kb.backends.bundled import model_cache_dir
+def entry_for(folder: Path, model_id: str, options: dict[str, Any] | None = None) -> Any:
+    """The :class:`kb.backends.model_cache.Entry` of the export of ``folder`` as
+    ``model_id`` (``options`` adds to the key: the int8 copy's ``quantize``)."""
+    from kb.backends import model_cache
 
-    return model_cache_dir(home) / "onnx" / manifest_key(folder, model_id)
+    opts = {"export_version": EXPORT_VERSION, "model_id": model_id, **(options or {})}
+    return model_cache.entry("onnx", [folder], opts, label=model_id)
+
+
+def export_dir(home: Path | None, folder: Path, model_id: str) -> Path:
+    """Where the export of ``folder`` as ``model_id`` lives in the model cache."""
+    return Path(entry_for(folder, model_id).path)
+
+
+def legacy_dir(home: Path | None, folder: Path, model_id: str) -> Path | None:
+    """Where a KB made before the shared cache kept this export (module docs)."""
+    from kb.backends.model_cache import legacy_dir as kb_models
+
+    base = kb_models(home)
+    return None if base is None else base / "onnx" / manifest_key(folder, model_id)
 
 
 def _failure_file(target: Path) -> Path:
@@ -187,15 +203,27 @@ def export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportIn
     try:
         return _export(st_model, folder, target, model_id)
     except NotExportable as e:
-        try:  # remembered, so later commands do not retry the same files
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _failure_file(target).write_text(str(e), encoding="utf-8")
-        except OSError:
-            pass
+        remember_failure(target, str(e))  # later commands do not retry the same files
         raise
 
 
 def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportInfo:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        info = write(st_model, folder, tmp, model_id)
+        publish(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return info
+
+
+def write(st_model: Any, folder: Path, out: Path, model_id: str) -> ExportInfo:
+    """Write the checked export into the empty folder ``out`` (no rename: the caller
+    publishes it, :func:`kb.backends.model_cache.prepare`). Raises
+    :class:`NotExportable`; needs torch and onnx."""
     pooling, normalize = check_exportable(folder)
     transformer = st_model[0]
     hf_tok = transformer.tokenizer
@@ -211,29 +239,29 @@ def _export(st_model: Any, folder: Path, target: Path, model_id: str) -> ExportI
         lowercase=bool(getattr(transformer, "do_lower_case", False)),
         dim=int(transformer.auto_model.config.hidden_size),
     )
-
     config = transformer.auto_model.config
     fuse = getattr(config, "model_type", "") in FUSABLE_TYPES
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
-        shutil.copyfile(folder / "tokenizer.json", tmp / "tokenizer.json")
-        (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
-        if fuse:
-            try:
-                _graph(st_model, names, sample, tmp, fused=True)
-                _check(st_model, tmp)
-            except NotExportable:
-                fuse = False  # the plain graph below
-        if not fuse:
-            _graph(st_model, names, sample, tmp, fused=False)
-            _check(st_model, tmp)
-        publish(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copyfile(folder / "tokenizer.json", out / "tokenizer.json")
+    (out / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
+    if fuse:
+        try:
+            _graph(st_model, names, sample, out, fused=True)
+            _check(st_model, out)
+        except NotExportable:
+            fuse = False  # the plain graph below
+    if not fuse:
+        _graph(st_model, names, sample, out, fused=False)
+        _check(st_model, out)
     return info
+
+
+def remember_failure(target: Path, reason: str) -> None:
+    """Keep why the export of these files failed beside ``target`` (best effort)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _failure_file(target).write_text(reason, encoding="utf-8")
+    except OSError:
+        pass
 
 
 def _graph(st_model: Any, names: tuple[str, ...], sample: Any, tmp: Path, *, fused: bool) -> None:

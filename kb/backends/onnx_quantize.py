@@ -13,10 +13,11 @@ apart, and a KB built with one cannot be searched with the other (``kb reindex``
 rebuilds every vector after a switch). Its retrieval cost is measured with
 ``kb eval compare`` (README).
 
-**Where.** ``<model cache>/onnx/<key of the +int8 id>/``: ``model.onnx`` (weights
-inside, about a quarter of the float size), the float export's ``tokenizer.json``, and
-``export.json`` with the ``+int8`` model id. Made once from the float export (which is
-made first if missing), in a temporary folder renamed into place.
+**Where.** ``<model cache>/onnx/<key of the +int8 id>/`` in the machine's model cache
+(:mod:`kb.backends.model_cache`): ``model.onnx`` (weights inside, about a quarter of
+the float size), the float export's ``tokenizer.json``, ``export.json`` with the
+``+int8`` model id, and the cache's ``manifest.json``. Made once per machine from the
+float export (which is made first if missing), in a temporary folder renamed into place.
 
 **Checked before it is kept**: every cosine between the float and the int8 vectors of a
 few texts must be at least :data:`MIN_COSINE`, else :class:`QuantizeError` (no
@@ -49,24 +50,31 @@ def quantize(source: Path, target: Path, model_id: str) -> ExportInfo:
 
     Raises :class:`QuantizeError` (quantizer failure or too large a drift) or
     ``OSError`` (folder not writable)."""
-    info = replace(ExportInfo.read(source / "export.json"), model_id=model_id)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        _quantize_graph(source / "model.onnx", tmp / "model.onnx")
-        shutil.copyfile(source / "tokenizer.json", tmp / "tokenizer.json")
-        (tmp / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
-        worst = drift(source, tmp)
-        if worst < MIN_COSINE:
-            raise QuantizeError(
-                f"int8 vectors drift too far from the float model's (cosine {worst:.4f} < "
-                f'{MIN_COSINE}); keep [embedding] quantize = "none" for this model'
-            )
+        info = write(source, tmp, model_id)
         publish(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return info
+
+
+def write(source: Path, out: Path, model_id: str) -> ExportInfo:
+    """Write the checked int8 copy of ``source`` into the empty folder ``out`` (the
+    caller renames it into place, :func:`kb.backends.model_cache.prepare`)."""
+    info = replace(ExportInfo.read(source / "export.json"), model_id=model_id)
+    _quantize_graph(source / "model.onnx", out / "model.onnx")
+    shutil.copyfile(source / "tokenizer.json", out / "tokenizer.json")
+    (out / "export.json").write_text(json.dumps(asdict(info), indent=1), encoding="utf-8")
+    worst = drift(source, out)
+    if worst < MIN_COSINE:
+        raise QuantizeError(
+            f"int8 vectors drift too far from the float model's (cosine {worst:.4f} < "
+            f'{MIN_COSINE}); keep [embedding] quantize = "none" for this model'
+        )
     return info
 
 

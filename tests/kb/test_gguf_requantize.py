@@ -23,13 +23,19 @@ def test_which_models_get_a_copy() -> None:
         rq.target_type("q4", bundled=True)
 
 
-def test_the_copy_is_keyed_by_the_source_files_state(tmp_path: Path) -> None:
+def test_the_copy_is_keyed_by_the_source_files_content(tmp_path: Path) -> None:
     src = tmp_path / "m.gguf"
     src.write_bytes(b"GGUF" + b"\0" * 60)
     first = rq.copy_path(src, tmp_path / "cache", "q8_0")
-    assert first.parent == tmp_path / "cache" / "gguf" and first.name.endswith(".q8_0.gguf")
+    assert first.parent.parent == tmp_path / "cache" / "gguf" and first.name == "m.q8_0.gguf"
     assert rq.copy_path(src, tmp_path / "cache", "q8_0") == first
-    os.utime(src, ns=(1, 1))  # the source changed: a new copy
+    os.utime(src, ns=(1, 1))  # touched, same bytes: the same copy
+    assert rq.copy_path(src, tmp_path / "cache", "q8_0") == first
+    twin = tmp_path / "elsewhere" / "m.gguf"  # the same model installed twice: shared
+    twin.parent.mkdir()
+    twin.write_bytes(src.read_bytes())
+    assert rq.copy_path(twin, tmp_path / "cache", "q8_0") == first
+    src.write_bytes(b"GGUF" + b"\1" * 60)  # new bytes: a new copy
     assert rq.copy_path(src, tmp_path / "cache", "q8_0") != first
     assert rq.copy_path(src, tmp_path / "cache", "f16") != rq.copy_path(
         src, tmp_path / "cache", "q8_0"
@@ -53,14 +59,15 @@ def test_stale_temporaries_and_old_copies_are_removed(
     src = tmp_path / "m.gguf"
     src.write_bytes(b"GGUF" + b"\0" * 60)
     cache = tmp_path / "cache"
-    old = rq.copy_path(src, cache, "q8_0")
-    old.parent.mkdir(parents=True)
-    old.write_bytes(b"GGUF old copy")
-    other = old.parent / "m.00000000.11111111.q8_0.gguf"  # another file named m.gguf
-    other.write_bytes(b"GGUF")
-    dead = old.parent / f"{old.name}.tmp999999999-1"  # a process that is gone
-    dead.write_bytes(b"GGUF partial")
-    os.utime(src, ns=(10**18, 10**18))  # the source changed: a new copy is due
+    monkeypatch.setattr(rq, "_quantize", lambda s, out, k: out.write_bytes(b"GGUF old"))
+    old = rq.requantized(src, cache, "q8_0", pytest.fail)
+    other_src = tmp_path / "other" / "m.gguf"  # another file named m.gguf
+    other_src.parent.mkdir()
+    other_src.write_bytes(b"GGUF other")
+    other = rq.requantized(other_src, cache, "q8_0", pytest.fail)
+    dead = cache / "gguf" / ".0123456789abcdef.tmp999999999"  # a process that is gone
+    dead.mkdir()
+    src.write_bytes(b"GGUF" + b"\2" * 60)  # the source changed: a new copy is due
     target = rq.copy_path(src, cache, "q8_0")
     assert target != old and not rq.is_usable(target)
     monkeypatch.setattr(rq, "_quantize", lambda s, out, k: out.write_bytes(b"GGUF new"))
@@ -69,9 +76,29 @@ def test_stale_temporaries_and_old_copies_are_removed(
     # the same file's old copy and the dead process's temporary are gone; the copy of
     # another file with the same name stays
     assert not old.exists() and not dead.exists() and other.exists()
-    # a copy that is not a GGUF file (a crash before the rename was synced) is made again
-    target.write_bytes(b"")
-    assert rq.requantized(src, cache, "q8_0", pytest.fail) == target and rq.is_usable(target)
+    # a copy whose bytes are not its manifest's (a crash, a damaged disk) is made again
+    target.write_bytes(b"GGUF bad")
+    assert rq.requantized(src, cache, "q8_0", pytest.fail) == target
+    assert target.read_bytes() == b"GGUF new"
+
+
+def test_a_kbs_old_copy_is_moved_into_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kb.backends import model_cache
+
+    src = tmp_path / "m.gguf"
+    src.write_bytes(b"GGUF" + b"\0" * 60)
+    home = tmp_path / "kb"
+    legacy = rq.legacy_copy_path(src, home / "cache" / "models", "q8_0")
+    legacy.parent.mkdir(parents=True)
+    legacy.write_bytes(b"GGUF made by an older kb")
+    monkeypatch.setattr(model_cache, "_current_kb", home)
+    monkeypatch.setattr(rq, "_quantize", lambda *a: pytest.fail("moved, not made again"))
+    got = rq.requantized(src, tmp_path / "cache", "q8_0", pytest.fail)
+    assert got == rq.copy_path(src, tmp_path / "cache", "q8_0")
+    assert got.read_bytes() == b"GGUF made by an older kb" and not legacy.exists()
+    assert model_cache.verify(got.parent) == []
 
 
 def test_no_copy_keeps_the_source_and_says_why(
@@ -88,7 +115,7 @@ def test_no_copy_keeps_the_source_and_says_why(
     monkeypatch.setattr(rq, "_quantize", full_disk)
     assert rq.requantized(src, tmp_path / "cache", "q8_0", said.append) == src
     assert len(said) == 1 and "m.gguf" in said[0] and "No space left" in said[0]
-    # the partial temporary file is gone, and no copy is claimed
+    # the partial temporary folder is gone, and no copy is claimed
     assert list((tmp_path / "cache" / "gguf").iterdir()) == []
     assert rq.requantized(src, None, "q8_0", said.append) == src
     assert "no model cache" in said[-1]
@@ -121,6 +148,10 @@ def test_a_copy_llama_cpp_cannot_load_is_deleted_and_the_source_loaded(
     copy = rq.copy_path(gguf_path(), cache, "q8_0")
     copy.parent.mkdir(parents=True)
     copy.write_bytes(b"GGUF" + b"\xff" * 64)  # the magic, then garbage
+    from kb.backends import model_cache
+
+    # with a manifest that matches (a copy llama.cpp itself cannot read)
+    model_cache.write_manifest(copy.parent, rq._entry(gguf_path(), cache, "q8_0"))
     g = make_generator(LlmSettings(n_ctx=256), cache_dir=cache)
     assert g.model_path == gguf_path().resolve() and not copy.exists()
     assert "answer model read as it is" in capfd.readouterr().err
@@ -154,4 +185,5 @@ time.sleep(0.2)
     subprocess.run([sys.executable, "-c", code], cwd=root, check=True, timeout=60)
     target = rq.copy_path(src, cache, "q8_0")
     assert target.read_bytes() == b"GGUF whole"
-    assert [p.name for p in target.parent.iterdir()] == [target.name]
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name, "manifest.json", "used"]
+    assert [p.name for p in (cache / "gguf").iterdir()] == [target.parent.name]
