@@ -13,6 +13,8 @@ Users see ``str(error)`` as one line on stderr and the process exits with
     │   ├── ReadOnlyStoreError   exit 1   a writing command on a read-only KB folder
     │   ├── DamagedStoreError    exit 1   kb.sqlite is corrupt (`kb doctor --salvage`)
     │   ├── DiskFullError        exit 1   the disk filled while writing; nothing stored is lost
+    │   ├── IntegrityStoreError  exit 1   a write broke a rule of the database (UNIQUE, CHECK,
+    │   │                                 foreign key): that write stored nothing, the file is fine
     │   └── EmbeddingMismatchError exit 1 configured embedder is not the one that built the store
     ├── IngestError              exit 1   one file could not be loaded (recorded; ingest goes on)
     ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
@@ -63,6 +65,11 @@ class DamagedStoreError(StoreError):
 
 class DiskFullError(StoreError):
     """SQLITE_FULL or ENOSPC while writing; transactions keep what was stored."""
+
+
+class IntegrityStoreError(StoreError):
+    """A write was refused by a constraint (``sqlite3.IntegrityError``): its transaction
+    was rolled back, the database is intact. Never reported as "cannot open"."""
 
 
 class IngestError(KbError):

@@ -247,3 +247,24 @@ def check(path: Path | str, kind: FileKind) -> Path:
     if checked.st.st_size > kind.max_bytes:
         raise _too_large(kind, p, checked.st.st_size, kind.max_bytes)
     return Path(os.path.realpath(p))
+
+
+def source_problem(path: Path | str) -> str | None:
+    """What ``path`` is when it cannot be a source (``kb ingest PATH``, ``kb sources
+    add``), or ``None`` when it is, or a symlink leads to, a folder or a regular file:
+    ``missing``, ``a FIFO, not a regular file``, ``a symlink to /dev/zero (a character
+    device), not a regular file``, ... Never opens anything."""
+    c = _inspect(os.fspath(path))
+    if c.what is None or (c.st is not None and stat.S_ISDIR(c.st.st_mode)):
+        return None
+    return c.what
+
+
+def source_refusal(path: Path | str) -> str | None:
+    """The one-line refusal of ``path`` as a source (``None``: it may be one)."""
+    what = source_problem(path)
+    if what is None:
+        return None
+    if what == "missing":
+        return f"{show(path)}: no such file or folder"
+    return f"{show(path)} is {what}; a source is a folder or a regular file"

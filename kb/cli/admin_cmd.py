@@ -221,6 +221,13 @@ def doctor_text(out: dict[str, Any]) -> str:
     lines.append(
         "  ok    full-text index" if out["fts_in_sync"] else "  FAIL  full-text index out of sync"
     )
+    from kb.quoting import quote_name
+
+    for bad in out.get("bad_sources") or []:
+        lines.append(
+            f"  FAIL  source {quote_name(bad['name'])}: {quote_name(bad['path'])} is "
+            f"{bad['what']}; `kb doctor --repair` removes the source"
+        )
     if out.get("unused_sentence_vectors"):
         lines.append(
             f"  note  sentence vectors: {plural(out['unused_sentence_vectors'], 'chunk text')} "

@@ -50,13 +50,14 @@ def usage_line(e: BaseException) -> str | None:
     return f"{where}: error: {prefix}{what}"
 
 
-def translate(e: BaseException) -> KbError | None:
-    """The :class:`KbError` to show for ``e``, or ``None`` when it is not a known failure."""
+def translate(e: BaseException, operation: str = "the command") -> KbError | None:
+    """The :class:`KbError` to show for ``e``, or ``None`` when it is not a known failure.
+    ``operation`` (``kb ingest``) names what ran in an "unexpected" error."""
     from kb.store import health
 
     if isinstance(e, sqlite3.Error):
         db = health.LAST_OPENED or Path("kb.sqlite")
-        return health.classify(e, db.parent, db)
+        return health.classify(e, db.parent, db, operation)
     if health.is_disk_full(e):
         where = getattr(e, "filename", None) or "the KB"
         home = health.LAST_OPENED.parent if health.LAST_OPENED else Path(".")

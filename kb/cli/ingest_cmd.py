@@ -92,8 +92,16 @@ def ingest(
     indexed); 2 bad usage.
     """
     from ingest.pipeline import ingest_paths, remembered_chunker
+    from kb.errors import UsageError
+    from kb.safe_open import source_problem, source_refusal
     from kb.store import Store
 
+    for p in paths or []:
+        # a FIFO, socket, device or a link to one is never a source: refused before the
+        # KB is opened, so nothing is written (a missing path is told by the pipeline,
+        # which knows whether it was a source)
+        if source_problem(p) not in (None, "missing"):
+            raise UsageError(str(source_refusal(p)))
     settings = settings_for(
         kb,
         **{

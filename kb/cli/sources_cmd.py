@@ -106,15 +106,18 @@ def add(
       kb sources add ~/work/notes --name work-notes
     """
     from ingest.pipeline import ingest_paths, remembered_chunker
+    from kb.errors import UsageError
+    from kb.safe_open import source_refusal
     from kb.store import Store
     from kb.store.sources import abs_key, add_source, list_sources, owner
 
+    refusal = source_refusal(path)  # before the KB is opened: nothing is written
+    if refusal is not None:
+        raise UsageError(refusal)
     settings = settings_for(kb)
     with Store.open(settings.home) as store:
         inside = owner(list_sources(store), abs_key(path))
         if inside is not None:
-            from kb.errors import UsageError
-
             raise UsageError(f"{path}: already in the source {inside.name!r}; see `kb sources`")
         src = add_source(store, path, name, tuple(include or ()), tuple(exclude or ()))
         settings, _ = remembered_chunker(store, settings, None)

@@ -156,7 +156,7 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
     except OSError as e:
         if debug:
             raise
-        known = _translate(e)
+        known = _translate(e, argv)
         if known is not None:
             _err(f"kb: error: {_one_line(str(known))}")
             return known.exit_code
@@ -169,7 +169,7 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - last-resort guard
         if debug:
             raise
-        known = _translate(e)
+        known = _translate(e, argv)
         if known is not None:  # sqlite errors after opening, a full disk (kb.cli.failures)
             _err(f"kb: error: {_one_line(str(known))}")
             return known.exit_code
@@ -178,10 +178,11 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
     return rc if isinstance(rc, int) else 0
 
 
-def _translate(e: BaseException) -> Any:
+def _translate(e: BaseException, argv: list[str]) -> Any:
     from kb.cli.failures import translate
 
-    return translate(e)
+    words = [a for a in argv if not a.startswith("-")][:1]  # the command, never a query
+    return translate(e, " ".join(["kb", *words]))
 
 
 def _extra(module: Any, name: str) -> tuple[type[BaseException], ...]:

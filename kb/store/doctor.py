@@ -6,7 +6,11 @@ Checks:
 - ``missing_vectors``: chunks marked ``embedded`` whose text's vector is not in the
   embedding cache (:mod:`kb.store.embeddings`);
 - ``tombstones``: deleted chunk ids not yet cleared;
-- ``fts``: the FTS5 index disagrees with the live chunking's chunks.
+- ``fts``: the FTS5 index disagrees with the live chunking's chunks;
+- ``bad_sources``: a recorded source that is not a folder or a regular file (a FIFO, a
+  device, a link to one: recorded by an older kb, e.g. ``kb ingest zero.md`` with
+  ``zero.md -> /dev/zero``); ``--repair`` removes the source and its documents. A
+  source whose path is merely missing is not a fault here (``kb ingest`` reports it).
 
 Also reported, not a fault: ``keyword_index_stale``, a derived LanceDB keyword index
 (:mod:`kb.store.keyword_index`) that no longer covers exactly the live chunks (search
@@ -47,11 +51,14 @@ class DoctorReport:
     tombstones: int = 0
     fts_ok: bool = True
     keyword_index_stale: bool = False
+    #: (name, path, what it is) of each source that is no folder or regular file
+    bad_sources: list[tuple[str, str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not (self.pending or self.missing_vectors or self.tombstones) and self.fts_ok
+        faults = self.pending or self.missing_vectors or self.tombstones or self.bad_sources
+        return not faults and self.fts_ok
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +71,7 @@ class DoctorReport:
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
             "keyword_index_stale": self.keyword_index_stale,
+            "bad_sources": [{"name": n, "path": p, "what": w} for n, p, w in self.bad_sources],
             "repaired": self.repaired,
         }
 
@@ -82,11 +90,35 @@ def check(store: Store) -> DoctorReport:
         fts_ok=store.fts_integrity_ok(),
         keyword_index_stale=keyword_index.recorded(store) is not None
         and not keyword_index.is_current(store),
+        bad_sources=bad_sources(store),
     )
+
+
+def bad_sources(store: Store) -> list[tuple[str, str, str]]:
+    """``(name, path, what)`` of every source that is not (a link to) a folder or a
+    regular file (:func:`kb.safe_open.source_problem`); a missing path is not listed."""
+    from kb.safe_open import source_problem
+    from kb.store.sources import list_sources
+
+    out = []
+    for src in list_sources(store):
+        what = source_problem(src.path)
+        if what is not None and what != "missing":
+            out.append((src.name, src.path, what))
+    return out
 
 
 def repair(store: Store, report: DoctorReport) -> DoctorReport:
     """Fix what :func:`check` found, except embedding pending chunks (needs a model)."""
+    if report.bad_sources:
+        from kb.store.sources import find_source, remove_source
+        from kb.types import plural
+
+        for name, path, what in report.bad_sources:
+            docs = remove_source(store, find_source(store, name))
+            report.repaired.append(
+                f"removed the source {name} ({path}: {what}) with {plural(docs, 'document')}"
+            )
     if report.unused_vectors:
         n = drop_unused(store, report.unused_vectors)
         report.repaired.append(f"dropped {n} cached vectors no chunking uses")

@@ -26,7 +26,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from kb.errors import DamagedStoreError, DiskFullError, ReadOnlyStoreError, StoreError
+from kb.errors import (
+    DamagedStoreError,
+    DiskFullError,
+    IntegrityStoreError,
+    ReadOnlyStoreError,
+    StoreError,
+)
 
 DAMAGED_CODES = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
@@ -96,9 +102,21 @@ def disk_full_guard(home: Path, what: str) -> Iterator[None]:
         raise
 
 
-def classify(e: sqlite3.Error, home: Path, db: Path) -> StoreError:
-    """The :class:`StoreError` (one line) a user should see for ``e`` on ``db``."""
+def classify(e: sqlite3.Error, home: Path, db: Path, operation: str | None = None) -> StoreError:
+    """The :class:`StoreError` (one line) a user should see for ``e`` on ``db``.
+
+    ``operation`` is set for an error after the database was opened (``kb ingest``): an
+    unknown cause is then "unexpected ... during OPERATION", never "cannot open". A
+    constraint error is :class:`IntegrityStoreError` either way."""
     name = _name(e)
+    if isinstance(e, sqlite3.IntegrityError):
+        during = f" during {operation}" if operation else ""
+        return IntegrityStoreError(
+            f"{db}: a write{during} was refused by the database ({e}); that write stored "
+            "nothing and the database is not damaged: re-run the command (another kb "
+            "process may have written the same row at the same moment); if it repeats, "
+            "re-run with KB_DEBUG=1 and report the traceback"
+        )
     if is_damage(e):
         return DamagedStoreError(damaged_message(db, str(e)))
     if name.startswith("SQLITE_READONLY") or "readonly database" in str(e):
@@ -111,6 +129,12 @@ def classify(e: sqlite3.Error, home: Path, db: Path) -> StoreError:
         return StoreError(f"{home}: the KB folder is missing (is its disk mounted?)")
     if not os.access(db, os.R_OK):
         return StoreError(f"{db}: cannot read the KB database (permission denied); fix its owner")
+    if operation:
+        return StoreError(
+            f"{db}: unexpected database error during {operation} ({e}); the file itself is "
+            "not known to be damaged: re-run with KB_DEBUG=1 to see the traceback, or run "
+            "`kb doctor`"
+        )
     return StoreError(
         f"{db}: cannot open the KB database ({e}); the file itself is not known to be damaged: "
         "check the folder's permissions and free space, or run `kb doctor`"

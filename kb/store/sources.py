@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kb.errors import UsageError
+from kb.safe_open import source_refusal
 from kb.store.sqlite import Store
 
 
@@ -143,29 +145,54 @@ def add_source(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
 ) -> Source:
-    """Record a new source at ``path`` (which must exist). ``name`` must be unused."""
+    """Record a new source at ``path``: a folder or a regular file, or a symlink to one
+    (a FIFO, socket, device or a link to one is a :class:`UsageError` and nothing is
+    recorded). ``name`` must be unused. A source recorded at the same path by a
+    concurrent ``kb ingest`` in the meantime is returned as it is (``INSERT OR IGNORE``
+    on the unique path): two ingests of one new folder both just work."""
+    refusal = source_refusal(path)
+    if refusal is not None:
+        raise UsageError(refusal)
     key = abs_key(path)
     p = Path(key)
-    if not p.exists():
-        raise UsageError(f"{path}: no such file or folder")
     is_file = not p.is_dir()
     if name is not None:
         _check_name(store, name)
-    final = name or unique_name(store, p.name or "root", is_file)
-    with store.tx() as c:
-        c.execute(
-            "INSERT INTO sources (name, path, kind, include, exclude, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                final,
-                key,
-                "file" if is_file else "folder",
-                json.dumps(list(include)),
-                json.dumps(list(exclude)),
-                time.time(),
-            ),
-        )
-    return find_source(store, final)
+    for _attempt in range(20):
+        existing = _at_path(store, key)
+        if existing is not None:
+            return existing
+        final = name or unique_name(store, p.name or "root", is_file)
+        try:
+            with store.tx() as c:
+                c.execute(
+                    "INSERT INTO sources (name, path, kind, include, exclude, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        final,
+                        key,
+                        "file" if is_file else "folder",
+                        json.dumps(list(include)),
+                        json.dumps(list(exclude)),
+                        time.time(),
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            # another kb process recorded this path (returned above on the next turn)
+            # or took this name for another path (a new name is picked): a race, not a fault
+            if name is not None and _at_path(store, key) is None:
+                _check_name(store, name)  # the name the user gave was just taken
+            continue
+        return find_source(store, final)
+    raise UsageError(
+        f"{path}: could not record the source; other kb processes keep adding "
+        "sources: re-run `kb ingest` when they are done"
+    )
+
+
+def _at_path(store: Store, key: str) -> Source | None:
+    row = store.conn.execute("SELECT name FROM sources WHERE path = ?", (key,)).fetchone()
+    return None if row is None else find_source(store, str(row[0]))
 
 
 def _check_name(store: Store, name: str) -> None:
@@ -202,10 +229,11 @@ def move_source(store: Store, source: Source, new_path: Path | str) -> Source:
     The caller re-scans the source afterwards: files whose content hash is unchanged
     cost nothing, changed ones are re-indexed.
     """
+    refusal = source_refusal(new_path)
+    if refusal is not None:
+        raise UsageError(refusal)
     key = abs_key(new_path)
     p = Path(key)
-    if not p.exists():
-        raise UsageError(f"{new_path}: no such file or folder")
     if p.is_dir() != (source.kind == "folder"):
         raise UsageError(
             f"{new_path}: source {source.name!r} is a {source.kind}; give a {source.kind}"
