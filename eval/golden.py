@@ -11,7 +11,9 @@ a missing ``schema_version`` means 1; a missing ``answerable`` means ``true``; a
 single string where a list of strings is expected (``tags``, ``answer.any_of``)
 is read as a one-item list. Refused: a newer ``schema_version``, duplicate ids,
 ``answerable: false`` with supports, grades that are not integers >= 1, empty
-supports groups or group indexes out of range.
+supports groups or group indexes out of range, a question over 4,000 characters
+(:mod:`kb.limits`), a file that is not a regular file or is over 5 MB
+(:mod:`kb.safe_open`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from eval.golden_types import (
 )
 from eval.golden_validate import Where, parse_query
 from kb.errors import GoldenError
+from kb.limits import MAX_QUESTION_CHARS, too_long_message
 from kb.safe_open import GOLDEN, read_bytes
 
 __all__ = [
@@ -77,7 +80,7 @@ def _load_jsonl(p: Path, text: str) -> tuple[GoldenQuery, ...]:
                 f"{p}:{lineno}: invalid JSON ({e.msg}); one query object per line"
             ) from None
         where = Where(str(p), lineno, {})
-        q = parse_query(obj, where, len(queries))
+        q = _bounded(parse_query(obj, where, len(queries)), p, lineno)
         if q.id in lines:
             raise GoldenError(
                 f"{p}:{lineno}: query '{q.id}': id: duplicate id (first used on line "
@@ -124,7 +127,9 @@ def _load_yaml(p: Path, text: str, digest: str) -> GoldenSet:
     first: dict[str, int] = {}
     for i, obj in enumerate(items):
         lm = line_maps[i] if i < len(line_maps) else {}
-        q = parse_query(obj, Where(str(p), None, lm), i)
+        q = _bounded(
+            parse_query(obj, Where(str(p), None, lm), i), p, lm.get("question", lm.get(""))
+        )
         if q.id in first:
             raise GoldenError(
                 f"{p}:{lm.get('id', lm.get('', 0))}: query '{q.id}': id: duplicate id "
@@ -133,6 +138,17 @@ def _load_yaml(p: Path, text: str, digest: str) -> GoldenSet:
         first[q.id] = i
         queries.append(q)
     return GoldenSet(p, tuple(queries), digest, version, corpus, "yaml")
+
+
+def _bounded(q: GoldenQuery, p: Path, line: int | None) -> GoldenQuery:
+    """``q``, or :class:`GoldenError` when its question is over
+    :data:`kb.limits.MAX_QUESTION_CHARS` (the limit of ``kb ask``, the API and MCP)."""
+    if len(q.question) > MAX_QUESTION_CHARS:
+        loc = f":{line}" if line else ""
+        raise GoldenError(
+            f"{p}{loc}: query '{q.id}': question: {too_long_message(len(q.question))}"
+        )
+    return q
 
 
 def _yaml_lines(node: Any) -> list[dict[str, int]]:

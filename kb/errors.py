@@ -20,6 +20,8 @@ Users see ``str(error)`` as one line on stderr and the process exits with
     ├── ModelError               exit 3   a model file is missing, unreadable or of the wrong format
     ├── EmptyStoreError          exit 4   the KB has no chunks to search
     ├── ContextOverflowError     exit 5   the question alone does not fit the context window
+    │   └── QuestionTooLongError exit 5   a question or query over kb.limits' 4,000 characters
+    │                                     (HTTP 413 in kb serve, JSON-RPC -32602 in kb mcp)
     ├── GoldenError              exit 2   invalid golden set (names file, line, query id, field)
     └── GateFailedError          exit 1   an eval gate or regression check failed
 
@@ -91,6 +93,11 @@ class EmptyStoreError(KbError):
 
 class ContextOverflowError(KbError):
     exit_code = 5
+
+
+class QuestionTooLongError(ContextOverflowError):
+    """A question, query or golden question longer than :data:`kb.limits.MAX_QUESTION_CHARS`:
+    refused before any work (exit 5, the code of "the question does not fit")."""
 
 
 class GoldenError(KbError):

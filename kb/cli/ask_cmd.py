@@ -130,6 +130,9 @@ def ask(
 
     if not question.strip():
         raise UsageError("the question is empty; pass it as one quoted argument")
+    from kb.limits import check_question
+
+    check_question(question)  # over 4,000 characters: one line, exit 5, before any work
     settings = settings_for(
         kb,
         **{

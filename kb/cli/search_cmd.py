@@ -86,6 +86,9 @@ def search(
 
     if not query.strip():  # before opening anything: the same message Retriever gives
         raise UsageError("empty query; pass the words or question to search for")
+    from kb.limits import check_question
+
+    check_question(query, "query")  # over 4,000 characters: one line, exit 5
     settings = settings_for(
         kb, **{"search.k": k, "search.mode": mode, "search.min_score": min_score}
     )

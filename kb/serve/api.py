@@ -21,8 +21,10 @@ from kb.errors import (
     GoldenError,
     KbError,
     ModelError,
+    QuestionTooLongError,
     UsageError,
 )
+from kb.limits import check_question
 from kb.serve import reader
 from kb.serve.sse import event_stream, message
 
@@ -64,6 +66,8 @@ def endpoint(rt: Runtime, fn: Any, on_error: Any) -> Any:
 def status_of(e: KbError) -> int:
     if isinstance(e, reader.Refused | reader.Missing):
         return e.status
+    if isinstance(e, QuestionTooLongError):
+        return 413  # Content Too Large: the same limit as the CLI's exit 5
     if isinstance(e, UsageError | ConfigError | GoldenError):
         return 400
     if isinstance(e, EmptyStoreError):
@@ -105,7 +109,7 @@ def routes(rt: Runtime) -> list[Route]:
         return endpoint(rt, fn, error)
 
     def search(request: Request) -> Response:
-        q = request.query_params.get("q", "")
+        q = check_question(request.query_params.get("q", ""), "query")
         opts = rt.options(params(request))
         result = rt.search(q, opts)
         data = result.to_dict(k=opts.k)
@@ -127,6 +131,7 @@ def routes(rt: Runtime) -> list[Route]:
         else:
             question, p = request.query_params.get("q", ""), params(request)
         try:
+            check_question(question)  # before the answer lock: a long one blocks nothing
             opts = rt.options(p)
             stream = await run_in_threadpool(rt.ask, question, opts)
         except KbError as e:

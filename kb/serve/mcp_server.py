@@ -86,6 +86,7 @@ def build_server(rt: Runtime) -> Any:
     """A FastMCP server whose tools call ``rt``; errors become tool errors (one line)."""
     from mcp.server.fastmcp import FastMCP
 
+    from kb.limits import check_question
     from kb.serve import reader
     from kb.serve.api import read_range
 
@@ -104,6 +105,7 @@ def build_server(rt: Runtime) -> Any:
         type: list[str] | None = None,
         tag: list[str] | None = None,
     ) -> dict[str, Any]:
+        check_question(query, "query")
         opts = rt.options(_filters(k, mode, path, type, tag))
         result = rt.search(query, opts).to_dict(k=opts.k)
         return {
@@ -127,6 +129,7 @@ def build_server(rt: Runtime) -> Any:
         type: list[str] | None = None,
         tag: list[str] | None = None,
     ) -> dict[str, Any]:
+        check_question(question)
         opts = rt.options(_filters(k, None, path, type, tag))
         events = rt.ask(question, opts)
         record = None
@@ -168,6 +171,11 @@ def run_stdio(settings: Settings) -> None:
 
     rt = Runtime.open(settings)
     try:
-        build_server(rt).run("stdio")
+        import anyio
+
+        from kb.serve.mcp_stdio import serve
+
+        # the SDK's stdio transport, answering bad lines and over-long questions itself
+        anyio.run(serve, build_server(rt))
     finally:
         rt.close()

@@ -16,6 +16,11 @@ Every HTTP request passes these checks, in order:
    ``SameSite=Strict``, and is redirected to the same URL without it). Otherwise 401.
    Tokens are compared in constant time.
 
+Before these, a request whose decoded path holds a control character (``%0d%0a``,
+``%09``, ``%00``) is 400: no page has such a name, and it must never reach a header
+(a redirect's ``Location``) or a browser that drops tabs and newlines from URLs
+(``/%09/evil.com`` would become ``//evil.com``, another site).
+
 Every response gets ``Content-Security-Policy`` (scripts only from this server: no
 inline script, no eval, no remote script; workers from this server), ``X-Content-
 Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and ``X-Frame-Options:
@@ -27,7 +32,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -71,6 +76,9 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if _has_control(scope.get("path", "")):
+            await _plain(send, 400, "the URL path holds a control character; refused")
+            return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         if self.hosts is not None and host.lower() not in self.hosts:
@@ -87,9 +95,7 @@ class Guard:
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
             if _same(query.get("token"), self.token) and scope["method"] == "GET":
                 rest = urlencode([(k, v) for k, v in query.items() if k != "token"])
-                # one leading slash: "//host/..." would send the browser to another site
-                local = "/" + scope["path"].lstrip("/\\")
-                await _redirect(send, local + (f"?{rest}" if rest else ""), self.token)
+                await _redirect(send, local_location(scope["path"], rest), self.token)
                 return
             if not (
                 _same(_bearer(headers.get("authorization")), self.token)
@@ -98,6 +104,20 @@ class Guard:
                 await _plain(send, 401, "missing or wrong token: open the URL kb serve printed")
                 return
         await self.app(scope, receive, _with_headers(send, scope["path"]))
+
+
+def _has_control(path: str) -> bool:
+    return any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in path)
+
+
+def local_location(path: str, query: str = "") -> str:
+    """The redirect target for the decoded ``path``: percent-encoded again (a tab,
+    newline, space or backslash becomes ``%09``, ``%0A``, ``%20``, ``%5C``) and with
+    exactly one leading slash, so it always names a page of this server: ``//evil.com``
+    and ``/\\evil.com`` would send a browser to another site."""
+    quoted = quote(path, safe="/-._~!$&'()*+,;=:@")
+    local = "/" + quoted.lstrip("/")
+    return local + (f"?{query}" if query else "")
 
 
 def _same(given: str | None, token: str) -> bool:
