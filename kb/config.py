@@ -255,10 +255,17 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 MINIMUM = {
+    "search.k": (1, "the number of hits to show"),
+    "eval.k": (1, "the ranking depth eval scores"),
     "search.ann_threshold": (0, "0 = never use the ANN index"),
     "search.keyword_index_threshold": (0, "0 = never use the keyword index"),
     "llm.threads": (0, "0 = one per CPU core"),
     "embedding.threads": (0, "0 = every CPU"),
+}
+
+#: settings that must be above a bound (a size of 0 or less makes no sense)
+ABOVE = {
+    "ingest.max_file_mb": (0, "the largest file to ingest, in MB"),
 }
 
 
@@ -291,6 +298,11 @@ def _merge(obj: T, data: dict[str, Any], origin: str, prefix: str = "") -> T:
             if low is not None and changes[key] < low:
                 raise ConfigError(
                     f"{origin}: {dotted} = {changes[key]}: must be at least {low} ({meaning})"
+                )
+            floor, what = ABOVE.get(dotted, (None, ""))
+            if floor is not None and changes[key] <= floor:
+                raise ConfigError(
+                    f"{origin}: {dotted} = {changes[key]:g}: must be more than {floor} ({what})"
                 )
     return replace(obj, **changes)  # type: ignore[type-var]
 

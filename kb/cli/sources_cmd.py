@@ -19,6 +19,7 @@ from kb.cli.common import (
     settings_for,
 )
 from kb.cli.help import command_kwargs
+from kb.quoting import quote_name
 
 sources_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
 docs_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -57,7 +58,8 @@ def sources(ctx: typer.Context, kb: KbOption = None, json_out: JsonOption = Fals
     for s in rows:
         failed = f", {s.stats['failed']} failed" if s.stats["failed"] else ""
         typer.echo(
-            f"{s.name}  {s.path}  {plural(s.stats['documents'], 'document')}, "
+            f"{quote_name(s.name)}  {quote_name(s.path)}  "
+            f"{plural(s.stats['documents'], 'document')}, "
             f"{plural(s.stats['chunks'], 'chunk')}{failed}; last ingest {_when(s.last_ingest_at)}"
         )
 
@@ -122,7 +124,10 @@ def add(
         src = add_source(store, path, name, tuple(include or ()), tuple(exclude or ()))
         settings, _ = remembered_chunker(store, settings, None)
         report = ingest_paths(store, settings, [Path(src.path)])
-    typer.echo(f"added source {src.name} ({src.path}): {len(report.files)} files looked at")
+    typer.echo(
+        f"added source {quote_name(src.name)} ({quote_name(src.path)}): "
+        f"{len(report.files)} files looked at"
+    )
     raise typer.Exit(report.exit_code)
 
 
@@ -144,7 +149,10 @@ def remove(name: NameArg, kb: KbOption = None) -> None:
         src = find_source(store, name)
         n = remove_source(store, src)
         apply_tombstones(store)
-    typer.echo(f"removed source {src.name} ({src.path}) and {plural(n, 'document')}")
+    typer.echo(
+        f"removed source {quote_name(src.name)} ({quote_name(src.path)}) and "
+        f"{plural(n, 'document')}"
+    )
 
 
 @sources_app.command("move", **command_kwargs("Point a source at its folder's new place."))
@@ -174,7 +182,9 @@ def move(
         report = ingest_paths(store, settings, [Path(src.path)])
     counts = report.to_dict()["counts"]
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-    typer.echo(f"source {src.name} now at {src.path}: {summary or 'nothing to do'}")
+    typer.echo(
+        f"source {quote_name(src.name)} now at {quote_name(src.path)}: {summary or 'nothing to do'}"
+    )
     raise typer.Exit(report.exit_code)
 
 
@@ -233,8 +243,10 @@ def docs(
     from kb.types import plural
 
     for d in out:
-        extra = f"  failed: {d['error']}" if d["status"] == "failed" else ""
-        typer.echo(f"{d['path']}  {d['type']}  {plural(d['chunks'], 'chunk')}{extra}")
+        # names and errors are untrusted: an ESC sequence in a file name must not reach
+        # the terminal raw (kb ingest, status and search escape them the same way)
+        extra = f"  failed: {quote_name(d['error'] or '')}" if d["status"] == "failed" else ""
+        typer.echo(f"{quote_name(d['path'])}  {d['type']}  {plural(d['chunks'], 'chunk')}{extra}")
     err(f"{plural(len(out), 'document')}")
 
 
@@ -270,4 +282,4 @@ def remove_doc(
             raise UsageError(f"{path}: no such document in the KB; see `kb docs`")
         store.delete_documents([int(row[0])])
         apply_tombstones(store)
-    typer.echo(f"removed {row[1]}")
+    typer.echo(f"removed {quote_name(str(row[1]))}")

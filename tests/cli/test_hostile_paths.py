@@ -205,3 +205,41 @@ def test_doctor_reports_a_device_source_and_repair_removes_it(
     ) in fixed.out.splitlines()
     assert counts() == (1, 1)
     assert kb(capsys, "doctor", "--no-devices").code == 0
+
+
+def test_kb_docs_and_sources_escape_names(capsys: Cap, kb_home: Path, tmp_path: Path) -> None:
+    """A file name with an ESC sequence must not recolour the terminal (as in ingest,
+    status and search); --json keeps the exact name."""
+    odd = tmp_path / "n\x1b[31mred"
+    odd.mkdir()
+    with Store.open(kb_home) as store:
+        add_source(store, odd)
+        add_doc(store, "bad\x1b[31mred.md", "Kestrels hover over fields.")
+    r = kb(capsys, "docs")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == ['"bad\\x1b[31mred.md"  md  1 chunk']
+    assert "\x1b" not in r.out
+    assert json.loads(kb(capsys, "docs", "--json").out)[0]["path"] == "bad\x1b[31mred.md"
+    listed = kb(capsys, "sources").out
+    assert "\x1b" not in listed and '"n\\x1b[31mred"' in listed
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        ("[search]\nk = -4\n", "search.k = -4: must be at least 1 (the number of hits to show)"),
+        (
+            "[ingest]\nmax_file_mb = -1\n",
+            "ingest.max_file_mb = -1: must be more than 0 (the largest file to ingest, in MB)",
+        ),
+    ],
+)
+def test_bad_numbers_in_a_config_file_are_blamed_on_the_file(
+    capsys: Cap, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, toml: str, line: str
+) -> None:
+    cfg = tmp_path / "user.toml"
+    cfg.write_text(toml, encoding="utf-8")
+    monkeypatch.setenv("KB_CONFIG", str(cfg))
+    r = kb(capsys, "search", "kestrels", "--mode", "keyword")
+    assert r.code == 2
+    assert r.err.splitlines() == [f"kb: error: {cfg}: {line}"]  # not "-k -4"
