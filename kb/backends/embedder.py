@@ -213,6 +213,7 @@ def make_embedder(
             if why is not None:  # tried before with these very files: do not retry
                 raise onnx_export.NotExportable(why)
             onnx_export.check_exportable(folder)
+            model_cache.check_writable(Path(entry.path).parent)
             say(
                 "note: exporting the embedding model to ONNX, once for this machine "
                 f"(about a minute; every KB uses it): {entry.path}"
@@ -300,8 +301,11 @@ def _quantized(
             raise ModelError(
                 f'{what}: the model has no ONNX export to quantize; set quantize = "none"'
             )
-        say(f"note: making the int8 copy of the embedding model, once per machine: {entry.path}")
         try:
+            model_cache.check_writable(Path(entry.path).parent)
+            say(
+                f"note: making the int8 copy of the embedding model, once per machine: {entry.path}"
+            )
             target = model_cache.prepare(
                 entry, lambda tmp: onnx_quantize.write(plain.folder, tmp, qid)
             )

@@ -107,6 +107,15 @@ def unwritable_message(folder: Path, e: BaseException) -> str:
     )
 
 
+def check_writable(folder: Path) -> None:
+    """Raise ``OSError`` unless a file can be made in ``folder`` (made if missing): asked
+    before a minute of work is announced and started."""
+    folder.mkdir(parents=True, exist_ok=True)
+    probe = folder / f".probe{os.getpid()}"
+    probe.write_bytes(b"")
+    probe.unlink()
+
+
 # -- entries ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Entry:

@@ -239,3 +239,42 @@ def test_two_kbs_share_one_export_and_an_old_kb_moves_its_copy_out(
     assert "exporting" not in capfd.readouterr().err and third["embedding"] == entry
     assert not (tmp_path / "kb3" / "cache" / "models").exists()
     assert mc.verify(cache / entry) == []
+
+
+@pytest.mark.slow
+def test_a_cache_that_cannot_be_written_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model cache on a read-only or full disk (here: a file where its folder should
+    be): a KB's own old export is used where it is, with one line naming the folder;
+    without one, sentence-transformers embeds, with one line saying what to do."""
+    import shutil
+
+    import numpy as np
+
+    from kb.backends import onnx_export
+    from kb.backends.bundled import embedding_model_dir
+    from kb.backends.embedder import SentenceTransformerEmbedder, make_embedder
+    from kb.backends.onnx_embedder import OnnxEmbedder
+    from kb.config import EmbeddingSettings
+
+    settings = EmbeddingSettings(device="cpu")
+    good = make_embedder(settings, home=tmp_path / "kb0")  # the session cache's export
+    assert isinstance(good, OnnxEmbedder)
+    blocked = tmp_path / "cache-on-a-read-only-disk"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("KB_MODEL_CACHE", str(blocked))
+    home = tmp_path / "old-kb"
+    old = onnx_export.legacy_dir(home, embedding_model_dir(), "bundled:all-MiniLM-L6-v2")
+    assert old is not None
+    shutil.copytree(good.folder, old, ignore=shutil.ignore_patterns(mc.MANIFEST, mc.USED))
+    notes: list[str] = []
+    emb = make_embedder(settings, home=home, notice=notes.append)
+    assert isinstance(emb, OnnxEmbedder) and emb.folder == old and emb.cache_entry is None
+    assert len(notes) == 1 and str(blocked) in notes[0] and "KB_MODEL_CACHE" in notes[0]
+    text = ["the dough proofs overnight in the refrigerator"]
+    assert float(np.dot(emb.embed_batch(text)[0], good.embed_batch(text)[0])) > 0.9999
+    notes.clear()
+    fresh = make_embedder(settings, home=tmp_path / "new-kb", notice=notes.append)
+    assert isinstance(fresh, SentenceTransformerEmbedder)
+    assert len(notes) == 1 and str(blocked) in notes[0] and "sentence-transformers" in notes[0]
