@@ -17,7 +17,7 @@ import sys
 import typer
 
 from kb import __version__
-from kb.cli import admin_cmd, chunkers_cmd, ingest_cmd
+from kb.cli import admin_cmd, cache_cmd, chunkers_cmd, ingest_cmd
 from kb.cli.help import command_kwargs, show_help_without_command
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -78,6 +78,9 @@ app.command("doctor", **command_kwargs("Check (and --repair) the KB's consistenc
 app.add_typer(admin_cmd.config_app, name="config", short_help="Show the effective configuration.")
 app.add_typer(
     chunkers_cmd.chunkers_app, name="chunkers", short_help="List and check chunkers (plug-ins too)."
+)
+app.add_typer(
+    cache_cmd.cache_app, name="cache", short_help="Model files every KB shares: list, remove."
 )
 
 

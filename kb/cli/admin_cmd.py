@@ -164,6 +164,7 @@ def doctor(
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store)
+        model_meta = store.meta_get("model_files")
         if repair and (
             not report.clean
             or report.unused_vectors
@@ -195,13 +196,17 @@ def doctor(
             report = check(store)
             report.repaired = repaired
     out: dict[str, Any] = report.to_dict()
+    from kb.cli.cache_cmd import model_files_check
+
+    out["model_files"] = model_files_check(settings.home, model_meta, repair=repair)
+    out["repaired"] = [*out["repaired"], *out["model_files"]["repaired"]]
     if devices:
         out["devices"] = device_report(settings)
     if json_out:
         print_json(out)
     else:
         typer.echo(doctor_text(out))
-    if not report.clean:
+    if not report.clean or not out["model_files"]["ok"]:
         err("kb: the KB needs repair; run `kb doctor --repair`")
         raise typer.Exit(1)
 
@@ -249,6 +254,9 @@ def doctor_text(out: dict[str, Any]) -> str:
             "  note  keyword index: out of date, keyword search uses FTS5 until "
             "`kb doctor --repair` or `kb reindex --keyword` rebuilds it"
         )
+    from kb.cli.cache_cmd import model_files_lines
+
+    lines.extend(model_files_lines(out.get("model_files")))
     for backend, info in (out.get("devices") or {}).items():
         lines.append(f"device {backend}: {info}")
     for line in out.get("repaired") or []:
