@@ -173,7 +173,12 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
         if known is not None:  # sqlite errors after opening, a full disk (kb.cli.failures)
             _err(f"kb: error: {_one_line(str(known))}")
             return known.exit_code
-        _err(f"kb: internal error: {type(e).__name__}: {e} (set KB_DEBUG=1 for details)")
+        # "internal error" stays the words (tests look for them): the cause is unknown,
+        # so say so, name the command, and point to the traceback
+        _err(
+            f"kb: internal error: unexpected {type(e).__name__} during {_operation(argv)}: "
+            f"{_one_line(str(e))} (re-run with KB_DEBUG=1 to see the traceback)"
+        )
         return 1
     return rc if isinstance(rc, int) else 0
 
@@ -181,8 +186,13 @@ def run(command: Any, args: Sequence[str] | None = None) -> int:
 def _translate(e: BaseException, argv: list[str]) -> Any:
     from kb.cli.failures import translate
 
-    words = [a for a in argv if not a.startswith("-")][:1]  # the command, never a query
-    return translate(e, " ".join(["kb", *words]))
+    return translate(e, _operation(argv))
+
+
+def _operation(argv: list[str]) -> str:
+    """``kb ingest``: the command that ran, never its arguments (a query, a path)."""
+    words = [a for a in argv if not a.startswith("-")][:1]
+    return " ".join(["kb", *words])
 
 
 def _extra(module: Any, name: str) -> tuple[type[BaseException], ...]:

@@ -109,3 +109,21 @@ def test_the_cli_names_the_command_in_an_integrity_error(
     (line,) = r.err.splitlines()
     assert line.startswith("kb: error: ") and "a write during kb sources was refused" in line
     assert "cannot open" not in line and "internal error" not in line
+
+
+def test_an_unknown_failure_says_unexpected_and_names_the_command(
+    capsys: pytest.CaptureFixture[str], kb_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Store.open(kb_home):
+        pass
+
+    def boom(*a: object, **k: object) -> list[object]:
+        raise ValueError("something\nodd")
+
+    monkeypatch.setattr(sources_mod, "list_sources", boom)
+    r = kb(capsys, "sources", "--json")
+    assert r.code == 1
+    assert r.err.splitlines() == [
+        "kb: internal error: unexpected ValueError during kb sources: something odd "
+        "(re-run with KB_DEBUG=1 to see the traceback)"
+    ]
