@@ -102,6 +102,13 @@ def ingest(
         # which knows whether it was a source)
         if source_problem(p) not in (None, "missing"):
             raise UsageError(str(source_refusal(p)))
+    if chunker is not None:
+        from ingest.chunkers.spec import parse_spec
+        from kb.safe_open import PLUGIN, check, what_is
+
+        spec = parse_spec(chunker)
+        if spec.file is not None and what_is(Path(spec.file).expanduser()) != "missing":
+            check(Path(spec.file).expanduser(), PLUGIN)  # a FIFO or device: before any write
     settings = settings_for(
         kb,
         **{

@@ -243,3 +243,20 @@ def test_bad_numbers_in_a_config_file_are_blamed_on_the_file(
     r = kb(capsys, "search", "kestrels", "--mode", "keyword")
     assert r.code == 2
     assert r.err.splitlines() == [f"kb: error: {cfg}: {line}"]  # not "-k -4"
+
+
+def test_a_chunker_plug_in_that_is_a_fifo_is_refused_before_anything_is_written(
+    capsys: Cap, kb_home: Path, tmp_path: Path
+) -> None:
+    plug = tmp_path / "plug.py"
+    os.mkfifo(plug)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nKestrels hover.\n", encoding="utf-8")
+    with alarm(30):
+        r = kb(capsys, "ingest", "--chunker", f"{plug}#chunk", str(notes))
+    assert r.code == 2
+    assert r.err.splitlines() == [
+        f"kb: error: chunker plug-in {plug} is a FIFO, not a regular file; name a Python file"
+    ]
+    assert written(kb_home) == []
