@@ -35,6 +35,7 @@ from kb.errors import EmbeddingMismatchError
 from kb.store import Store
 from kb.store.sentences import add as add_sentences
 from kb.store.sqlite import EmbeddingModelInfo
+from kb.store.stats import remember_vector_count
 
 
 def apply_tombstones(store: Store) -> int:
@@ -141,5 +142,7 @@ def embed_pending(
         st.chunks += len(batch)
         if on_batch is not None:
             on_batch(len(batch))
+    if done:
+        remember_vector_count(store)
     st.seconds += time.perf_counter() - started
     return done

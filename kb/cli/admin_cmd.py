@@ -268,9 +268,12 @@ def device_report(settings: Any) -> dict[str, str]:
     """Which device each backend will use, without loading any model."""
     out: dict[str, str] = {}
     try:
+        from kb.backends.devices import gpu_present
         from kb.backends.embedder import resolve_device
 
-        out["embeddings"] = resolve_device(settings.embedding.device)
+        want = settings.embedding.device
+        # no GPU driver: "auto" is the CPU, known without importing torch (seconds)
+        out["embeddings"] = "cpu" if want == "auto" and not gpu_present() else resolve_device(want)
     except Exception as e:  # noqa: BLE001 - report, don't fail the doctor
         out["embeddings"] = f"unavailable ({e})"
     try:

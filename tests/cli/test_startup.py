@@ -97,3 +97,65 @@ def test_search_and_ask_retrieval_import_no_torch(tmp_path: Path) -> None:
         if args[0] == "search":
             hits = json.loads("\n".join(lines[:-1]))["hits"]
             assert hits and hits[0]["path"].endswith("sourdough.md")
+
+
+COLD_FORBIDDEN = [
+    "torch",
+    "sentence_transformers",
+    "lancedb",
+    "pyarrow",
+    "onnxruntime",
+    "llama_cpp",
+]
+
+
+@pytest.mark.slow
+def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
+    """`kb status` and `kb sources` read SQLite only: after an ingest, each in a new
+    process imports none of torch, sentence-transformers, lancedb, pyarrow, onnxruntime
+    or llama_cpp (status's embedding cache count comes from the stamp the ingest left).
+    `kb doctor` checks vectors (LanceDB) but loads no model: no torch; and with
+    --no-devices no onnxruntime either."""
+    from ingest.pipeline import ingest_paths
+    from kb.config import load_settings
+    from kb.store import Store
+
+    home = tmp_path / "kb"
+    with Store.open(home) as store:
+        ingest_paths(store, load_settings(home), [FIXTURES / "demo" / "notes"])
+        embedded = store.count_chunks("embedded")
+    code = (
+        "import sys, json\n"
+        "from kb.cli import app\n"
+        "try:\n"
+        "    app(sys.argv[1:], standalone_mode=False)\n"
+        "finally:\n"
+        f"    print(json.dumps([m for m in {COLD_FORBIDDEN!r} if m in sys.modules]))\n"
+    )
+
+    def run(*args: str) -> tuple[str, list[str]]:
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args, "--kb", str(home)],
+            capture_output=True,
+            text=True,
+            env=os.environ,
+        )
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.strip().splitlines()
+        return "\n".join(lines[:-1]), json.loads(lines[-1])
+
+    out, heavy = run("status")
+    assert heavy == [] and f"embedding cache: {embedded} vectors" in out
+    out, heavy = run("sources")
+    assert heavy == [] and "notes" in out
+    out, heavy = run("doctor", "--no-devices")
+    assert [m for m in heavy if m in ("torch", "sentence_transformers", "onnxruntime")] == []
+    assert out.startswith("the KB is consistent") and "ok    model files onnx/" in out
+    from kb.backends.devices import gpu_present
+
+    if gpu_present():  # there torch is asked whether it sees the GPU
+        return
+    # the devices report asks llama.cpp about its build (so imports it), not torch
+    out, heavy = run("doctor")
+    assert [m for m in heavy if m in ("torch", "sentence_transformers")] == []
+    assert "device embeddings: cpu" in out

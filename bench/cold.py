@@ -1,0 +1,121 @@
+"""Benchmark: cold `kb status`, `kb sources` and `kb doctor` against cold `kb --help`.
+
+1. Ingest fixtures/demo into a temporary KB (or use ``--kb DIR``, never written to) with
+   the machine's model cache (``KB_MODEL_CACHE`` or the user's cache folder), and print
+   the KB folder's size (target: <= 10 MB, no model files) and the ingest's wall time.
+2. ``--runs`` times, alternating, each a new process: ``kb --help``, ``kb status``,
+   ``kb sources``, ``kb doctor --no-devices``; medians and each as a ratio of ``--help``
+   (target: status <= 1.5x).
+3. ``python -X importtime`` of ``kb status``: which heavy modules it imports (none of
+   torch, lancedb, pyarrow, onnxruntime, llama_cpp should appear) and the costliest.
+
+Usage: python bench/cold.py [--kb DIR] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("torch", "sentence_transformers", "lancedb", "pyarrow", "onnxruntime", "llama_cpp")
+
+
+def kb_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kb", *args]
+
+
+def env(home: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "KB_HOME": str(home)}
+
+
+def wall(cmd: list[str], home: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env(home), cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def imports(home: Path, *args: str) -> list[tuple[int, str]]:
+    """``(cumulative microseconds, module)`` of every top-level import of ``kb ARGS``."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "kb", *args],
+        env=env(home),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cum, name = line.split("|")
+        out.append((int(cum), name.strip()))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--kb", type=Path, help="an existing KB (default: ingest fixtures/demo)")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="kb-cold-"))
+    try:
+        home = args.kb or tmp / "kb"
+        if args.kb is None:
+            t0 = time.perf_counter()
+            subprocess.run(
+                kb_cmd("ingest", str(ROOT / "fixtures" / "demo")),
+                env=env(home),
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
+            print(f"ingest fixtures/demo: {time.perf_counter() - t0:.1f} s")
+        size = folder_bytes(home)
+        models = home / "cache" / "models"
+        print(
+            f"KB folder {home}: {size / 1e6:.2f} MB "
+            f"(model files inside: {folder_bytes(models) / 1e6 if models.exists() else 0:.1f} MB;"
+            " target <= 10 MB, none)"
+        )
+        commands = {
+            "--help": ["--help"],
+            "status": ["status"],
+            "sources": ["sources"],
+            "doctor": ["doctor", "--no-devices"],
+        }
+        times: dict[str, list[float]] = {k: [] for k in commands}
+        for _ in range(args.runs):
+            for name, cmd in commands.items():
+                times[name].append(wall(kb_cmd(*cmd), home))
+        base = statistics.median(times["--help"])
+        for name, ts in times.items():
+            med = statistics.median(ts)
+            print(f"kb {name:<8} median {med:.3f} s  ratio {med / base:.2f}x kb --help")
+        ratio = statistics.median(times["status"]) / base
+        print(f"kb status / kb --help: {ratio:.2f} (target <= 1.5)")
+        mods = imports(home, "status")
+        heavy = sorted({n for _, n in mods if n.split(".")[0] in HEAVY and "." not in n})
+        print(f"kb status imports heavy modules: {', '.join(heavy) or 'none'}")
+        top = sorted(((c, n) for c, n in mods if "." not in n), reverse=True)[:8]
+        print("costliest top-level imports of kb status (cumulative ms):")
+        for cum, name in top:
+            print(f"  {cum / 1000:7.1f}  {name}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
