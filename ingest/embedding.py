@@ -100,6 +100,23 @@ class EmbedStats:
     sentences: int = 0
 
 
+class RunSizer:
+    """How many chunk texts to embed in one ``embed_batch`` call, so progress moves:
+    runs start at :attr:`first` texts and are then sized to take about
+    :attr:`target_s` seconds at the throughput measured so far
+    (``size = clamp(rate x target_s, first, most)``, ``rate`` = texts per second of the
+    last run). Small runs cost a little packing (the ONNX runtime sorts texts by length
+    within a call), which is why they are not smaller than needed."""
+
+    def __init__(self, first: int = 8, most: int = 256, target_s: float = 1.0) -> None:
+        self.first, self.most, self.target_s = first, most, target_s
+        self.size = first
+
+    def took(self, texts: int, seconds: float) -> None:
+        rate = texts / max(seconds, 1e-3)
+        self.size = max(self.first, min(self.most, int(rate * self.target_s)))
+
+
 def embed_pending(
     store: Store,
     embedder: Embedder,
@@ -111,37 +128,52 @@ def embed_pending(
 ) -> int:
     """Embed every pending chunk (of one chunking, or all); returns how many distinct
     texts were embedded (cache hits are not counted; ``stats`` gets both). With
-    ``sentences``, their sentence vectors too (module docs)."""
+    ``sentences``, their sentence vectors too (module docs). Each batch is embedded in
+    runs of about a second (:class:`RunSizer`), each stored and marked before the next,
+    and ``on_batch`` hears of every run's chunks: progress moves within a batch."""
     started = time.perf_counter()
     ensure_model_recorded(store, embedder)
     model = embedder.model_id
     st = stats if stats is not None else EmbedStats()
     cached: set[str] | None = None
     done = 0
+    runs = RunSizer()
     for batch in store.iter_pending(batch_size, chunking_id):
         if cached is None:
             cached = store.vectors.hashes(model)
         hits = {sha for _, _, sha in batch if sha in cached}
         todo: dict[str, str] = {}
+        rows_of: dict[str, int] = {}
         for _, text, sha in batch:
+            rows_of[sha] = rows_of.get(sha, 0) + 1
             if sha not in cached and sha not in todo:
                 todo[sha] = text
-        jobs = jobs_for(store, model, [*hits, *todo]) if sentences else []
-        if todo or jobs:
-            vecs, rows = embed_with_chunks(embedder, todo, jobs)
-            if todo:
-                store.vectors.add(model, list(todo), vecs)
-                cached.update(todo)
-            add_sentences(store, model, rows)
-            st.sentence_texts += len(rows)
-            st.sentences += sum(len(j.spans) for j in jobs)
-        store.mark_hashes_embedded([*hits, *todo])
-        done += len(todo)
-        st.embedded += len(todo)
-        st.cached += len(hits)
-        st.chunks += len(batch)
-        if on_batch is not None:
-            on_batch(len(batch))
+        jobs = {j.sha: j for j in jobs_for(store, model, [*hits, *todo])} if sentences else {}
+        order = [*hits, *todo]
+        at = 0
+        while at < len(order):
+            t0 = time.perf_counter()
+            part = order[at : at + runs.size]
+            at += len(part)
+            part_todo = {sha: todo[sha] for sha in part if sha in todo}
+            part_jobs = [jobs[sha] for sha in part if sha in jobs]
+            if part_todo or part_jobs:
+                vecs, rows = embed_with_chunks(embedder, part_todo, part_jobs)
+                if part_todo:
+                    store.vectors.add(model, list(part_todo), vecs)
+                    cached.update(part_todo)
+                add_sentences(store, model, rows)
+                st.sentence_texts += len(rows)
+                st.sentences += sum(len(j.spans) for j in part_jobs)
+            store.mark_hashes_embedded(part)
+            done += len(part_todo)
+            st.embedded += len(part_todo)
+            st.cached += len(part) - len(part_todo)
+            st.chunks += sum(rows_of[sha] for sha in part)
+            if part_todo or part_jobs:
+                runs.took(len(part), time.perf_counter() - t0)
+            if on_batch is not None:
+                on_batch(sum(rows_of[sha] for sha in part))
     if done:
         remember_vector_count(store)
     st.seconds += time.perf_counter() - started

@@ -3,7 +3,11 @@
 Failures are always printed as one line each (``path: reason``), as they happen.
 Plain progress lines (pipes, CI logs) come from :class:`LineRate`: at most one every
 ``interval`` seconds (5 s) and only when the work crossed another 10% step, plus one
-line at the end; ``--quiet`` silences them.
+line at the end; ``--quiet`` silences them. While chunks are embedded (which can take
+minutes for one large file), a line ``ingest: embedding chunks 40/106 (37%), about
+01:10 left`` comes after the first run of chunks and then at most every
+:data:`EMBED_LINE_S` seconds (10), whatever the step.
+Time left is ``elapsed x (total - done) / done`` over the chunks embedded so far.
 """
 
 from __future__ import annotations
@@ -53,6 +57,20 @@ class LineRate:
         return mmss(self.clock() - self.started)
 
 
+#: the least seconds between two plain "embedding chunks" lines
+EMBED_LINE_S = 10.0
+
+
+def time_left(elapsed: float, done: int, total: int) -> str:
+    """``mm:ss`` still to go at the rate so far (``elapsed x (total - done) / done``);
+    ``?`` before anything is done or any time has passed."""
+    if done <= 0 or elapsed <= 0:
+        return "?"
+    if total <= done:
+        return mmss(0)
+    return mmss(elapsed * (total - done) / done)
+
+
 class PlainProgress(IngestProgress):
     """For pipes and CI: failures and warnings as lines, and a progress line at most
     every few seconds (:class:`LineRate`); no animation, no colour."""
@@ -63,12 +81,35 @@ class PlainProgress(IngestProgress):
         self.total = 0
         self.done = 0
         self.chunks = 0
+        self.chunks_total = 0
+        self._embed_started: float | None = None
+        self._embed_line = 0.0
 
     def files_total(self, n: int) -> None:
         self.total = n
 
+    def embed_total(self, n: int) -> None:
+        self.chunks_total += n
+        if self._embed_started is None:
+            self._embed_started = self.rate.clock()
+
     def embedded(self, n: int) -> None:
+        now = self.rate.clock()
+        if self._embed_started is None:
+            self._embed_started = now
+        first = self.chunks == 0
         self.chunks += n
+        if self.quiet or not self.chunks_total:
+            return
+        if not first and now - self._embed_line < EMBED_LINE_S:
+            return
+        self._embed_line = now
+        done, total = self.chunks, max(self.chunks_total, self.chunks)
+        left = time_left(now - self._embed_started, done, total)
+        sys.stderr.write(
+            f"ingest: embedding chunks {done}/{total} ({100 * done // total}%), about {left} left\n"
+        )
+        sys.stderr.flush()
 
     def file_done(self, outcome: FileOutcome) -> None:
         if outcome.outcome == "failed":
@@ -99,6 +140,7 @@ class RichProgress(PlainProgress):
             Progress,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         self.console = Console(stderr=True)
@@ -108,6 +150,7 @@ class RichProgress(PlainProgress):
             MofNCompleteColumn(),
             TextColumn("{task.fields[detail]}", style="dim"),
             TimeElapsedColumn(),
+            TimeRemainingColumn(),
             console=self.console,
             transient=False,
         )
