@@ -278,3 +278,45 @@ def test_a_cache_that_cannot_be_written_still_answers(
     fresh = make_embedder(settings, home=tmp_path / "new-kb", notice=notes.append)
     assert isinstance(fresh, SentenceTransformerEmbedder)
     assert len(notes) == 1 and str(blocked) in notes[0] and "sentence-transformers" in notes[0]
+
+
+@pytest.mark.slow
+def test_a_read_only_cache_that_has_the_model_is_used_silently(tmp_path: Path) -> None:
+    """A model cache on a read-only mount (a shared or backed-up cache) that holds the
+    export: used as it is, no note; its ``used`` stamp and registry are just not
+    written."""
+    import shutil
+
+    from kb.backends.embedder import make_embedder
+    from kb.backends.onnx_embedder import OnnxEmbedder
+    from kb.config import EmbeddingSettings
+
+    if os.geteuid() != 0:
+        pytest.skip("bind mounts need root")
+    settings = EmbeddingSettings(device="cpu")
+    good = make_embedder(settings, home=tmp_path / "kb0")
+    assert isinstance(good, OnnxEmbedder)
+    src, ro = tmp_path / "cache-src", tmp_path / "cache-ro"
+    shutil.copytree(good.folder, src / "onnx" / good.folder.name)
+    ro.mkdir()
+    if subprocess.run(["mount", "--bind", str(src), str(ro)], capture_output=True).returncode:
+        pytest.skip("mount --bind is not allowed here")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True)
+        env = {**os.environ, "KB_MODEL_CACHE": str(ro)}
+        code = (
+            "from pathlib import Path\n"
+            "from kb.backends.embedder import make_embedder\n"
+            "from kb.config import EmbeddingSettings\n"
+            "notes = []\n"
+            f"e = make_embedder(EmbeddingSettings(device='cpu'), home=Path({str(tmp_path)!r}) "
+            "/ 'kb1', notice=notes.append)\n"
+            "print(type(e).__name__, e.folder, len(notes))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["OnnxEmbedder", str(ro / "onnx" / good.folder.name), "0"]
+    finally:
+        subprocess.run(["umount", str(ro)], check=False)
