@@ -24,7 +24,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install install-dev demo test lint format bench clean constraints
+.PHONY: install install-dev demo test lint format bench clean constraints docs docs-check docs-serve
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -74,8 +74,21 @@ format: install-dev
 	$(BIN)/ruff format kb ingest eval tests bench
 	$(BIN)/ruff check --fix kb ingest eval tests bench
 
-test: install-dev lint
+test: install-dev lint docs-check
 	$(BIN)/pytest -q
+
+# the documentation site: regenerate the reference pages from the code, then build site/
+# with --strict (a broken link or anchor fails); tests/test_docs.py checks both too
+docs: install-dev
+	$(BIN)/python docs/gen.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q
+
+# what make test runs: the committed pages as they are (a stale one fails tests/test_docs.py)
+docs-check: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q
+
+docs-serve: docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 bench: install-dev
 	$(BIN)/python bench/ingest.py
@@ -85,4 +98,4 @@ bench: install-dev
 	$(BIN)/python bench/sweep.py
 
 clean:
-	rm -rf $(DEMO_KB) dist build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO_KB) dist build site .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""Golden sets, format v1 (``shared/golden-format.md``): load, validate, serialise.
+"""Golden sets, format v1 (``docs/golden-format.md``): load, validate, serialise.
 
 A golden set is a YAML file (``schema_version``, optional ``corpus``, ``queries``)
 or a JSON Lines file (one query object per line, no header). Validation errors are
