@@ -81,11 +81,11 @@ test: install-dev lint docs-check
 # with --strict (a broken link or anchor fails); tests/test_docs.py checks both too
 docs: install-dev
 	$(BIN)/python docs/gen.py
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not -q: it hides the warnings --strict counts
 
 # what make test runs: the committed pages as they are (a stale one fails tests/test_docs.py)
 docs-check: install-dev
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not -q: it hides the warnings --strict counts
 
 docs-serve: docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve

@@ -117,7 +117,7 @@ def _param_row(param: Any) -> str:
 
 def _command_md(cmd: Any, path: list[str], level: int) -> list[str]:
     name = " ".join(path)
-    lines = [f"{'#' * level} `{name}`", ""]
+    lines = [f"{'#' * level} {name}", ""]
     with click.Context(cmd, info_name=name) as ctx:
         usage = " ".join(cmd.collect_usage_pieces(ctx))
     lines += ["```text", f"{name} {usage}".rstrip(), "```", ""]
@@ -234,6 +234,37 @@ def _toml_value(value: Any) -> str:
     return repr(value)
 
 
+#: meanings of the keys the default TOML leaves without a comment (the rest come from it)
+MEANINGS = {
+    "whisper.beam_size": "beam width of the speech-to-text decoder (faster-whisper's beam_size)",
+    "search.k": "hits kb search shows, and passages kb ask retrieves and numbers [#1]..[#k] (-k)",
+    "search.fusion": 'how the two legs are fused: "score" (normalised scores) or "rrf" '
+    "(reciprocal rank fusion); formulas above candidates",
+    "search.vector_weight": "weight of the vector leg in the fusion",
+    "search.keyword_weight": "weight of the keyword leg in the fusion",
+    "search.rerank_depth": "fused candidates re-scored by the sentence rerank",
+    "llm.n_ctx": "context window of the answer model in tokens, prompt and answer (--ctx)",
+    "llm.temperature": "sampling temperature; 0 = greedy, the same answer every time",
+    "llm.seed": "sampling seed",
+    "llm.max_tokens": "most tokens in one answer (--max-tokens); a cut answer is trimmed to "
+    "its last complete sentence and marked truncated",
+    "prompt.refusal_phrase": "the reply that marks a refusal, in the prompts and the grammar",
+    "prompt.system": "system prompt of generate mode",
+    "prompt.context_template": "how generate mode shows each passage ({n}, {text})",
+    "prompt.question_template": "the user message of generate mode ({contexts}, {question})",
+    "prompt.quote_template": "the user message of quote mode ({candidates}, {question})",
+    "eval.k": "hits stored per query by kb eval run: metrics @k go up to this",
+}
+
+LONG_DEFAULT = 48  # a longer default (a prompt) is written out below its table
+
+
+def _toml_long(value: Any) -> str:
+    if isinstance(value, str) and "\n" in value:
+        return '"""\n' + value + '"""'
+    return _toml_value(value)
+
+
 def configuration_page() -> str:
     """Every key of :class:`kb.config.Settings` read from a config file."""
     from kb.config import Settings, packaged_defaults_text
@@ -269,6 +300,7 @@ def configuration_page() -> str:
     def walk(cls: Any, prefix: str, data: dict[str, Any]) -> None:
         hints = typing.get_type_hints(cls)
         rows: list[str] = []
+        long_defaults: list[str] = []
         subs: list[tuple[Any, str, dict[str, Any]]] = []
         for f in dataclasses.fields(cls):
             hint = hints[f.name]
@@ -280,11 +312,17 @@ def configuration_page() -> str:
             if not prefix:
                 continue  # home, sources: not file settings
             value = data.get(f.name, f.default)
-            meaning = meanings.get(f"{prefix}.{f.name}", "")
-            rows.append(
-                f"| `{f.name}` | {_type_text(hint)} | `{_cell(_toml_value(value))}` | "
-                f"{_cell(meaning)} |"
-            )
+            key = f"{prefix}.{f.name}"
+            meaning = meanings.get(key) or MEANINGS.get(key, "")
+            shown = _toml_value(value)
+            if len(shown) > LONG_DEFAULT:
+                long_defaults.append(f"{f.name} = {_toml_long(value)}")
+                cell = "below the table"
+            else:
+                cell = f"`{_cell(shown)}`"
+            rows.append(f"| `{f.name}` | {_type_text(hint)} | {cell} | {_cell(meaning)} |")
+        if long_defaults:
+            rows += ["", "Long defaults:", "", "```toml", *long_defaults, "```"]
         if rows:
             out.extend(
                 [

@@ -60,7 +60,9 @@ def test_reference_covers_every_command_and_option() -> None:
         todo = [(f"kb {name}", cmd)]
         while todo:
             path, c = todo.pop()
-            assert f"`{path}`" in page, f"{path} missing from docs/reference/{name}.md"
+            assert re.search(rf"^#+ {re.escape(path)}$", page, re.M), (
+                f"{path} missing from docs/reference/{name}.md"
+            )
             for p in c.params:
                 for opt in getattr(p, "opts", []):
                     if opt.startswith("-") and not getattr(p, "hidden", False):
@@ -85,17 +87,21 @@ def test_configuration_page_has_every_key() -> None:
                 assert f"## `[{prefix}]`" in page and f"| `{k}` |" in page, f"{prefix}.{k}"
 
     walk("", data)
+    blank = re.findall(r"^\| `(\w+)` \| [^|]+ \| [^|]+ \|  \|$", page, re.M)
+    assert not blank, f"configuration keys without a meaning: {blank}; comment them in "
+    "config/default.toml or add them to docs/gen.py's MEANINGS"
 
 
 @pytest.mark.slow
 def test_site_builds_strict(tmp_path: Path) -> None:
-    """(b) mkdocs build --strict: a broken link or anchor fails."""
+    """(b) mkdocs build --strict: a broken link or anchor fails. Never with -q: mkdocs then
+    drops the warnings that --strict counts, and a broken link passes."""
     mkdocs = VENV_BIN / "mkdocs"
     if not mkdocs.exists():
         pytest.skip("mkdocs is not installed (pip install -e '.[dev]' -c constraints.txt)")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     run = subprocess.run(
-        [str(mkdocs), "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        [str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -105,6 +111,22 @@ def test_site_builds_strict(tmp_path: Path) -> None:
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout}\n{run.stderr}"
     assert (tmp_path / "site" / "index.html").is_file()
     assert (tmp_path / "site" / "reference" / "search.html").is_file()
+
+    # the same build fails on a broken anchor: the check above can fail
+    broken = tmp_path / "broken"
+    shutil.copytree(DOCS, broken / "docs")
+    shutil.copy(ROOT / "mkdocs.yml", broken / "mkdocs.yml")
+    with (broken / "docs" / "index.md").open("a", encoding="utf-8") as f:
+        f.write("\n[gone](search.md#no-such-section)\n")
+    bad = subprocess.run(
+        [str(mkdocs), "build", "--strict", "-d", str(broken / "site")],
+        cwd=broken,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode != 0 and "no-such-section" in bad.stdout + bad.stderr
 
 
 def _runnable_examples() -> list[tuple[str, int, str]]:
