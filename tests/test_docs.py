@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def test_reference_covers_every_command_and_option() -> None:
 
     from kb.cli import app
 
-    root = get_command(app)
+    root: Any = get_command(app)
     for name, cmd in root.commands.items():
         page = (DOCS / "reference" / f"{name}.md").read_text(encoding="utf-8")
         todo = [(f"kb {name}", cmd)]
@@ -180,14 +181,26 @@ def test_runnable_examples_run(tmp_path_factory: pytest.TempPathFactory) -> None
     assert not failures, "\n".join(failures)
 
 
+def _slug(heading: str) -> str:
+    """The anchor mkdocs' toc extension gives a heading (its default slugify)."""
+    text = re.sub(r"[^\w\s-]", "", heading.replace("`", "")).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
 def test_readme_is_short_and_links_resolve() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     n = len(readme.splitlines())
     assert n <= README_MAX_LINES, f"README.md has {n} lines; keep it <= {README_MAX_LINES}"
-    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#[^)]*)?\)", readme)
+    links = re.findall(r"\]\((docs/[^)#\s]+)(?:#([^)]*))?\)", readme)
     assert links, "the README links into docs/"
-    missing = [link for link in links if not (ROOT / link).is_file()]
+    missing = [link for link, _ in links if not (ROOT / link).is_file()]
     assert not missing, f"README.md links to missing docs files: {missing}"
+    for link, anchor in links:
+        if anchor:
+            heads = re.findall(r"^#+ (.+)$", (ROOT / link).read_text(encoding="utf-8"), re.M)
+            assert anchor in {_slug(h) for h in heads}, (
+                f"README.md: {link}#{anchor} has no such heading"
+            )
     first_screen = "\n".join(readme.splitlines()[:50])
     for what in ("make demo", "make test", "kb ingest", "kb ask", "kb eval"):
         assert what in first_screen, f"README's first 50 lines should show `{what}`"
