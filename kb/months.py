@@ -8,26 +8,16 @@ with these names.
 
 from __future__ import annotations
 
-#: the months in order, in small letters
-MONTH_NAMES = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+from kb.lang import language
+
+_EN = language("en")
+#: the months in order, in small letters (English: :mod:`kb.lang.en`)
+MONTH_NAMES = _EN.months
 
 _NUMBERS = (
     {m: i for i, m in enumerate(MONTH_NAMES, 1)}
     | {m[:3]: i for i, m in enumerate(MONTH_NAMES, 1)}
-    | {"sept": 9}
+    | _EN.month_abbreviations
 )
 
 

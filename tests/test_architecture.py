@@ -26,6 +26,7 @@ BASE = (
     "kb.months",
     "kb.safe_open",
     "kb.limits",
+    "kb.lang",
 )
 
 # module prefix -> kb-internal prefixes it may import
@@ -35,9 +36,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.globs": (),
     "kb.hashing": (),
     "kb.quoting": (),
-    "kb.sentence_spans": (),
+    "kb.sentence_spans": ("kb.lang",),
     "kb.edits": (),
-    "kb.months": (),
+    "kb.months": ("kb.lang",),
+    "kb.lang": ("kb.lang",),
     "kb.safe_open": ("kb.errors", "kb.quoting"),
     "kb.limits": ("kb.errors",),
     "kb.config": ("kb.errors", "kb.safe_open"),

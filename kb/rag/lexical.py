@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 from kb.edits import within
+from kb.lang import language
 from kb.months import MONTH_NAMES
 from kb.sentence_spans import BULLET, FIELD_LINE, is_abbreviation
 
@@ -45,17 +46,8 @@ _TOKEN = re.compile(
 )
 _ORDINAL_END = re.compile(r"(?:st|nd|rd|th)$")
 
-_STOPWORDS_TEXT = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each few
-    for from further had has have having he her here hers herself him himself his how i if
-    in into is it its itself just me more most my myself no nor not of off on once only or
-    other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up
-    very was we were what when where which while who whom whose why will with would you your
-    yours yourself yourselves one ones many much may might must shall upon within without
-    according answer passage context"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+#: English function words, never content words (:mod:`kb.lang.en`)
+STOPWORDS = language("en").function_words
 
 
 #: cardinal number words -> their value, which :func:`stem` gives them, so that a note and

@@ -1,0 +1,64 @@
+"""The shape every language module fills in (stdlib only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def words(text: str) -> frozenset[str]:
+    """The white-space separated words of ``text``, in small letters."""
+    return frozenset(text.lower().split())
+
+
+@dataclass(frozen=True)
+class Lang:
+    """One language's words and patterns. All words are in small letters.
+
+    - ``stop_words``: function words the keyword leg drops (they match most chunks);
+    - ``function_words``: the wider set that is never a *content* word of a question
+      (stop words plus question words, auxiliaries, pronouns);
+    - ``question_words``: what a wh-question starts with ("who", "wer", "qui");
+    - ``question_frames``: regexes (case-insensitive) for a question's opening frame
+      ("est-ce que", "what is the");
+    - ``months``: the 12 month names in order; ``month_abbreviations`` maps short
+      forms to 1..12; ``weekdays`` the 7 day names from Monday, with
+      ``weekday_abbreviations`` mapping short forms to 1..7;
+    - ``units``, ``negations``, ``antonyms`` (pairs);
+    - ``abbreviations``: words (without their final dot, inner dots kept: "z.b")
+      whose dot ends no sentence;
+    - ``ordinal_pattern``: a regex for an ordinal written with a dot or suffix;
+    - ``date_patterns``: regexes for dates written out in the language;
+    - ``stemmer``: the Snowball algorithm's name (PyStemmer) for the language.
+    """
+
+    code: str
+    name: str
+    stemmer: str
+    stop_words: frozenset[str]
+    function_words: frozenset[str]
+    question_words: frozenset[str]
+    question_frames: tuple[str, ...]
+    months: tuple[str, ...]
+    month_abbreviations: dict[str, int] = field(hash=False)
+    weekdays: tuple[str, ...]
+    weekday_abbreviations: dict[str, int] = field(hash=False)
+    units: frozenset[str]
+    negations: frozenset[str]
+    antonyms: tuple[tuple[str, str], ...]
+    abbreviations: frozenset[str]
+    ordinal_pattern: str
+    date_patterns: tuple[str, ...]
+
+    def month_number(self, name: str) -> int | None:
+        """1..12 for a month's name or short form in this language, any case."""
+        w = name.lower().rstrip(".")
+        if w in self.months:
+            return self.months.index(w) + 1
+        return self.month_abbreviations.get(w)
+
+    def weekday_number(self, name: str) -> int | None:
+        """1 (Monday) .. 7 for a weekday's name or short form, any case."""
+        w = name.lower().rstrip(".")
+        if w in self.weekdays:
+            return self.weekdays.index(w) + 1
+        return self.weekday_abbreviations.get(w)

@@ -1,0 +1,81 @@
+"""German (Deutsch)."""
+
+from __future__ import annotations
+
+from kb.lang.base import Lang, words
+
+MONTHS = (
+    "januar",
+    "februar",
+    "märz",
+    "april",
+    "mai",
+    "juni",
+    "juli",
+    "august",
+    "september",
+    "oktober",
+    "november",
+    "dezember",
+)
+WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+
+_STOP = """
+    aber alle allem allen aller alles als also am an ander andere anderem anderen anderer
+    anderes auch auf aus bei beim bin bis bist da damit dann das dass daß dem den denen der
+    des dessen dich die dies diese diesem diesen dieser dieses dir doch dort du durch ein
+    eine einem einen einer eines er es etwas euch euer eure für gegen gewesen hab habe haben
+    hat hatte hatten hier hin hinter ich ihm ihn ihnen ihr ihre ihrem ihren ihrer ihres im
+    in ins ist ja jede jedem jeden jeder jedes jene jenem jenen jener jenes jetzt kann kein
+    keine keinem keinen keiner können könnte man manche mein meine meinem meinen meiner mich
+    mir mit muss musste nach nicht nichts noch nun nur ob oder ohne sehr sein seine seinem
+    seinen seiner seit sich sie sind so solche soll sollte sondern sonst über um und uns
+    unser unsere unter vom von vor war waren warst was weg weil weiter welche welchem
+    welchen welcher welches wenn werde werden wie wieder will wir wird wirst wo wollen
+    wollte würde würden zu zum zur zwar zwischen
+"""
+_QUESTION = """
+    wer wen wem wessen was wann wo wohin woher warum weshalb wieso wie welche welcher
+    welches welchen welchem wieviel wieviele"""
+
+LANG = Lang(
+    code="de",
+    name="Deutsch",
+    stemmer="german",
+    stop_words=words(_STOP),
+    function_words=words(_STOP) | words(_QUESTION) | words("viele viel hoch lange wurde wurden"),
+    question_words=words(_QUESTION),
+    question_frames=(r"wie (?:viele?|hoch|lange|alt|weit|groß)", r"was ist", r"gibt es"),
+    months=MONTHS,
+    month_abbreviations={
+        "jan": 1,
+        "jän": 1,
+        "feb": 2,
+        "mär": 3,
+        "mrz": 3,
+        "apr": 4,
+        "jun": 6,
+        "jul": 7,
+        "aug": 8,
+        "sep": 9,
+        "sept": 9,
+        "okt": 10,
+        "nov": 11,
+        "dez": 12,
+        "maerz": 3,
+    },
+    weekdays=WEEKDAYS,
+    weekday_abbreviations={"mo": 1, "di": 2, "mi": 3, "do": 4, "fr": 5, "sa": 6, "so": 7},
+    units=words("km m cm mm kg g mg l ml meter kilometer stunde stunden minute minuten"),
+    negations=words("nicht kein keine keinem keinen keiner nie niemals nichts niemand weder"),
+    antonyms=(("vor", "nach"), ("offen", "geschlossen"), ("ja", "nein"), ("an", "aus")),
+    abbreviations=words(
+        "z.b bzw nr ca usw u.a d.h s.o s.u vgl ggf evtl inkl exkl str hr fr dr prof jh"
+        " abs bzgl etc mio mrd tel"
+    ),
+    ordinal_pattern=r"\b\d{1,4}\.(?=\s+(?:[a-zäöü]|[A-ZÄÖÜ][a-zäöü]+))",
+    date_patterns=(
+        r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b",
+        r"\b\d{1,2}\.\s*(?:" + "|".join(MONTHS) + r")\b",
+    ),
+)

@@ -1,0 +1,67 @@
+"""English: the lists kb used before languages became data (the keyword leg's stop
+words, the evidence check's function words, the month names)."""
+
+from __future__ import annotations
+
+from kb.lang.base import Lang, words
+
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_STOP = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for
+    from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves
+"""
+_FUNCTION = """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few
+    for from further had has have having he her here hers herself him himself his how i if
+    in into is it its itself just me more most my myself no nor not of off on once only or
+    other our ours ourselves out over own same she should so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom whose why will with would you your
+    yours yourself yourselves one ones many much may might must shall upon within without
+    according answer passage context"""
+
+LANG = Lang(
+    code="en",
+    name="English",
+    stemmer="english",
+    stop_words=words(_STOP),
+    function_words=words(_FUNCTION),
+    question_words=words("who whom whose what when where which why how"),
+    question_frames=(r"what is (?:the )?", r"how (?:many|much|long|old|far)", r"is there"),
+    months=MONTHS,
+    month_abbreviations={m[:3]: i for i, m in enumerate(MONTHS, 1)} | {"sept": 9},
+    weekdays=WEEKDAYS,
+    weekday_abbreviations={d[:3]: i for i, d in enumerate(WEEKDAYS, 1)}
+    | {"tues": 2, "weds": 3, "thur": 4, "thurs": 4},
+    units=words("km m cm mm kg g mg l ml mile miles inch inches foot feet pound pounds"),
+    negations=words("not no never none nothing nobody neither nor without n't"),
+    antonyms=(("before", "after"), ("open", "closed"), ("on", "off"), ("yes", "no")),
+    abbreviations=words(
+        "mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc"
+        " ltd co corp mt ft gen col lt sgt u.s"
+    ),
+    ordinal_pattern=r"\b\d+(?:st|nd|rd|th)\b",
+    date_patterns=(r"\b\d{4}-\d{2}-\d{2}\b", r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
+)

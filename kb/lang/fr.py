@@ -1,0 +1,70 @@
+"""French (français)."""
+
+from __future__ import annotations
+
+from kb.lang.base import Lang, words
+
+MONTHS = (
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+)
+WEEKDAYS = ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche")
+
+_STOP = """
+    au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais me
+    même mes moi mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te
+    tes toi ton tu un une vos votre vous c d j l à m n s t y été étée étées étés étant suis
+    es est sommes êtes sont serai sera serons seront serait seraient étais était étions
+    étiez étaient fus fut furent sois soit soient ai as avons avez ont aurai aura aurons
+    auront aurait auraient avais avait avions aviez avaient eut eurent ceci cela celà cet
+    cette ici ils les leurs quel quels quelle quelles sans soi
+"""
+_QUESTION = """
+    qui que quoi quand où pourquoi comment combien quel quelle quels quelles lequel
+    laquelle lesquels lesquelles est-ce"""
+
+LANG = Lang(
+    code="fr",
+    name="français",
+    stemmer="french",
+    stop_words=words(_STOP),
+    function_words=words(_STOP) | words(_QUESTION) | words("est-ce qu'est-ce beaucoup"),
+    question_words=words(_QUESTION),
+    question_frames=(r"est-ce qu(?:e|')", r"qu'est-ce qu(?:e|i|')", r"combien de", r"y a-t-il"),
+    months=MONTHS,
+    month_abbreviations={
+        "janv": 1,
+        "févr": 2,
+        "fév": 2,
+        "avr": 4,
+        "juil": 7,
+        "sept": 9,
+        "oct": 10,
+        "nov": 11,
+        "déc": 12,
+        "fevrier": 2,
+        "aout": 8,
+        "decembre": 12,
+    },
+    weekdays=WEEKDAYS,
+    weekday_abbreviations={"lun": 1, "mar": 2, "mer": 3, "jeu": 4, "ven": 5, "sam": 6, "dim": 7},
+    units=words("km m cm mm kg g mg l ml mètre mètres heure heures minute minutes"),
+    negations=words("ne pas non jamais rien personne aucun aucune ni sans"),
+    antonyms=(("avant", "après"), ("ouvert", "fermé"), ("oui", "non")),
+    abbreviations=words("p.ex mme mlle dr pr etc cf env av apr n° no st ste bd"),
+    ordinal_pattern=r"\b\d+(?:er|re|e|ème|è)\b",
+    date_patterns=(
+        r"\b\d{1,2}(?:er)?\s+(?:" + "|".join(MONTHS) + r")\b",
+        r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    ),
+)
