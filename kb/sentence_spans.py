@@ -59,12 +59,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kb.lang import all_languages
+
 MIN_SENTENCE_CHARS = 12
 
 _ABBREVIATIONS_TEXT = """
     mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
     co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
 ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+#: every shipped language's abbreviations (:mod:`kb.lang`: "bzw.", "usw.", "Mme",
+#: "z.b" for "z. B.", "p.ex" for "p. ex."): all at once, as a German or French
+#: abbreviation is no English sentence's last word; short forms keep their own rule
+FOREIGN_ABBREVIATIONS = (
+    frozenset().union(*(x.abbreviations for x in all_languages() if x.code != "en")) - ABBREVIATIONS
+)
+_MONTH_WORDS = frozenset(m for x in all_languages() for m in (*x.months, *x.month_abbreviations))
+_ORDINAL_NOUNS = frozenset().union(*(x.ordinal_nouns for x in all_languages()))
+_ORDINAL_LEADS = frozenset().union(*(x.ordinal_leads for x in all_languages()))
+_WORD_AT = re.compile(r"\s*[\"'(“‘\[]*([^\W\d_]+)")
 #: short forms of notes that are also words or names ("Reg", "40 pp. It covers ..."):
 #: an abbreviation only before what no sentence starts with (:func:`_value_follows`)
 SHORT_FORMS = frozenset(["reg", "ref", "tel", "incl", "excl", "nr", "cf", "pp"])
@@ -145,9 +157,45 @@ def is_abbreviation(text: str, dot: int) -> bool:
         return False
     if word in ABBREVIATIONS:
         return True
+    if _split_abbreviation(text, start, dot, word):
+        return True
     if word in SHORT_FORMS:
         return _value_follows(text, dot + 1)
     return len(word) == 1 and text[start].isupper()
+
+
+def _split_abbreviation(text: str, start: int, dot: int, word: str) -> bool:
+    """The ``.`` at ``dot`` ends a foreign abbreviation (:data:`FOREIGN_ABBREVIATIONS`):
+    ``word`` itself ("bzw", "mme"), or written with a space after an inner dot, as
+    its second part ("z. B." -> "z.b", "p. ex." -> "p.ex") or its first ("z." before
+    "B.")."""
+    if word in FOREIGN_ABBREVIATIONS:
+        return True
+    if start >= 2 and text[start - 1] == " " and text[start - 2] == ".":
+        head = _word_before(text, start - 2)[1]
+        if head and f"{head}.{word}" in FOREIGN_ABBREVIATIONS:
+            return True
+    m = re.match(r" ([^\W\d_]+)\.", text[dot + 1 : dot + 12])
+    return m is not None and f"{word}.{m.group(1).lower()}" in FOREIGN_ABBREVIATIONS
+
+
+def is_ordinal_dot(text: str, dot: int) -> bool:
+    """The ``.`` at ``dot`` ends an ordinal or a day, not a sentence: a number of one to
+    three digits ("3.", "18.") before a month name of any shipped language ("3.
+    September 2026", "1. Januar"), before an ordinal's noun ("18. Jahrhunderts", "2.
+    Weltkrieg", :mod:`kb.lang`), or after a word that leads an ordinal ("am 3.", "des
+    18."). "in 2019. The" and "I counted 3. Then" stay sentence ends."""
+    start = dot
+    while start > 0 and text[start - 1].isdigit():
+        start -= 1
+    if not 1 <= dot - start <= 3 or (start > 0 and text[start - 1] not in " \t\n("):
+        return False
+    nxt = _WORD_AT.match(text, dot + 1)
+    after = nxt.group(1).lower() if nxt is not None else ""
+    if after in _MONTH_WORDS or after in _ORDINAL_NOUNS:
+        return True
+    before = _word_before(text, start - 1)[1] if start >= 2 and text[start - 1] == " " else ""
+    return before in _ORDINAL_LEADS
 
 
 def _line_end_abbreviation(text: str, dot: int, end: int) -> bool:
@@ -301,8 +349,10 @@ def _raw_boundaries(text: str) -> list[int]:
     numbers = {m.end() - 1 for m in ITEM_NUMBER.finditer(text)}
     for m in _END.finditer(text):
         dot = m.start()
-        if dot not in numbers and (
-            not is_abbreviation(text, dot) or _line_end_abbreviation(text, dot, m.end())
+        if (
+            dot not in numbers
+            and not is_ordinal_dot(text, dot)
+            and (not is_abbreviation(text, dot) or _line_end_abbreviation(text, dot, m.end()))
         ):
             cuts.add(m.end())
     for m in _BLOCK.finditer(text):

@@ -28,6 +28,10 @@ class Lang:
       whose dot ends no sentence;
     - ``ordinal_pattern``: a regex for an ordinal written with a dot or suffix;
     - ``date_patterns``: regexes for dates written out in the language;
+    - ``ordinal_nouns``: words (or their starts) an ordinal written "18." stands before
+      ("Jahrhunderts", "Mal"), and ``ordinal_leads`` the words before one ("am 3.",
+      "des 18."): with either, or a month name after it, the number's dot ends no
+      sentence (empty where the language writes no ordinal dot);
     - ``stemmer``: the Snowball algorithm's name (PyStemmer) for the language.
     """
 
@@ -48,6 +52,8 @@ class Lang:
     abbreviations: frozenset[str]
     ordinal_pattern: str
     date_patterns: tuple[str, ...]
+    ordinal_nouns: frozenset[str] = frozenset()
+    ordinal_leads: frozenset[str] = frozenset()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

@@ -71,9 +71,15 @@ LANG = Lang(
     antonyms=(("vor", "nach"), ("offen", "geschlossen"), ("ja", "nein"), ("an", "aus")),
     abbreviations=words(
         "z.b bzw nr ca usw u.a d.h s.o s.u vgl ggf evtl inkl exkl str hr fr dr prof jh"
-        " abs bzgl etc mio mrd tel"
+        " bzgl etc mio mrd tel"
     ),
     ordinal_pattern=r"\b\d{1,4}\.(?=\s+(?:[a-zäöü]|[A-ZÄÖÜ][a-zäöü]+))",
+    ordinal_nouns=words(
+        "jahrhundert jahrhunderts jh jahrtausend jahrtausends mal platz stock stockwerk"
+        " klasse kapitel auflage geburtstag jahrestag runde liga etage lebensjahr woche"
+        " tag tages weltkrieg weltkriegs sinfonie symphonie spieltag"
+    ),
+    ordinal_leads=words("am im zum zur vom beim des der dem den die das ab seit bis"),
     date_patterns=(
         r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b",
         r"\b\d{1,2}\.\s*(?:" + "|".join(MONTHS) + r")\b",
