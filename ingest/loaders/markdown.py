@@ -5,6 +5,14 @@
   whole mapping is kept, JSON-safe, in ``meta["front_matter"]``. Invalid YAML raises
   :class:`IngestError` naming the file line; a ``---`` first line that is never closed
   is indexed as text with a warning.
+- Inline ``#tags`` in the text (``#work``, ``#project-heron``, ``#Küche``) are document
+  tags too, after the front matter's: a ``#`` after white space, a bracket or a line's
+  start, then a letter, then letters, digits, ``-``, ``_`` or ``/``. Not a heading's
+  (``# Title``, or a ``#word`` in a heading's text), not in code spans or code blocks,
+  not a URL's fragment (``page#section``: a letter or ``/`` before the ``#``), not a
+  number (``#1``, ``issue #42``), not an HTML entity (``&#39;``). A line holding only
+  tags at a section's start or end is left out of its text (it is no chunk); a section
+  of nothing but tag lines gives no section; the tags still count.
 - Every top-level ATX or setext heading starts a section. A section's heading path is
   the chain of enclosing headings by level (``# A``, ``### B``, ``## C`` gives
   ``(A, B)`` then ``(A, C)``). Content before the first heading has the empty path.
@@ -20,6 +28,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -94,6 +103,38 @@ def tags_from(front_matter: dict[str, Any]) -> list[str]:
     return out
 
 
+#: an inline tag: ``#`` not after a word character, ``&``, ``/`` or ``#``, then a letter
+INLINE_TAG = re.compile(r"(?<![\w&/#])#([^\W\d_](?:[\w/-]*\w)?)")
+#: a line of nothing but tags
+_TAG_LINE = re.compile(r"[ \t]*(?:#[^\W\d_](?:[\w/-]*\w)?[ \t,]*)+")
+
+
+def inline_tags(tokens: list[Token]) -> list[str]:
+    """The inline ``#tags`` of a parsed Markdown body, in order, without duplicates:
+    from its text only (headings, code spans and code blocks skipped)."""
+    out: list[str] = []
+
+    def walk(children: list[Token]) -> None:
+        for child in children:
+            if child.type == "text":
+                for m in INLINE_TAG.finditer(child.content):
+                    if m.group(1) not in out:
+                        out.append(m.group(1))
+            elif child.children:
+                walk(child.children)
+
+    for i, tok in enumerate(tokens):
+        if tok.type == "inline" and not (i and tokens[i - 1].type == "heading_open"):
+            walk(tok.children or [])
+    return out
+
+
+def is_tag_line(line: str) -> bool:
+    """``line`` holds tags and nothing else (``#work #2026-plans`` is not one: a number
+    is no tag)."""
+    return bool(line.strip()) and _TAG_LINE.fullmatch(line) is not None
+
+
 def _json_safe(data: dict[str, Any]) -> dict[str, Any] | None:
     try:
         safe = json.loads(json.dumps(data, default=str))
@@ -140,7 +181,7 @@ class MarkdownLoader:
             path=rel_path,
             doc_type=self.doc_type,
             sections=sections,
-            tags=tags_from(front),
+            tags=list(dict.fromkeys([*tags_from(front), *inline_tags(tokens)])),
             warnings=warnings,
             meta=meta,
             text=text,
@@ -162,12 +203,27 @@ def _sections(
         regions.append((tuple(t for _, t in stack), h_last + 1, end))
     out: list[Section] = []
     for path, first, last in regions:
+        first, last = _without_tag_lines(index, first, last)
         block = trimmed_block(index, first, last)
         if block is None:
             continue
         line_start, line_end, cs, ce = block
         out.append(Section(index.text[cs:ce], path, Span(line_start, line_end), cs, ce))
     return out
+
+
+def _without_tag_lines(index: LineIndex, first: int, last: int) -> tuple[int, int]:
+    """Lines ``first..last`` without tag-only and blank lines at either end."""
+
+    def skip(line: int) -> bool:
+        text = index.text[index.line_start(line) : index.line_end(line)]
+        return not text.strip() or is_tag_line(text)
+
+    while first <= last and skip(first):
+        first += 1
+    while last >= first and skip(last):
+        last -= 1
+    return first, last
 
 
 def _heading_only_sections(
