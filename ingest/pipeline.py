@@ -47,6 +47,7 @@ from kb.globs import path_selected
 from kb.store import Store, ann, keyword_index
 from kb.store.sources import Source, abs_key, add_source, list_sources, owner, touch_sources
 from kb.store.sqlite import DocumentRow
+from kb.types import LoadedDocument
 
 if TYPE_CHECKING:
     from kb.backends.transcriber import Transcriber
@@ -383,7 +384,10 @@ class Ingestor:
             return self._fail(where, doc_type, "file vanished during ingest")
         except OSError as e:
             return self._fail(where, doc_type, f"cannot read: {e.strerror or e}")
-        self.store.save_document(
+        lang, lang_note = document_language(doc)
+        if lang_note:
+            doc.warnings.append(lang_note)
+        doc_id = self.store.save_document(
             root=src.path,
             path=display,
             doc_type=doc.doc_type,
@@ -399,6 +403,8 @@ class Ingestor:
             source_id=src.id,
             chunking_id=self.chunking_id,
         )
+        with self.store.tx() as conn:
+            conn.execute("UPDATE documents SET lang = ? WHERE id = ?", (lang, doc_id))
         if existing is None:
             kind = "added"
         elif existing.content_hash == digest and existing.status == "indexed":
@@ -550,6 +556,30 @@ def ingest_paths(
     """Ingest ``paths`` (folders are walked; files are taken as given; none: re-scan every
     known source) into ``store``."""
     return Ingestor(store, settings, embedder, transcriber, progress).run(paths)
+
+
+def document_language(doc: LoadedDocument) -> tuple[str, str | None]:
+    """A loaded document's language code and the note for a bad ``lang:`` value.
+
+    The front matter's ``lang:`` (``de``, ``fr-CA``, ``German``) wins; an unknown value
+    gives a one-line note naming the known languages, and the language is detected
+    from the text (:func:`kb.lang.detect.detect`: stop-word hits over the sections'
+    text, ``"und"`` without enough evidence), as it is without ``lang:``."""
+    from kb.lang import KNOWN
+    from kb.lang.detect import MAX_WORDS, detect, parse_lang
+
+    front = doc.meta.get("front_matter") or {}
+    note = None
+    if "lang" in front:
+        code = parse_lang(front["lang"])
+        if code is not None:
+            return code, None
+        note = (
+            f"front matter lang: {str(front['lang'])[:40]!r} is no known language "
+            f"({', '.join(KNOWN)}); detected from the text instead"
+        )
+    text = " ".join(s.text for s in doc.sections[:200])[: MAX_WORDS * 12]
+    return detect(text), note
 
 
 def _gone_note(src: Source, n: int) -> str:

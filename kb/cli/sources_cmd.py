@@ -197,7 +197,7 @@ def docs(
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """List the KB's documents (path, type, status, chunks); filters as in `kb search`.
+    """List the KB's documents (path, type, language, status, chunks); filters as in `kb search`.
 
     \b
     Examples:
@@ -216,7 +216,7 @@ def docs(
     out: list[dict[str, Any]] = []
     with open_kb(settings_for(kb)) as store:
         rows = store.conn.execute(
-            "SELECT d.path, d.abs_path, d.doc_type, d.status, d.error, d.tags, "
+            "SELECT d.path, d.abs_path, d.doc_type, d.status, d.error, d.tags, d.lang, "
             "(SELECT count(*) FROM live_chunks c WHERE c.document_id = d.id) AS n "
             "FROM documents d ORDER BY d.path"
         ).fetchall()
@@ -235,6 +235,7 @@ def docs(
                 "error": r["error"],
                 "chunks": int(r["n"]),
                 "tags": tags,
+                "lang": r["lang"],
             }
         )
     if json_out:
@@ -246,7 +247,10 @@ def docs(
         # names and errors are untrusted: an ESC sequence in a file name must not reach
         # the terminal raw (kb ingest, status and search escape them the same way)
         extra = f"  failed: {quote_name(d['error'] or '')}" if d["status"] == "failed" else ""
-        typer.echo(f"{quote_name(d['path'])}  {d['type']}  {plural(d['chunks'], 'chunk')}{extra}")
+        lang = d["lang"] or "?"  # ? : ingested before kb read languages
+        typer.echo(
+            f"{quote_name(d['path'])}  {d['type']}  {lang}  {plural(d['chunks'], 'chunk')}{extra}"
+        )
     err(f"{plural(len(out), 'document')}")
 
 

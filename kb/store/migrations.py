@@ -411,6 +411,14 @@ def m006_sentence_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
+def m007_document_lang(conn: sqlite3.Connection) -> None:
+    """Each document's language: ``documents.lang``, a code of :data:`kb.lang.KNOWN`
+    or ``"und"`` (undetermined), from the front matter's ``lang:`` or detected at
+    ingest (:mod:`kb.lang.detect`). Old rows get ``NULL`` (not yet read) until their
+    next ingest."""
+    conn.execute("ALTER TABLE documents ADD COLUMN lang TEXT")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
@@ -420,6 +428,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (4, "eval_process", m004_eval_process),
     (5, "chunkings", m005_chunkings),
     (6, "sentence_vectors", m006_sentence_vectors),
+    (7, "document_lang", m007_document_lang),
 ]
 
 LATEST = MIGRATIONS[-1][0]
