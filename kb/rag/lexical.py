@@ -27,13 +27,15 @@ claim has no such tokens (nothing to miss), so it never divides by zero.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 from kb.edits import within
-from kb.lang import language
+from kb.lang import all_languages, language
 from kb.months import MONTH_NAMES
 from kb.sentence_spans import BULLET, FIELD_LINE, is_abbreviation
 
@@ -92,10 +94,48 @@ def _base(word: str) -> str:
     return w.rstrip("'")
 
 
+#: the other languages' function words in force (:func:`question_in`): none by default,
+#: so English text is read as it always was
+_FOREIGN: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "kb_rag_foreign_function_words", default=frozenset()
+)
+
+
+def foreign_function_words(code: str) -> frozenset[str]:
+    """The function words that are no content words besides English's for a question
+    in the language ``code`` (:func:`kb.lang.detect.question_language`): German's
+    ("wie", "hoch", "ist", "hat", "sich", "den") for ``"de"``, French's ("quel",
+    "est-ce") for ``"fr"``, none for ``"en"``, every shipped language's for ``"und"``
+    or any other code (an undetected question)."""
+    if code == "en":
+        return frozenset()
+    known = [x for x in all_languages() if x.code != "en"]
+    chosen = [x for x in known if x.code == code] or known
+    return frozenset().union(*(x.function_words for x in chosen))
+
+
+@contextlib.contextmanager
+def question_in(code: str) -> Iterator[None]:
+    """Within the block, :func:`is_stopword` also drops the function words of the
+    language ``code`` (:func:`foreign_function_words`): what the answer pipeline wraps
+    a German or French question's checks in, so "Wie hoch ist ..." names no "Wie" as
+    a missing content word. Context-local (threads and tasks each keep their own)."""
+    token = _FOREIGN.set(foreign_function_words(code))
+    try:
+        yield
+    finally:
+        _FOREIGN.reset(token)
+
+
 def is_stopword(word: str) -> bool:
-    """A stop word, or a contraction of stop words (``it's``, ``don't``, ``we'll``)."""
+    """A stop word, or a contraction of stop words (``it's``, ``don't``, ``we'll``);
+    within :func:`question_in`, also a function word of the question's language
+    (French elisions: ``qu'est``, ``l'on`` when both parts are)."""
     w = word.lower().replace("’", "'")
     if w in STOPWORDS:
+        return True
+    foreign = _FOREIGN.get()
+    if foreign and (w in foreign or ("'" in w and all(p in foreign for p in w.split("'")))):
         return True
     if "'" not in w:
         return False
