@@ -32,7 +32,7 @@ _STOP = """
     seinen seiner seit sich sie sind so solche soll sollte sondern sonst über um und uns
     unser unsere unter vom von vor war waren warst was weg weil weiter welche welchem
     welchen welcher welches wenn werde werden wie wieder will wir wird wirst wo wollen
-    wollte würde würden zu zum zur zwar zwischen
+    wollte würde würden wurde wurden worden zu zum zur zwar zwischen
 """
 _QUESTION = """
     wer wen wem wessen was wann wo wohin woher warum weshalb wieso wie welche welcher
