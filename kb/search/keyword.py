@@ -10,9 +10,6 @@ string into a query that cannot raise an FTS5 syntax error:
    case-insensitively;
 2. English stop words (``the``, ``what``, ``of`` ...) are dropped unless *every*
    term is one (they match most chunks, cost time and add nothing to bm25's ranking);
-   so are the stop and question words of the query's language when it is German or
-   French (:func:`kb.lang.detect.question_language`: "Wann", "wurde", "der", "Quel",
-   "est"); an English or undetected query drops English's only, as before;
 3. each remaining term becomes an FTS5 string: wrapped in double quotes, inner
    ``"`` doubled. FTS5 tokenizes inside the quotes with the table's tokenizer
    (porter + unicode61), so ``ZX-4417`` becomes the phrase ``zx 4417`` (adjacent
@@ -43,7 +40,7 @@ from collections.abc import Collection
 
 from kb.months import month_number
 from kb.search import compounds, exact_terms, typos
-from kb.search.stopwords import query_stopwords
+from kb.search.stopwords import STOPWORDS
 
 MAX_TERMS = 64
 
@@ -70,8 +67,7 @@ def query_terms(text: str) -> list[str]:
             continue
         seen.add(key)
         terms.append(raw)
-    stop = query_stopwords(text)
-    content = [t for t in terms if _bare(t) not in stop]
+    content = [t for t in terms if _bare(t) not in STOPWORDS]
     dates = [d for d in date_terms(text) if d.casefold() not in seen]
     return ((content or terms) + dates)[:MAX_TERMS]
 

@@ -102,13 +102,3 @@ def test_ingest_stores_each_documents_language(
     assert got == {"de.md": "de", "fr.md": "fr", "en.md": "fr", "bad.md": "de"}
     warned = [w for f in report.files for w in f.warnings]
     assert any("lang: 'xx'" in w for w in warned)
-
-
-def test_keyword_query_drops_the_query_languages_stop_words() -> None:
-    from kb.search.keyword import query_terms
-
-    assert query_terms("Wann wurde der Kölner Dom gebaut?") == ["Kölner", "Dom", "gebaut?"]
-    assert query_terms("Quel est le nom de la rivière ?") == ["nom", "rivière"]
-    # English (and undetected) queries keep their terms: "war" and "die" stay
-    assert query_terms("Which war did the soldiers die in?") == ["war", "soldiers", "die"]
-    assert query_terms("Zugspitze Höhe") == ["Zugspitze", "Höhe"]
