@@ -94,6 +94,20 @@ SCALARS: dict[str, Scalar] = {
         "per answer: cited sentences the verifier judged supported by a cited passage / "
         "cited sentences; over non-refused answers with at least one cited sentence",
     ),
+    "responsive_rate": Scalar(
+        ANSWER,
+        True,
+        "mean",
+        "shipped answers that give what the question asks about its subject (kb.rag."
+        "responsive) / shipped answers with a verdict",
+    ),
+    "not_responsive_grounded_rate": Scalar(
+        ANSWER,
+        False,
+        "mean",
+        "shipped answers judged not responsive yet marked grounded / shipped answers with "
+        "a verdict (target 0)",
+    ),
     "answer_correct": Scalar(
         ANSWER,
         True,

@@ -116,6 +116,11 @@ class AnswerResult:
     mode: str | None = None
     verifier: str | None = None
     answerability: dict[str, Any] | None = None
+    #: :mod:`kb.rag.responsive`'s verdict dict (``None``: refused, or an older run)
+    responsive: dict[str, Any] | None = None
+    #: quote mode's selector rule, and the outcome (:func:`kb.rag.reasons.outcome`)
+    selector: str | None = None
+    outcome: dict[str, Any] | None = None
 
     def sentence_views(self) -> list[Sentence]:
         return [Sentence.from_dict(d, i) for i, d in enumerate(self.sentences)]
@@ -163,6 +168,9 @@ class AnswerResult:
             "mode": self.mode,
             "verifier": self.verifier,
             "answerability": self.answerability,
+            "responsive": self.responsive,
+            "selector": self.selector,
+            "outcome": self.outcome,
         }
 
     @classmethod
@@ -198,6 +206,9 @@ class AnswerResult:
             answerability=d.get("answerability")
             if isinstance(d.get("answerability"), dict)
             else None,
+            responsive=d.get("responsive") if isinstance(d.get("responsive"), dict) else None,
+            selector=d.get("selector") if isinstance(d.get("selector"), str) else None,
+            outcome=d.get("outcome") if isinstance(d.get("outcome"), dict) else None,
         )
 
 

@@ -146,6 +146,8 @@ class AnswerSettings:
     require_key_terms: bool = True
     quote_candidates: int = 8
     quote_max_sentences: int = 1
+    #: ids of the answer rules not to run (kb/rag/rules.py; `kb eval rules` lists them)
+    rules_off: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,30 @@ def citation_support_rate(v: AnswerView) -> float | None:
     return v.answer.support_rate()
 
 
+def responsive_rate(v: AnswerView) -> float | None:
+    """1 if a shipped (non-refused) answer is *responsive*: it gives what the question
+    asks about its subject (:mod:`kb.rag.responsive`), 0 if *partial* or *not
+    responsive*; refused answers and runs stored without the verdict are outside (None).
+    Any query, answerable or not.
+
+    Example: responsive, not responsive, refused -> 1 / 2 = 0.5.
+    """
+    r = v.answer.responsive
+    if v.answer.refused or r is None:
+        return None
+    return float(r.get("verdict") == "responsive")
+
+
+def not_responsive_grounded(v: AnswerView) -> float | None:
+    """1 if a shipped answer judged *not responsive* is still marked ``grounded`` (a
+    wrong answer that looks verified; target 0), else 0; over shipped answers with a
+    verdict (None otherwise)."""
+    r = v.answer.responsive
+    if v.answer.refused or r is None:
+        return None
+    return float(r.get("verdict") == "not_responsive" and v.answer.grounded)
+
+
 def empty_answer(v: AnswerView) -> float | None:
     """1 if the answer is not a refusal and its text is blank; every answer."""
     return float(not v.answer.refused and not v.answer.text.strip())
@@ -208,5 +232,7 @@ FUNCS = {
     "over_refusal_rate": over_refusal,
     "conflict_rule_pass_rate": conflict_rule_pass,
     "citation_support_rate": citation_support_rate,
+    "responsive_rate": responsive_rate,
+    "not_responsive_grounded_rate": not_responsive_grounded,
     "empty_answer_rate": empty_answer,
 }

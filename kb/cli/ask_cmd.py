@@ -103,6 +103,15 @@ def ask(
         bool,
         typer.Option("--no-verify", help="Do not check each cited sentence against its passages."),
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Say why: the passages, the evidence check's score and threshold, each "
+            "rule that fired, the quote's selector and the responsiveness verdict "
+            "(always in --json's record as 'trace').",
+        ),
+    ] = False,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
@@ -152,7 +161,7 @@ def ask(
     )
     _validate(settings)
     stream = _start(settings, question, path or [], doc_type or [], tag or [], json_out)
-    code = _render_json(stream) if json_out else _render_text(stream, settings)
+    code = _render_json(stream) if json_out else _render_text(stream, settings, explain)
     raise typer.Exit(code)
 
 
@@ -237,7 +246,7 @@ def _render_json(stream: AnswerStream) -> int:
     return 1 if record.error else 0
 
 
-def _render_text(stream: AnswerStream, settings: Settings) -> int:
+def _render_text(stream: AnswerStream, settings: Settings, explain: bool = False) -> int:
     from kb.errors import EXIT_INTERRUPTED
     from kb.rag import TokenEvent
 
@@ -261,23 +270,11 @@ def _render_text(stream: AnswerStream, settings: Settings) -> int:
     # a sentence cut by --max-tokens was streamed, then dropped from the answer
     if last and not last.endswith("\n"):
         out.write("\n")
-    _summary(record, settings)
+    _summary(record, settings, explain)
     if record.error:
         err(f"kb: error: {record.error}")
         return 1
     return 0
-
-
-def _contradiction_reason(c: dict[str, str | None]) -> str:
-    """One contradiction (:class:`kb.rag.polarity.Contradiction`) in words."""
-    if c.get("passage") is None:
-        return (
-            f"the question says {c['question']!r}, but no passage sentence that matches it says so"
-        )
-    return (
-        f"the question asks about {c['question']!r}, but the passage sentence that matches "
-        f"it best says {c['passage']!r}"
-    )
 
 
 def _nearest_line(nearest: dict[str, Any]) -> str:
@@ -292,8 +289,10 @@ def _nearest_line(nearest: dict[str, Any]) -> str:
     return f"{where} ({', '.join(scores)})" if scores else where
 
 
-def _summary(record: AnswerRecord, settings: Settings) -> None:
-    """Refusal / ungrounded labels, verdicts, invalid citations, truncation and Sources."""
+def _summary(record: AnswerRecord, settings: Settings, explain: bool = False) -> None:
+    """Refusal / ungrounded / not-responsive labels (:func:`kb.rag.reasons.outcome`),
+    verdicts, invalid citations, truncation, Sources, and with ``explain`` the trace
+    (:func:`kb.rag.trace.render`)."""
     echo = typer.echo
     if record.truncated == "max_tokens":
         lost = (
@@ -302,52 +301,27 @@ def _summary(record: AnswerRecord, settings: Settings) -> None:
             else "the unfinished sentence was dropped"
         )
         echo(f"note: the answer reached --max-tokens {settings.llm.max_tokens}; {lost}")
-    if record.refused and record.refusal_reason == "no_hits":
-        from kb.search.evidence import SENTENCE_MARGIN
-
-        m = settings.search.min_score
-        echo(
-            f"refused: no passage passed the retrieval threshold (min-score {m:g} for a "
-            f"passage, {m + SENTENCE_MARGIN:g} for one sentence); the model was not run"
-        )
+    d = record.to_dict()
+    o = d["outcome"]
+    if o["kind"] == "no_hits":
+        echo(f"refused: {o['message']}; the model was not run")
         if record.nearest is not None:
             echo(f"  closest: {_nearest_line(record.nearest)}")
-    elif record.refused and record.refusal_reason == "no_support":
-        a = record.answerability or {}
-        absent = a.get("absent_keys") or []
-        contradicted = a.get("contradictions") or []
-        if contradicted and a.get("score", 0) >= a.get("threshold", 0):
-            echo("refused: " + _contradiction_reason(contradicted[0]) + "; the model was not run")
-            return
-        if absent and a.get("score", 0) >= a.get("threshold", 0):
-            echo(
-                "refused: the question names "
-                + ", ".join(repr(w) for w in absent[:5])
-                + ", which no retrieved passage contains; the model was not run"
-            )
-            return
-        missing = ", ".join(repr(w) for w in (a.get("missing") or [])[:5])
-        why = ""
-        if a.get("lacks"):  # "In what year …?" over sentences that name no year
-            why = f" (the sentences that match it give no {a['lacks']})"
-        elif missing:
-            why = f" (closest sentence lacks: {missing})"
-        elif a.get("cosine") is not None:  # every word is there: the meaning is far
-            why = (
-                f" (its words are there, but no sentence is close to it: cosine {a['cosine']:.2f})"
-            )
-        echo(
-            "refused: no retrieved passage says what the question asks about"
-            + why
-            + f"; p(answerable) {a.get('score', 0):.2f} < {a.get('threshold', 0):g}"
-            + "; the model was not run (--min-answerable 0 answers anyway)"
-        )
     elif record.refused:
-        echo("refused: the model found no answer in the retrieved passages")
-    elif not record.citations:
-        echo("ungrounded (no valid citation): the answer is not backed by a source")
-    elif record.sentences and record.unsupported:
-        echo("not grounded: some sentences are not supported by the passages they cite")
+        # one message per kind (kb.rag.reasons), the same on the web page and in MCP
+        ran = "" if record.refusal_reason == "model" else "; the model was not run"
+        echo(f"refused: {o['message']}{ran}")
+        if record.refusal_reason == "no_support" and not explain:
+            echo("  (--explain shows why; --min-answerable 0 answers anyway)")
+    elif o["kind"] in ("ungrounded", "unsupported", "not_responsive"):  # partial: the note
+        echo(f"{o['label'].lower()}: {o['message']}")
+    if explain:
+        from kb.rag.trace import render
+
+        for line in render(d["trace"]):
+            echo(line)
+        if o.get("detail"):
+            echo(f"  internals: {o['detail']}")
     for v in record.unsupported:
         cites = " ".join(f"[#{n}]" for n in v.citations) or "no citation"
         line = f"  ✗ {_clip(v.claim, 90)} ({cites}"

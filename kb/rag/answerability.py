@@ -87,7 +87,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -352,6 +352,12 @@ class Answerability:
     #: not give (:func:`kb.rag.answer_type.strict_type`: "date or year", "number",
     #: "amount"), when the sentences that give one match it less; else ``None``
     lacks: str | None = None
+    #: the fitted model's ``p(answerable)`` before a floor rule lifted it
+    fitted: float | None = None
+    #: the question's words the best sentence holds (as the question writes them)
+    held: list[str] = field(default_factory=list)
+    #: the question's terms the check weighed (reused by :mod:`kb.rag.responsive`)
+    terms: Terms | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -367,6 +373,8 @@ class Answerability:
             "every_term": self.every_term,
             "section": self.section,
             "lacks": self.lacks,
+            "fitted": None if self.fitted is None else round(self.fitted, 4),
+            "held": list(self.held),
         }
 
 
@@ -620,6 +628,7 @@ def assess(
     min_answerable: float,
     *,
     require_keys: bool = False,
+    off: frozenset[str] = frozenset(),
 ) -> Assessed:
     """The evidence check of ``question`` over ``hits`` as ``kb ask`` runs it: the hits
     cut into sentences, their sentences and the question embedded (when ``embed`` is
@@ -630,7 +639,13 @@ def assess(
         embed_passages(passages, embed)
         qvec = np.asarray(embed([question]), dtype=np.float32)[0]
     checked = check(
-        question, passages, doc_freq, min_answerable, qvec=qvec, require_keys=require_keys
+        question,
+        passages,
+        doc_freq,
+        min_answerable,
+        qvec=qvec,
+        require_keys=require_keys,
+        off=off,
     )
     return Assessed(checked, passages, qvec)
 
@@ -644,11 +659,14 @@ def check(
     qvec: np.ndarray | None = None,
     require_keys: bool = False,
     model: AnswerabilityModel | None = None,
+    off: frozenset[str] = frozenset(),
 ) -> Answerability:
     """``p(answerable)`` from the best sentence's coverage and the best cosine
     (module docstring). ``qvec`` is the question's normalised vector; the cosine needs
     it and the passages' sentence vectors (``PassageSentences.vectors``), else the
-    lexical model decides. ``min_answerable`` 0 never refuses on the score."""
+    lexical model decides. ``min_answerable`` 0 never refuses on the score. ``off``:
+    ids of :mod:`kb.rag.rules` vetoes and floors not to run; each contradiction found
+    carries the id of the rule that found it."""
     terms = question_terms(question, doc_freq)
     if not passages:
         missing = [w for w, _ in terms.values()]
@@ -669,11 +687,12 @@ def check(
     if model is None:
         model = DEFAULT_MODEL if cos is not None else LEXICAL_MODEL
     p = model.score(cov, cos, chunk)
-    every = holds_every_term(terms, passages, matches, eligible)
+    fitted = p
+    every = "every-term" not in off and holds_every_term(terms, passages, matches, eligible)
     named = [
         section_heading(ps.hit) for ps in passages if names_section(terms, ps.hit, ps.heading_stems)
     ]
-    section = bool(named)
+    section = "section-named" not in off and bool(named)
     if every or section:
         p = max(p, EVERY_TERM_FLOOR)
     result = Answerability(
@@ -687,30 +706,41 @@ def check(
         every_term=every,
         section=section,
         lacks=lacks,
+        fitted=fitted,
+        held=[w for s, (w, _) in terms.items() if w not in missing and s in asked_terms(terms)],
+        terms=terms,
     )
-    result.absent_keys = absent_keys(question, passages)
+    if "absent-keys" not in off:
+        result.absent_keys = absent_keys(question, passages)
     ranked = ranked_sentences(terms, passages, matches, qvec)
     best_sentences = [p.sentence(j) for p, j in ranked]
     headings = [section_heading(p.hit) for p, _ in ranked[:NEGATION_SENTENCES]]
     # a named section whose heading negates holds the cue: "What was not decided?" over
     # "## Not decided" (its sentences need not say *not*)
     headings = [h for h in named if heading_negates(h)][:1] + headings
-    result.contradictions = contradictions(question, best_sentences, headings)
+    found = result.contradictions
+
+    def run(rule: str, detect: Callable[[], list[Contradiction]]) -> None:
+        if rule not in off:
+            found.extend(replace(c, rule=rule) for c in detect())
+
+    run("negation", lambda: contradictions(question, best_sentences, headings))
     if ranked:
         best, j = ranked[0]
+        sentence = best.sentence(j)
         got = set(found_terms(terms, best, j))
         known = best.stems[j] | best.heading_stems | best.units(j)
         lacking = word_parts(asked_terms(terms) - got, known)
-        result.contradictions += swaps(question, best.sentence(j), known, lacking)
-        if not result.contradictions:
-            result.contradictions += word_swaps(question, best.sentence(j), known, lacking)
-        result.contradictions += reversed_moves(question, best.sentence(j))
-        result.contradictions += other_periods(question, best.sentence(j))
-        result.contradictions += denied(question, best.sentence(j))
+        run("swapped-key", lambda: swaps(question, sentence, known, lacking))
+        if not found:
+            run("swapped-word", lambda: word_swaps(question, sentence, known, lacking))
+        run("reversed-move", lambda: reversed_moves(question, sentence))
+        run("other-period", lambda: other_periods(question, sentence))
+        run("denied", lambda: denied(question, sentence))
         lacking_words = [terms[s][0] for s in lacking if s in terms]
-        result.contradictions += prefixed(lacking_words, best.sentence(j))
-        if not result.contradictions:
-            result.contradictions += affirmed(question, best_sentences)
+        run("prefixed", lambda: prefixed(lacking_words, sentence))
+        if not found:
+            run("affirmed", lambda: affirmed(question, best_sentences))
     if require_keys and (result.absent_keys or result.contradictions):
         result.answerable = False
     return result

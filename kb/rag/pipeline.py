@@ -100,6 +100,7 @@ from kb.rag.record import (
     VerdictEvent,
     is_refusal,
 )
+from kb.rag.rules import RANKED, unknown
 from kb.rag.sentences import AnswerSentence, AnswerSplitter
 from kb.rag.stored_vectors import known_vectors, reusing_embed
 from kb.rag.stream import AnswerStream
@@ -212,6 +213,11 @@ class AskPipeline:
         mode = a.mode if mode is None else mode
         if mode not in ANSWER_MODES:
             raise UsageError(f"answer mode {mode!r}: choose quote or generate")
+        if bad := unknown(a.rules_off):
+            raise UsageError(
+                f"[answer] rules_off: unknown rule id {bad[0]!r}; `kb eval rules --list` "
+                "lists the rule ids"
+            )
         if mode == "quote" and not use_grammar:
             raise UsageError(
                 "quote mode needs the grammar (it is what makes the model copy sentences); "
@@ -228,7 +234,9 @@ class AskPipeline:
             lambda: section_named(q, hits),
         ):
             nearest = _nearest(result) if hits else None
-            return self._refuse(q, "no_hits", base, t0, use_grammar, mode, None, nearest)
+            return self._refuse(
+                q, "no_hits", base, t0, use_grammar, mode, None, nearest, opts.min_score
+            )
         # always measured (no model), recorded, and enforced when min_answerable > 0; the
         # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
         # with anyway, so generate mode with the check off skips them (lexical score only)
@@ -242,7 +250,13 @@ class AskPipeline:
             )
             embed = reusing_embed(embed, known)
         assessed = assess(
-            q, hits, embed, self.doc_freq, a.min_answerable, require_keys=a.require_key_terms
+            q,
+            hits,
+            embed,
+            self.doc_freq,
+            a.min_answerable,
+            require_keys=a.require_key_terms,
+            off=frozenset(a.rules_off),
         )
         checked = assessed.answerability
         if not checked.answerable:
@@ -253,8 +267,9 @@ class AskPipeline:
         t_prompt = time.perf_counter()
         verifier: Verifier | None = None
         gbnf: str | None
+        selector: str | None = None
         if mode == "quote":
-            built, gbnf, verifier = self._quote_prompt(gen, q, hits, assessed)
+            built, gbnf, verifier, selector = self._quote_prompt(gen, q, hits, assessed)
         else:
             built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
             if not built.contexts:
@@ -275,6 +290,7 @@ class AskPipeline:
             "prompt_s": time.perf_counter() - t_prompt,
         }
         run = _Run(q, built, gbnf, mode, verifier if a.verify else None, checked, t0, timings)
+        run.selector = selector
 
         def produce(stream: AnswerStream) -> None:
             self._produce(stream, gen, run)
@@ -287,6 +303,7 @@ class AskPipeline:
         contexts: Sequence[Hit],
         vectors: bool | None = None,
         passages: Sequence[PassageSentences] | None = None,
+        quoted: bool = False,
     ) -> Verifier:
         a = self.settings.answer
         return Verifier(
@@ -296,6 +313,7 @@ class AskPipeline:
             margin=a.suggest_margin,
             vectors=vectors,
             passages=passages,
+            quoted=quoted,
         )
 
     def _refuse(
@@ -308,6 +326,7 @@ class AskPipeline:
         mode: str,
         checked: Answerability | None,
         nearest: dict[str, Any] | None = None,
+        min_score: float | None = None,
     ) -> AnswerStream:
         return AnswerStream.finished(
             AnswerRecord(
@@ -320,16 +339,19 @@ class AskPipeline:
                 mode=mode,
                 answerability=None if checked is None else checked.to_dict(),
                 nearest=nearest,
+                min_score=min_score,
+                rules_off=list(self.settings.answer.rules_off),
             )
         )
 
     def _quote_prompt(
         self, gen: Generator, q: str, hits: list[Hit], assessed: Assessed
-    ) -> tuple[BuiltPrompt, str, Verifier]:
-        """Candidates that fit the window, the quote grammar, and the verifier that
-        already holds the embedded passage sentences (the evidence check's)."""
+    ) -> tuple[BuiltPrompt, str, Verifier, str]:
+        """Candidates that fit the window, the quote grammar, the verifier that already
+        holds the embedded passage sentences (the evidence check's), and the id of the
+        selector (:mod:`kb.rag.rules`) whose candidates the model chooses from."""
         a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
-        verifier = self._verifier(hits, vectors=True, passages=assessed.passages)
+        verifier = self._verifier(hits, vectors=True, passages=assessed.passages, quoted=True)
         cands = rank_candidates(
             q,
             verifier.passages,
@@ -342,42 +364,57 @@ class AskPipeline:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
         most = a.quote_max_sentences
         every = False  # every item of a named section, list or record, or the tasks asked
+        off = frozenset(a.rules_off)
+        chose = RANKED  # the rule (kb.rag.rules) whose candidates the model chooses from
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         counting = counts_items(q)  # "How many books …?": every item, to count
         strict = strict_type(q)
-        if strict is not None and not counting:
+        if strict is not None and not counting and "typed-candidates" not in off:
             # a question that needs a number, an amount or a year is answered only by a
             # sentence that gives one as quoted (a journal's entry after its dated
             # heading), when any does (the evidence check counted those)
-            cands = [c for c in cands if gives(strict, f"{c.lead} {c.text}", q)] or cands
+            typed = [c for c in cands if gives(strict, f"{c.lead} {c.text}", q)]
+            if typed and len(typed) < len(cands):
+                chose = "typed-candidates"
+            cands = typed or cands
         if expected_type(q) is None or counting:
-            # the steps of a procedure a how-to question's best sentence is one of ("How
-            # do I make the dal?" over "1. Fry the cumin seeds ..."), before the section
-            # the question names (the note's "Red lentil dal")
-            steps = (
-                step_candidates(q, verifier.passages, self._every(q, verifier, assessed))
-                if asks_steps(q)
-                else []
-            )
-            inside: list[Candidate] = steps
-            # or the rows of a table that hold what a question for several things picks
-            # ("Which subscriptions are on the Amex?": both Amex rows), or counts, or
-            # that a question not for one thing picks ("What do I take in the morning?")
-            if not inside and asks_rows(q):
-                inside = row_candidates(q, verifier.passages, self._every(q, verifier, assessed))
-            # one value asked of a section that labels it ("What is Miso's vet called?"
-            # over "## Vet" / "Vet: Parkside Veterinary …" / the visits): the line
-            if not inside and asks_one(q):
-                inside = record_candidates(q, verifier.passages, cands)
-            if not inside and assessed.answerability.section:
-                inside = section_candidates(q, verifier.passages, cands)
-            # or the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
-            inside = inside or list_candidates(q, verifier.passages, cands)
-            # or the lines a key names ("What is the risk?" over "Risk: ...")
-            inside = inside or record_candidates(q, verifier.passages, cands)
-            # or the task items a question about tasks asks for ("What is left to do?")
-            inside = inside or task_candidates(q, cands)
+            every_of = lambda: self._every(q, verifier, assessed)  # noqa: E731
+            # each selector in order (kb.rag.rules), the first that gives candidates wins
+            selectors: list[tuple[str, Callable[[], list[Candidate]]]] = [
+                # the steps of a procedure a how-to question's best sentence is one of
+                # ("How do I make the dal?" over "1. Fry the cumin seeds ..."), before the
+                # section the question names (the note's "Red lentil dal")
+                ("steps", lambda: step_candidates(q, verifier.passages, every_of())),
+                # the rows of a table that hold what a question for several things picks
+                # ("Which subscriptions are on the Amex?": both Amex rows), or counts, or
+                # that a question not for one thing picks ("What do I take in the morning?")
+                ("rows", lambda: row_candidates(q, verifier.passages, every_of())),
+                # one value asked of a section that labels it ("What is Miso's vet
+                # called?" over "## Vet" / "Vet: Parkside Veterinary …" / the visits)
+                ("record-one", lambda: record_candidates(q, verifier.passages, cands)),
+                ("section", lambda: section_candidates(q, verifier.passages, cands)),
+                # the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
+                ("list", lambda: list_candidates(q, verifier.passages, cands)),
+                # the lines a key names ("What is the risk?" over "Risk: ...")
+                ("record", lambda: record_candidates(q, verifier.passages, cands)),
+                # the task items a question about tasks asks for ("What is left to do?")
+                ("tasks", lambda: task_candidates(q, cands)),
+            ]
+            applies = {
+                "steps": asks_steps(q),
+                "rows": asks_rows(q),
+                "record-one": asks_one(q),
+                "section": assessed.answerability.section,
+            }
+            inside: list[Candidate] = []
+            for rule, select in selectors:
+                if rule in off or not applies.get(rule, True):
+                    continue
+                inside = select()
+                if inside:
+                    chose = rule
+                    break
             # several things asked of a section that lists them ("What books did I read
             # in 2026?"): its list, not the prose after it; to count them ("How many
             # books …?"), one line per item
@@ -387,7 +424,7 @@ class AskPipeline:
             if inside:
                 # a list's items are short, and each is part of the answer ("What are
                 # the ingredients?" over seven); prose sentences are long
-                items = steps or all(listed(c) for c in inside)
+                items = chose == "steps" or all(listed(c) for c in inside)
                 cap = STEP_QUOTES if items else SECTION_QUOTES
                 cands, most = inside, max(most, min(len(inside), cap))
                 every = True
@@ -411,7 +448,7 @@ class AskPipeline:
             msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
         )
         gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
-        return built, gbnf, verifier
+        return built, gbnf, verifier, chose
 
     def _every(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
         """Every sentence of the passages as a candidate, best first (a procedure's later
@@ -419,6 +456,43 @@ class AskPipeline:
         return rank_candidates(
             q, verifier.passages, self.embed, 10_000, doc_freq=self.doc_freq, qvec=assessed.qvec
         )
+
+    def _judge(self, run: _Run, record: AnswerRecord, chosen: list[int] | None) -> None:
+        """The responsiveness verdict (:mod:`kb.rag.responsive`) on a written answer;
+        ``grounded`` then also needs it to be responsive."""
+        if record.refused or not record.text.strip():
+            return
+        from kb.rag.answerability import question_terms
+        from kb.rag.responsive import judge
+        from kb.rag.verify import PassageSentences
+
+        cands = run.built.quote_candidates
+        if cands is not None and chosen is not None:
+            picked = [cands[k - 1] for k in chosen if 1 <= k <= len(cands)]
+            texts = [f"{c.lead} {c.text}".strip() for c in picked]
+            cited = sorted({c.n for c in picked})
+        else:
+            texts = [v.text for v in record.sentences] or [record.text]
+            cited = [c.n for c in record.citations]
+        if run.verifier is not None:
+            passages = run.verifier.passages
+        else:
+            passages = [PassageSentences.of(i, h) for i, h in enumerate(run.built.contexts, 1)]
+        by_n = {p.n: p for p in passages}
+        terms = run.checked.terms if run.checked is not None else None
+        verdict = judge(
+            run.question,
+            terms if terms is not None else question_terms(run.question, None),
+            texts,
+            [by_n[n] for n in cited if n in by_n],
+            [p for n, p in by_n.items() if n not in cited],
+            cut=record.truncated is not None,
+        )
+        if verdict is None:
+            return
+        record.responsive = verdict
+        if verdict.verdict != "responsive":
+            record.grounded = False
 
     # -- worker thread --------------------------------------------------------------------
     def _produce(self, stream: AnswerStream, gen: Generator, run: _Run) -> None:
@@ -492,6 +566,9 @@ class AskPipeline:
             record.truncated = "max_tokens" if truncated else None
             if expander is not None:
                 record.quote_choice = expander.chosen
+            record.selector = run.selector
+            record.rules_off = list(self.settings.answer.rules_off)
+            self._judge(run, record, expander.chosen if expander is not None else None)
             record.interrupted = interrupted
             record.error = error
         except Exception as e:  # noqa: BLE001
@@ -555,6 +632,8 @@ class _Run:
     checked: Answerability | None
     t0: float
     timings: dict[str, float | None]
+    #: quote mode: the selector rule whose candidates the model chose from
+    selector: str | None = None
 
 
 class _VerifierThread:

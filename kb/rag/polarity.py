@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -222,9 +222,11 @@ class Contradiction:
 
     question: str
     passage: str | None = None
+    #: the id of the rule that found it (:mod:`kb.rag.rules`), set by the evidence check
+    rule: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "passage": self.passage}
+        return {"question": self.question, "passage": self.passage, "rule": self.rule}
 
 
 def _contracted(word: str) -> bool:

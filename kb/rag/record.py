@@ -21,9 +21,13 @@ Definitions used by the record:
   the refusal phrase).
 - ``sentences``: the verifier's verdict on every answer sentence
   (:class:`kb.rag.verify.SentenceVerdict`), empty when verification is off.
-- ``grounded``: not refused, at least one valid citation, and (with verification on)
-  every sentence ``supported`` by one of its citations. An answer without a valid
-  citation is *ungrounded* and must never be shown as cited.
+- ``grounded``: not refused, at least one valid citation, (with verification on)
+  every sentence ``supported`` by one of its citations, and ``responsive``: the answer
+  gives what the question asks (:mod:`kb.rag.responsive`; a *partial* or *not
+  responsive* answer is not grounded). An answer without a valid citation is
+  *ungrounded* and must never be shown as cited.
+- ``responsive``: the verdict of :func:`kb.rag.responsive.judge` (``None`` for a
+  refusal).
 - ``nearest``: for a ``no_hits`` refusal with hits below the threshold, the best of
   them, so the user can look: its ``path``, ``locator`` (as citations give it, with
   its ``display``), and the ``cosine``
@@ -40,6 +44,9 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.rag.reasons import outcome
+from kb.rag.responsive import Responsiveness
+from kb.rag.trace import trace
 from kb.rag.verify import Evidence, SentenceVerdict, support_rate
 from kb.types import Hit
 
@@ -98,6 +105,15 @@ class AnswerRecord:
     grammar: bool = False
     interrupted: bool = False
     error: str | None = None
+    #: does the answer give what the question asks (:mod:`kb.rag.responsive`)? ``None``
+    #: for a refusal
+    responsive: Responsiveness | None = None
+    #: quote mode: the selector rule (:mod:`kb.rag.rules`) whose candidates were offered
+    selector: str | None = None
+    #: the search's min-score, for a ``no_hits`` refusal's reason
+    min_score: float | None = None
+    #: the answer rules turned off (``[answer] rules_off``)
+    rules_off: list[str] = field(default_factory=list)
 
     @property
     def citation_support_rate(self) -> float | None:
@@ -130,7 +146,9 @@ class AnswerRecord:
         return best
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The record as JSON; ``outcome`` is :func:`kb.rag.reasons.outcome` of it (what
+        the CLI, the web page and MCP all say)."""
+        out: dict[str, Any] = {
             "question": self.question,
             "text": self.text,
             "contexts": [{"n": i, **h.to_dict()} for i, h in enumerate(self.contexts, 1)],
@@ -155,7 +173,13 @@ class AnswerRecord:
             "grammar": self.grammar,
             "interrupted": self.interrupted,
             "error": self.error,
+            "responsive": None if self.responsive is None else self.responsive.to_dict(),
+            "selector": self.selector,
+            "min_score": self.min_score,
         }
+        out["outcome"] = outcome(out).to_dict()
+        out["trace"] = trace(out, self.rules_off)
+        return out
 
 
 @dataclass(frozen=True)

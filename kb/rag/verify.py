@@ -508,6 +508,9 @@ class SentenceVerdict:
     verdict: str = "uncited"  # supported | unsupported | uncited
     evidence: Evidence | None = None
     suggested: Evidence | None = None
+    #: quote mode: the sentence is copied from its cited passage, so *supported* says it
+    #: exists there, not that it answers (shown as "quoted from [#n]")
+    quoted: bool = False
 
     @property
     def score(self) -> float | None:
@@ -525,6 +528,7 @@ class SentenceVerdict:
             "score": None if score is None else round(score, 4),
             "evidence": None if self.evidence is None else self.evidence.to_dict(),
             "suggested": None if self.suggested is None else self.suggested.to_dict(),
+            "quoted": self.quoted,
         }
 
 
@@ -593,10 +597,13 @@ class Verifier:
         margin: float = DEFAULT_MARGIN,
         vectors: bool | None = None,
         passages: Sequence[PassageSentences] | None = None,
+        quoted: bool = False,
     ) -> None:
         """``passages``: the contexts already cut into sentences (by the caller's
-        evidence check), reused instead of splitting them again."""
+        evidence check), reused instead of splitting them again; ``quoted``: the answer
+        sentences are copied from the passages (quote mode), so verdicts say so."""
         self.contexts = list(contexts)
+        self.quoted = quoted
         # embed passage sentences only when the support model uses the cosine, or when
         # the caller needs the vectors (quote mode ranks candidates with them)
         use = (model.w_cos != 0) if vectors is None else vectors
@@ -681,7 +688,7 @@ class Verifier:
         claim = strip_citations(sentence)
         k = len(self.contexts)
         cited = [n for n in cited_numbers(sentence) if 1 <= n <= k]
-        v = SentenceVerdict(index, sentence, claim, cited)
+        v = SentenceVerdict(index, sentence, claim, cited, quoted=self.quoted)
         if not claim.strip(" .!?") or not self.contexts:
             return v
         qvec = self._claim_vector(claim)

@@ -56,6 +56,10 @@ def answer_summary(record: Any) -> dict[str, Any]:
         "grounded": d["grounded"],
         "refused": d["refused"],
         "refusal_reason": d["refusal_reason"],
+        # the same words as kb ask and the web page (kb.rag.reasons.outcome)
+        "reason": d["outcome"]["line"],
+        "outcome": d["outcome"]["kind"],
+        "responsive": None if d["responsive"] is None else d["responsive"]["verdict"],
         "citations": [
             {
                 "n": c["n"],
@@ -116,7 +120,8 @@ def build_server(rt: Runtime) -> Any:
 
     @server.tool(
         description="Answer a question from the knowledge base with citations. Returns "
-        "{answer (text with [#n] markers), grounded, refused, refusal_reason, citations: "
+        "{answer (text with [#n] markers), grounded, refused, refusal_reason, reason (why, "
+        "in words), outcome, responsive, citations: "
         "[{n, path, place, quote}], sentences: [{text, verdict (supported, unsupported, "
         "uncited), score, citations}], closest (for a refusal with nothing close enough: "
         "the nearest passage's place), error}. Refuses rather than guess when the KB "

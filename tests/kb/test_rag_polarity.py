@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from kb.cli.ask_cmd import _contradiction_reason
 from kb.rag import AskPipeline
 from kb.rag.answerability import check
 from kb.rag.polarity import (
@@ -17,6 +16,7 @@ from kb.rag.polarity import (
     yes_no,
 )
 from kb.rag.quote import rank_candidates
+from kb.rag.reasons import _contradiction as _contradiction_reason
 from kb.rag.verify import PassageSentences
 from kb.search.options import SearchOptions
 from tests.kb.test_rag_pipeline import FakeRetriever
@@ -62,7 +62,9 @@ def test_a_negated_question_over_sentences_that_say_it_plainly_is_contradicted()
     assert loose.contradictions == [Contradiction("not")]
     strict = check(q, ps, None, 0.0, require_keys=True)
     assert not strict.answerable
-    assert strict.to_dict()["contradictions"] == [{"question": "not", "passage": None}]
+    assert strict.to_dict()["contradictions"] == [
+        {"question": "not", "passage": None, "rule": "negation"}
+    ]
     # the same question where a matching sentence carries the negation passes
     ok = check(
         "What did the committee not approve?", passages(REFUSED), None, 0.0, require_keys=True
@@ -157,7 +159,9 @@ def test_the_pipeline_refuses_before_loading_the_model_and_says_why() -> None:
     rec = pipe.ask("What did the committee not approve in March?", SearchOptions(k=1)).result()
     assert rec.refused and rec.refusal_reason == "no_support" and loads == []
     assert rec.answerability is not None
-    assert rec.answerability["contradictions"] == [{"question": "not", "passage": None}]
+    assert rec.answerability["contradictions"] == [
+        {"question": "not", "passage": None, "rule": "negation"}
+    ]
     assert "'not'" in _contradiction_reason(rec.answerability["contradictions"][0])
     said = _contradiction_reason({"question": "southern", "passage": "northern"})
     assert "'southern'" in said and "'northern'" in said

@@ -164,12 +164,16 @@ def test_a_question_its_notes_contradict_is_refused_before_the_model(
     neg = pipe.ask("How long should the loaf not cool before cutting?", opts).result()
     assert neg.refused and neg.refusal_reason == "no_support", neg.answerability
     assert neg.answerability is not None
-    assert {"question": "not", "passage": None} in neg.answerability["contradictions"]
+    assert {"question": "not", "passage": None, "rule": "negation"} in neg.answerability[
+        "contradictions"
+    ]
     # "The first trial count of aisle C finished in three hours."
     ant = pipe.ask("How long did the last trial count of aisle C take?", opts).result()
     assert ant.refused and ant.refusal_reason == "no_support", ant.answerability
     assert ant.answerability is not None
-    assert {"question": "last", "passage": "first"} in ant.answerability["contradictions"]
+    assert {"question": "last", "passage": "first", "rule": "negation"} in ant.answerability[
+        "contradictions"
+    ]
     assert loads == []
     # a negated question the note answers with a negation is not stopped by the cue
     ok = pipe.ask("Which devices should never talk to the rest of the house?", opts).result()

@@ -259,7 +259,9 @@ def test_the_pipeline_refuses_a_swapped_name_before_loading_the_model() -> None:
     ).result()
     assert rec.refused and rec.refusal_reason == "no_support"
     assert rec.answerability is not None
-    assert rec.answerability["contradictions"] == [{"question": "American", "passage": "European"}]
+    assert rec.answerability["contradictions"] == [
+        {"question": "American", "passage": "European", "rule": "swapped-key"}
+    ]
 
 
 def test_an_acronym_the_question_writes_out_is_no_swapped_name() -> None:

@@ -2090,7 +2090,10 @@ def test_truncated_answer_is_trimmed_to_its_last_complete_sentence() -> None:
     assert rec.text == "It proofs in the refrigerator overnight [#1]."
     assert [v.text for v in rec.sentences] == [rec.text]
     done = gen.pieces  # the record says what was cut; nothing unfinished is verified
-    assert done and rec.grounded
+    assert done and all(v.verdict == "supported" for v in rec.sentences)
+    # what is shown is supported, but cut short: partial, so not grounded
+    assert rec.responsive is not None and rec.responsive.verdict == "partial"
+    assert not rec.grounded
 
 
 def test_a_quote_list_cut_by_max_tokens_is_marked_and_the_budget_fits_every_label() -> None:

@@ -74,7 +74,10 @@
     const li = el("li", v.verdict);
     li.append(el("span", "v", v.verdict === "supported" ? "✓" : "✗"));
     li.append(document.createTextNode((v.claim || v.text).trim() + " "));
-    const tag = v.verdict + (v.score !== null && v.score !== undefined ? ` (${v.score.toFixed(2)})` : "");
+    // a quote is copied from its passage: "supported" would be true by construction
+    const tag = v.quoted && v.verdict === "supported"
+      ? `quoted from [#${v.evidence ? v.evidence.n : v.citations[0]}]`
+      : v.verdict + (v.score !== null && v.score !== undefined ? ` (${v.score.toFixed(2)})` : "");
     li.append(el("span", "tag", tag));
     if (v.evidence && v.evidence.quote) {
       // an unsupported sentence's closest passage sentence is not evidence: say so
@@ -87,47 +90,19 @@
     verdicts.querySelector("ol").append(li);
   }
 
-  function supportReason(a) {
-    const c = (a.contradictions || [])[0];
-    if (c && a.score >= a.threshold) {
-      return c.passage === null
-        ? `the question says "${c.question}", but no passage sentence that matches it says so`
-        : `the question asks about "${c.question}", but the passage sentence that matches it best says "${c.passage}"`;
-    }
-    const absent = a.absent_keys || [];
-    if (absent.length && a.score >= a.threshold) {
-      return "the question names " + absent.slice(0, 5).map((w) => `"${w}"`).join(", ") +
-        ", which no retrieved passage contains";
-    }
-    if (!(a.missing || []).length && a.cosine != null) {
-      return `the question's words are in the passages, but no sentence is close to it in meaning (cosine ${a.cosine.toFixed(2)})`;
-    }
-    return "no retrieved passage holds the question's words together";
-  }
-
   function finish(rec) {
     for (const c of rec.contexts || []) {
       if (!cites.has(c.n)) cites.set(c.n, { chunk_id: c.chunk_id, display: c.locator.display });
     }
     text = rec.text || text;
     renderAnswer();
-    let cls = "warn";
-    let msg;
-    if (rec.refused) {
-      msg = rec.refusal_reason === "no_hits"
-        ? "Refused: nothing in the KB is close enough to the question; the model was not run."
-          + (rec.nearest ? " Closest: " + rec.nearest.locator.display + "." : "")
-        : rec.refusal_reason === "no_support"
-          ? "Refused: " + supportReason(rec.answerability || {}) + "; the model was not run."
-          : "Refused: the model found no answer in the retrieved passages.";
-    } else if (!rec.citations.length) {
-      msg = "Ungrounded: the answer cites no source."; cls = "bad";
-    } else if (rec.grounded) {
-      msg = "Grounded: every sentence is supported by the passage it cites."; cls = "good";
-    } else {
-      msg = "Not grounded: some sentences are not supported by the passages they cite."; cls = "bad";
-    }
-    if (rec.error) { msg = "Error: " + rec.error; cls = "bad"; }
+    // the reason is rendered once, in Python (kb.rag.reasons.outcome), for the CLI,
+    // this page and MCP alike
+    const o = rec.outcome || {};
+    let msg = o.line || "";
+    const cls = o.kind === "grounded" ? "good"
+      : ["ungrounded", "unsupported", "not_responsive", "error"].includes(o.kind) ? "bad" : "warn";
+    if (o.kind === "no_hits" && rec.nearest) msg += " Closest: " + rec.nearest.locator.display + ".";
     label.hidden = false;
     label.className = "label " + cls;
     label.textContent = msg;

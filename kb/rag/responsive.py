@@ -1,0 +1,189 @@
+"""Does the answer give what the question asks? The second judgment beside "supported".
+
+In quote mode every answer sentence is copied from its passage, so *supported* is true by
+construction: it says the quote exists, not that it answers. "How much did the boiler
+service cost?" answered with the car service's row "| Service | £289 |" is supported and
+wrong. This module judges each answer against the question:
+
+- *responsive*: it gives the question's answer type (:func:`kb.rag.answer_type.
+  strict_type`, else :func:`~kb.rag.answer_type.expected_type`: a date, an amount, a
+  number, a name; untyped questions pass this test) about the question's subject;
+- *partial*: it does, but was cut short (``--max-tokens`` dropped quotes or a sentence);
+- *not responsive*: no answer sentence (read with the heading quoted before it) gives the
+  type, or its passages do not hold the question's subject.
+
+**Subject.** The question's terms (:func:`kb.rag.answerability.question_terms`: stems with
+their idf weights; light verbs and the words that name the answer type or an extreme
+aside, :data:`FRAME_WORDS`) are looked for in the cited passages: every sentence, the
+chunk's headings and its file name (:attr:`kb.rag.verify.PassageSentences.heading_stems`),
+typos and derivations forgiven (:func:`kb.rag.lexical.found`). A term the cited passages
+lack counts against the answer only when **another retrieved passage holds it**: then the
+notes do talk about it, elsewhere, and the quote is about something else ("How much did
+the *boiler* service cost?" answered from the car's service table while the boiler note
+is hit 2; "When is *Maria*'s birthday?" from another person's dinner). A term no passage
+holds is a paraphrase or a word the notes do not use (the evidence check weighed those),
+as is *pay* in "Which card do I pay Spotify with?" over the row "| Spotify Duo | £16.99
+| Amex |".
+
+The subject is missing when such a term (held elsewhere, lacking in the cited passages)
+is a name or number of the question (:func:`kb.rag.lexical.key_tokens`), or is its
+heaviest term (ties: any of the heaviest) while ``lacking_share >= SUBJECT_SHARE``, with
+``sum(w(t) for t in lacking) / sum(w(t) for t in asked)`` for the trace.
+
+Edge cases: no answer sentence (a refusal) gives ``None``; a question without terms
+(all stop words) has its subject by definition; an uncited answer sentence reads no
+passage, so only its own words count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
+from kb.rag.answerability import Terms, asked_terms
+from kb.rag.lexical import content_stems, found, key_tokens
+from kb.rag.verify import PassageSentences
+
+Verdict = Literal["responsive", "partial", "not_responsive"]
+
+#: words that name what kind of answer is asked, or which of several ("What was my parkrun
+#: *time*?", "When did I *last* run?", "How much did it *cost*?"): the answer gives a time,
+#: the latest entry or an amount, and need not repeat the word
+_FRAME_TEXT = """time times date dates day days cost costs price prices amount fee fees total
+number count last latest first earliest recent recently current currently newest oldest
+previous next"""
+FRAME_WORDS = frozenset(_FRAME_TEXT.split())
+
+#: the least share of the question's weight the lacking terms must carry for a heaviest
+#: term held only by another retrieved passage to mean another subject: a verb or a
+#: common noun the quote does not repeat ("Who *wrote* The Dispossessed?" over "Ursula K.
+#: Le Guin, 1974."; "What *model* is the boiler?" over "Boiler: Vaillant ecoTEC ...")
+#: carries less
+SUBJECT_SHARE = 0.6
+
+#: what an answer type is called in a verdict ("gives no date or year")
+TYPE_WORDS: dict[AnswerType, str] = {
+    "time": "date or time",
+    "money": "amount",
+    "quantity": "number",
+    "name": "name",
+}
+
+
+@dataclass(frozen=True)
+class Responsiveness:
+    """The verdict, what the question asks for (``asks``: a :data:`TYPE_WORDS` value or
+    ``None``), the question's terms the answer's passages hold and lack (as the question
+    writes them), and ``reason``: ``"type"`` (no sentence gives what is asked),
+    ``"subject"`` (the passages lack what it is about), ``"cut"`` (partial: cut short),
+    or ``None`` when responsive."""
+
+    verdict: Verdict
+    asks: str | None = None
+    held: list[str] = field(default_factory=list)
+    lacking: list[str] = field(default_factory=list)
+    reason: str | None = None
+    lacking_share: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "asks": self.asks,
+            "held": list(self.held),
+            "lacking": list(self.lacking),
+            "reason": self.reason,
+            "lacking_share": round(self.lacking_share, 4),
+        }
+
+
+def asked_type(question: str) -> tuple[AnswerType | None, bool]:
+    """The question's answer type and whether it is strict (:func:`strict_type`: only a
+    sentence that gives one answers), else the looser expected type."""
+    strict = strict_type(question)
+    if strict is not None:
+        return strict, True
+    return expected_type(question), False
+
+
+def gives_type(question: str, texts: Sequence[str]) -> bool:
+    """Does any of ``texts`` (answer sentences with their quoted leads) give the
+    question's answer type? True for an untyped question."""
+    kind, strict = asked_type(question)
+    if kind is None:
+        return True
+    if strict:
+        return any(gives(kind, t, question) for t in texts)
+    return any(holds(kind, t, question) for t in texts)
+
+
+def subject(
+    terms: Terms,
+    cited: Sequence[PassageSentences],
+    others: Sequence[PassageSentences] = (),
+    extra: Sequence[str] = (),
+    keys: frozenset[str] = frozenset(),
+) -> tuple[list[str], list[str], float, bool]:
+    """(held, lacking, lacking_share, subject missing) for ``terms`` over the ``cited``
+    passages (and the words of ``extra`` texts), with ``others`` the passages retrieved
+    but not cited and ``keys`` the question's names and numbers as stems (module
+    docstring)."""
+    asked = sorted(s for s in asked_terms(terms) if terms[s][0].lower() not in FRAME_WORDS)
+    if not asked:
+        return [], [], 0.0, False
+    held_stems = _stems(cited)
+    for t in extra:
+        held_stems |= content_stems(t)
+    elsewhere = _stems(others)
+    held = [s for s in asked if found(s, held_stems)]
+    lacking = [s for s in asked if s not in held]
+    weight = {s: terms[s][1] for s in asked}
+    total = sum(weight.values()) or 1.0
+    share = sum(weight[s] for s in lacking) / total
+    heaviest = max(weight.values())
+    missing = any(
+        found(s, elsewhere) and (s in keys or (weight[s] == heaviest and share >= SUBJECT_SHARE))
+        for s in lacking
+    )
+    return [terms[s][0] for s in held], [terms[s][0] for s in lacking], share, missing
+
+
+def _stems(passages: Sequence[PassageSentences]) -> set[str]:
+    out: set[str] = set()
+    for p in passages:
+        out |= p.heading_stems
+        for s in p.stems:
+            out |= s
+    return out
+
+
+def judge(
+    question: str,
+    terms: Terms,
+    answer: Sequence[str],
+    passages: Sequence[PassageSentences],
+    others: Sequence[PassageSentences] = (),
+    *,
+    cut: bool = False,
+) -> Responsiveness | None:
+    """The verdict on ``answer`` (its sentences, each with the heading or lead quoted
+    before it) drawn from the cited ``passages`` (``others``: the retrieved passages it
+    does not cite); ``cut``: the answer was cut short. ``None`` without an answer
+    sentence."""
+    texts = [t for t in answer if t.strip()]
+    if not texts:
+        return None
+    kind, _ = asked_type(question)
+    asks = TYPE_WORDS.get(kind) if kind is not None else None
+    keys = frozenset(key_tokens(question))
+    held, lacking, share, missing = subject(
+        terms, passages, others, () if passages else texts, keys
+    )
+    if not gives_type(question, texts):
+        return Responsiveness("not_responsive", asks, held, lacking, "type", share)
+    if missing:
+        return Responsiveness("not_responsive", asks, held, lacking, "subject", share)
+    if cut:
+        return Responsiveness("partial", asks, held, lacking, "cut", share)
+    return Responsiveness("responsive", asks, held, lacking, None, share)
