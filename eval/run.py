@@ -428,6 +428,23 @@ def _run_one(
     return r
 
 
+def run_queries(
+    store: Store,
+    retriever: RetrieverLike,
+    pipeline: PipelineLike,
+    queries: list[GoldenQuery],
+    options: RunOptions,
+) -> list[QueryResult]:
+    """Ask ``queries`` again as a run would (retrieval, then the answer), without
+    storing anything: what ``kb eval rules`` compares against a stored run."""
+    answer_opts = options.answer_search or options.search
+    search = replace(options.search, k=options.k)
+    return [
+        _run_one(store, retriever, pipeline, q, i, search, answer_opts)
+        for i, q in enumerate(queries)
+    ]
+
+
 def _message(e: BaseException) -> str:
     return str(e) if isinstance(e, KbError) else f"{type(e).__name__}: {e}"
 

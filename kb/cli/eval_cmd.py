@@ -10,6 +10,7 @@ This module holds the Typer group; each subcommand lives in its own module:
 - ``record``: :mod:`kb.cli.eval_record`
 - ``tune``: :mod:`kb.cli.eval_tune`
 - ``sweep``: :mod:`kb.cli.eval_sweep`
+- ``rules``: :mod:`kb.cli.eval_rules`
 
 Shared options and helpers: :mod:`kb.cli.eval_common`.
 """
@@ -18,7 +19,15 @@ from __future__ import annotations
 
 import typer
 
-from kb.cli import eval_compare, eval_record, eval_run, eval_sweep, eval_tune, eval_view
+from kb.cli import (
+    eval_compare,
+    eval_record,
+    eval_rules,
+    eval_run,
+    eval_sweep,
+    eval_tune,
+    eval_view,
+)
 from kb.cli.help import command_kwargs, show_help_without_command
 
 eval_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -59,3 +68,6 @@ eval_app.command(
 eval_app.command(
     "sweep", **command_kwargs("Evaluate several chunkings side by side; print a leaderboard.")
 )(eval_sweep.sweep)
+eval_app.command(
+    "rules", **command_kwargs("Measure what each answer rule changes: with it, and without.")
+)(eval_rules.rules)
