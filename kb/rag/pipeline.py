@@ -52,6 +52,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -237,65 +238,70 @@ class AskPipeline:
             return self._refuse(
                 q, "no_hits", base, t0, use_grammar, mode, None, nearest, opts.min_score
             )
-        # always measured (no model), recorded, and enforced when min_answerable > 0; the
-        # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
-        # with anyway, so generate mode with the check off skips them (lexical score only)
-        embed = self.embed if (mode == "quote" or a.min_answerable > 0) else None
-        if embed is not None and self._reuse_stored:
-            known = known_vectors(
-                getattr(self.retriever, "store", None),
-                hits,
-                q,
-                getattr(result, "query_vector", None),
-            )
-            embed = reusing_embed(embed, known)
-        assessed = assess(
-            q,
-            hits,
-            embed,
-            self.doc_freq,
-            a.min_answerable,
-            require_keys=a.require_key_terms,
-            off=frozenset(a.rules_off),
-        )
-        checked = assessed.answerability
-        if not checked.answerable:
-            return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
-        t_load = time.perf_counter()
-        gen = self.generator()
-        load_s = time.perf_counter() - t_load
-        t_prompt = time.perf_counter()
-        verifier: Verifier | None = None
-        gbnf: str | None
-        selector: str | None = None
-        if mode == "quote":
-            built, gbnf, verifier, selector = self._quote_prompt(gen, q, hits, assessed)
-        else:
-            built = build_prompt(gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens)
-            if not built.contexts:
-                raise ContextOverflowError(
-                    f"no context passage fits the {gen.n_ctx}-token window next to the "
-                    "question; raise --ctx or lower --max-tokens"
+        # a German or French question's function words are no content words
+        # (kb.lang): the evidence check and quote ranking read it in its language
+        with _language_of(q):
+            # always measured (no model), recorded, and enforced when min_answerable > 0; the
+            # sentence vectors it needs (about 0.1-0.3 s on a CPU) are what quote mode ranks
+            # with anyway, so generate mode with the check off skips them (lexical score only)
+            embed = self.embed if (mode == "quote" or a.min_answerable > 0) else None
+            if embed is not None and self._reuse_stored:
+                known = known_vectors(
+                    getattr(self.retriever, "store", None),
+                    hits,
+                    q,
+                    getattr(result, "query_vector", None),
                 )
-            gbnf = (
-                citation_grammar(len(built.contexts), self.settings.prompt.refusal_phrase)
-                if use_grammar
-                else None
+                embed = reusing_embed(embed, known)
+            assessed = assess(
+                q,
+                hits,
+                embed,
+                self.doc_freq,
+                a.min_answerable,
+                require_keys=a.require_key_terms,
+                off=frozenset(a.rules_off),
             )
-        if a.verify and verifier is None:
-            verifier = self._verifier(built.contexts)
-        timings: dict[str, float | None] = {
-            "retrieval_s": retrieval_s,
-            "load_s": load_s,
-            "prompt_s": time.perf_counter() - t_prompt,
-        }
-        run = _Run(q, built, gbnf, mode, verifier if a.verify else None, checked, t0, timings)
-        run.selector = selector
+            checked = assessed.answerability
+            if not checked.answerable:
+                return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
+            t_load = time.perf_counter()
+            gen = self.generator()
+            load_s = time.perf_counter() - t_load
+            t_prompt = time.perf_counter()
+            verifier: Verifier | None = None
+            gbnf: str | None
+            selector: str | None = None
+            if mode == "quote":
+                built, gbnf, verifier, selector = self._quote_prompt(gen, q, hits, assessed)
+            else:
+                built = build_prompt(
+                    gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens
+                )
+                if not built.contexts:
+                    raise ContextOverflowError(
+                        f"no context passage fits the {gen.n_ctx}-token window next to the "
+                        "question; raise --ctx or lower --max-tokens"
+                    )
+                gbnf = (
+                    citation_grammar(len(built.contexts), self.settings.prompt.refusal_phrase)
+                    if use_grammar
+                    else None
+                )
+            if a.verify and verifier is None:
+                verifier = self._verifier(built.contexts)
+            timings: dict[str, float | None] = {
+                "retrieval_s": retrieval_s,
+                "load_s": load_s,
+                "prompt_s": time.perf_counter() - t_prompt,
+            }
+            run = _Run(q, built, gbnf, mode, verifier if a.verify else None, checked, t0, timings)
+            run.selector = selector
 
-        def produce(stream: AnswerStream) -> None:
-            self._produce(stream, gen, run)
+            def produce(stream: AnswerStream) -> None:
+                self._produce(stream, gen, run)
 
-        return AnswerStream.start(produce)
+            return AnswerStream.start(produce)
 
     # -- building blocks ------------------------------------------------------------------
     def _verifier(
@@ -684,6 +690,17 @@ class _VerifierThread:
                 self.busy_s += time.perf_counter() - t
             self.verdicts.append(v)
             self.stream.put(VerdictEvent(v))
+
+
+def _language_of(question: str) -> AbstractContextManager[None]:
+    """:func:`kb.rag.lexical.question_in` for a question detected as German or French
+    (:func:`kb.lang.detect.question_language`); nothing changes for English or an
+    undetected language."""
+    from kb.lang.detect import question_language
+    from kb.rag.lexical import question_in
+
+    lang = question_language(question)
+    return question_in(lang) if lang in ("de", "fr") else nullcontext()
 
 
 def _nearest(result: Any) -> dict[str, Any]:

@@ -90,3 +90,19 @@ def test_cut_short_is_partial_and_a_refusal_has_no_verdict() -> None:
     v = judge("How long?", question_terms("How long?", None), ["Overnight."], [BOILER], cut=True)
     assert v is not None and v.verdict == "partial" and v.reason == "cut"
     assert judge("q", question_terms("q", None), [" "], [BOILER]) is None
+
+
+def test_a_german_questions_function_words_are_not_missing_words() -> None:
+    """ "Wie hoch ist die Nachzahlung für 2025?" was refused naming 'Wie', 'hoch', 'ist':
+    the pipeline reads a German question's checks in German (kb.rag.pipeline)."""
+    from kb.rag.answerability import check
+    from kb.rag.pipeline import _language_of
+
+    q = "Wie hoch ist die Nachzahlung für 2025?"
+    ps = [passage(1, "Die Nachzahlung für 2025 beträgt 412 Euro.", "notes/steuer.md", "Steuer")]
+    plain = check(q, ps, None, 0.4)
+    with _language_of(q):
+        german = check(q, ps, None, 0.4)
+    assert {"Wie", "ist"} & set(plain.missing)
+    assert not {"Wie", "hoch", "ist", "die"} & set(german.missing), german.missing
+    assert german.score > plain.score
