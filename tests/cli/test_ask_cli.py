@@ -80,12 +80,15 @@ def test_errors_carry_their_exit_codes(kb_home: Path, tmp_path: Path) -> None:
 
 
 def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
-    question = "sourdough " * 2500
+    # under the 4,000-character question limit (kb.limits), over a 512-token window
+    question = "sourdough " * 390
     r = runner.invoke(
         app,
         [
             "ask",
             question,
+            "--ctx",
+            "512",
             "--kb",
             str(demo_kb),
             "--mode",
@@ -97,7 +100,7 @@ def test_question_too_long(demo_kb: Path, shared_embedder: None) -> None:
         ],
     )
     assert isinstance(r.exception, ContextOverflowError) and r.exception.exit_code == 5
-    assert "2048-token window" in str(r.exception)
+    assert "512-token window" in str(r.exception)
 
 
 def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
