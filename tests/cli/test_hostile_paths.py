@@ -217,7 +217,8 @@ def test_kb_docs_and_sources_escape_names(capsys: Cap, kb_home: Path, tmp_path: 
         add_doc(store, "bad\x1b[31mred.md", "Kestrels hover over fields.")
     r = kb(capsys, "docs")
     assert r.code == 0, r.err
-    assert r.out.splitlines() == ['"bad\\x1b[31mred.md"  md  1 chunk']
+    # path, type, language ("?": too little text to tell), chunks
+    assert r.out.splitlines() == ['"bad\\x1b[31mred.md"  md  ?  1 chunk']
     assert "\x1b" not in r.out
     assert json.loads(kb(capsys, "docs", "--json").out)[0]["path"] == "bad\x1b[31mred.md"
     listed = kb(capsys, "sources").out

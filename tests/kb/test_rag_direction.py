@@ -97,5 +97,5 @@ def test_the_pipeline_refuses_a_reversed_move_before_loading_the_model() -> None
     assert rec.refused and rec.refusal_reason == "no_support"
     assert rec.answerability is not None
     assert rec.answerability["contradictions"] == [
-        {"question": "to Stripe", "passage": "from Stripe to Adyen"}
+        {"question": "to Stripe", "passage": "from Stripe to Adyen", "rule": "reversed-move"}
     ]
