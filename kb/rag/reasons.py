@@ -105,8 +105,10 @@ class Outcome:
         return self.kind in REFUSALS
 
     def line(self) -> str:
-        """``"Refused: <message>."`` as the web page and MCP show it."""
-        return f"{self.label}: {self.message}."
+        """``"Refused: <message>; the model was not run."`` as the web page and MCP
+        show it (a refusal before the model says so)."""
+        ran = "; the model was not run" if self.refused and self.kind != Kind.MODEL else ""
+        return f"{self.label}: {self.message}{ran}."
 
     def to_dict(self) -> dict[str, Any]:
         return {
