@@ -700,7 +700,15 @@ def _language_of(question: str) -> AbstractContextManager[None]:
     from kb.rag.lexical import question_in
 
     lang = question_language(question)
-    return question_in(lang) if lang in ("de", "fr") else nullcontext()
+    # an English question word wins over a foreign guess ("Who recommended Taberna da Rua
+    # das Flores?" reads as German by its names' "da", "das")
+    english = {w.lower().strip("?,.") for w in question.split()} & _EN_QUESTION_WORDS
+    return question_in(lang) if lang in ("de", "fr") and not english else nullcontext()
+
+
+_EN_QUESTION_WORDS = frozenset(
+    ["who", "what", "when", "where", "which", "why", "how", "whom", "whose", "is", "does"]
+)
 
 
 def _nearest(result: Any) -> dict[str, Any]:

@@ -142,8 +142,12 @@ def subject(
     total = sum(weight.values()) or 1.0
     share = sum(weight[s] for s in lacking) / total
     heaviest = max(weight.values())
+    # a heaviest word counts only when a passage that holds it holds what the cited one
+    # does too: a better match on the subject, not a paraphrase's other use of the word
+    better = [st for st in (_stems([o]) for o in others) if all(found(h, st) for h in held)]
     missing = any(
-        found(s, elsewhere) and (s in keys or (weight[s] == heaviest and share >= SUBJECT_SHARE))
+        (s in keys and found(s, elsewhere))
+        or (weight[s] == heaviest and share >= SUBJECT_SHARE and any(found(s, st) for st in better))
         for s in lacking
     )
     return [terms[s][0] for s in held], [terms[s][0] for s in lacking], share, missing
