@@ -53,6 +53,9 @@ def fired(r: QueryResult) -> set[str]:
         out.add("section-named")
     if a.selector and a.selector != "ranked":
         out.add(a.selector)
+    for v in a.sentences:
+        if (c := v.get("contradiction")) and c.get("rule"):
+            out.add(str(c["rule"]))
     return out
 
 

@@ -326,6 +326,8 @@ def _summary(record: AnswerRecord, settings: Settings, explain: bool = False) ->
         cites = " ".join(f"[#{n}]" for n in v.citations) or "no citation"
         line = f"  ✗ {_clip(v.claim, 90)} ({cites}"
         line += f", support {v.score:.2f})" if v.score is not None else ")"
+        if v.contradiction is not None:  # a claim that negates or reverses its evidence
+            line += f" — it {v.contradiction['line']}"
         if v.suggested is not None:
             line += f" — [#{v.suggested.n}] supports it ({v.suggested.score:.2f})"
         echo(line)

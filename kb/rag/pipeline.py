@@ -320,6 +320,7 @@ class AskPipeline:
             vectors=vectors,
             passages=passages,
             quoted=quoted,
+            off=a.rules_off,
         )
 
     def _refuse(

@@ -14,7 +14,10 @@ Kinds:
 - ``selector``: quote mode's choice of the candidate sentences the model may copy
   (the first selector that gives candidates wins; ``ranked`` is the fallback and cannot
   be turned off);
-- ``judge``: a verdict on the answer once written (:mod:`kb.rag.responsive`).
+- ``judge``: a verdict on the answer once written (:mod:`kb.rag.responsive`);
+- ``verify``: the citation verifier's verdict on one answer sentence against its
+  evidence (:mod:`kb.rag.claim_polarity`: a claim that negates or reverses its
+  evidence is unsupported by it).
 
 ``lang`` is the language whose words a rule reads: ``"en"`` for the rules built on
 English word lists and grammar, ``"*"`` for rules on numbers, names and structure.
@@ -26,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-RuleKind = Literal["veto", "floor", "selector", "judge"]
+RuleKind = Literal["veto", "floor", "selector", "judge", "verify"]
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,21 @@ RULES: tuple[Rule, ...] = (
         "kb.rag.responsive",
         "*",
         "the answer gives what the question asks (its answer type) about its subject",
+    ),
+    # -- the verifier's --
+    Rule(
+        "claim-negated",
+        "verify",
+        "kb.rag.claim_polarity",
+        "en",
+        "an answer sentence denies a word its evidence says plainly, or says one it denies",
+    ),
+    Rule(
+        "claim-reversed",
+        "verify",
+        "kb.rag.claim_polarity",
+        "en",
+        "an answer sentence says a word where its evidence says the word's antonym",
     ),
 )
 

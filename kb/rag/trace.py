@@ -40,6 +40,17 @@ def _fired(a: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _verified(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The verifier's rules that fired (:mod:`kb.rag.claim_polarity`), one per sentence."""
+    out: list[dict[str, Any]] = []
+    for v in d.get("sentences") or []:
+        c = v.get("contradiction")
+        if c:
+            read = {"claim": c.get("claim"), "evidence": c.get("evidence")}
+            out.append({"rule": c.get("rule"), "kind": "verify", "read": read})
+    return out
+
+
 def trace(d: dict[str, Any], rules_off: list[str] | None = None) -> dict[str, Any]:
     """The decision of record ``d`` (module docstring), as plain JSON values."""
     a = d.get("answerability")
@@ -71,7 +82,7 @@ def trace(d: dict[str, Any], rules_off: list[str] | None = None) -> dict[str, An
     return {
         "passages": passages,
         "evidence": evidence,
-        "rules": _fired(a) if a is not None else [],
+        "rules": (_fired(a) if a is not None else []) + _verified(d),
         "rules_off": list(rules_off or []),
         "selector": d.get("selector"),
         "responsive": d.get("responsive"),
@@ -85,6 +96,8 @@ def _read(r: dict[str, Any]) -> str:
         return ""
     if isinstance(read, list):
         return " (read " + ", ".join(f"'{w}'" for w in read) + ")"
+    if "claim" in read:
+        return f" (the answer says '{read['claim']}', its evidence '{read['evidence']}')"
     q, p = read.get("question"), read.get("passage")
     said = f", the passage says '{p}'" if p else ", no matching sentence says so"
     return f" (the question says '{q}'{said})"

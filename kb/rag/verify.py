@@ -36,13 +36,14 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from kb.rag.acronyms import has_acronym, written_acronyms
+from kb.rag.claim_polarity import reversal
 from kb.rag.lexical import (
     content_stems,
     date_words,
@@ -511,6 +512,10 @@ class SentenceVerdict:
     #: quote mode: the sentence is copied from its cited passage, so *supported* says it
     #: exists there, not that it answers (shown as "quoted from [#n]")
     quoted: bool = False
+    #: the polarity rule that found the claim saying the opposite of its best cited
+    #: evidence (:meth:`kb.rag.claim_polarity.Reversal.to_dict`: rule, claim, evidence,
+    #: line), else ``None``
+    contradiction: dict[str, Any] | None = None
 
     @property
     def score(self) -> float | None:
@@ -529,6 +534,7 @@ class SentenceVerdict:
             "evidence": None if self.evidence is None else self.evidence.to_dict(),
             "suggested": None if self.suggested is None else self.suggested.to_dict(),
             "quoted": self.quoted,
+            "contradiction": self.contradiction,
         }
 
 
@@ -598,12 +604,16 @@ class Verifier:
         vectors: bool | None = None,
         passages: Sequence[PassageSentences] | None = None,
         quoted: bool = False,
+        off: Iterable[str] = (),
     ) -> None:
         """``passages``: the contexts already cut into sentences (by the caller's
         evidence check), reused instead of splitting them again; ``quoted``: the answer
-        sentences are copied from the passages (quote mode), so verdicts say so."""
+        sentences are copied from the passages (quote mode), so verdicts say so;
+        ``off``: rule ids turned off (``[answer] rules_off``: the polarity rules of
+        :mod:`kb.rag.claim_polarity`)."""
         self.contexts = list(contexts)
         self.quoted = quoted
+        self.off = frozenset(off)
         # embed passage sentences only when the support model uses the cosine, or when
         # the caller needs the vectors (quote mode ranks candidates with them)
         use = (model.w_cos != 0) if vectors is None else vectors
@@ -693,16 +703,28 @@ class Verifier:
             return v
         qvec = self._claim_vector(claim)
         every = {n: self.best(claim, n, qvec) for n in range(1, k + 1)}
+        # a passage whose evidence sentence the claim negates or reverses supports nothing
+        against = {
+            n: r for n, e in every.items() if (r := reversal(claim, e.quote, self.off)) is not None
+        }
         if cited:
             v.support = {n: every[n].score for n in cited}
-            best_n = max(cited, key=lambda n: every[n].score)
+            clean = [n for n in cited if n not in against]
+            best_n = max(clean or cited, key=lambda n: every[n].score)
+            ok = bool(clean) and every[best_n].score >= self.threshold
+            if not ok:
+                best_n = max(cited, key=lambda n: every[n].score)
+                if best_n in against and every[best_n].score >= self.threshold:
+                    v.contradiction = against[best_n].to_dict(best_n)
             v.evidence = every[best_n]
-            v.verdict = "supported" if every[best_n].score >= self.threshold else "unsupported"
-            best_cited = every[best_n].score
+            v.verdict = "supported" if ok else "unsupported"
+            best_cited = 0.0 if v.contradiction else every[best_n].score
         else:
             best_cited = 0.0
         other = max(
-            (e for n, e in every.items() if n not in cited), key=lambda e: e.score, default=None
+            (e for n, e in every.items() if n not in cited and n not in against),
+            key=lambda e: e.score,
+            default=None,
         )
         if (
             other is not None

@@ -84,6 +84,10 @@
       const closest = v.verdict === "supported" ? "" : "closest: ";
       li.append(el("span", "ev", `${closest}“${v.evidence.quote}” — ${v.evidence.locator.display}`));
     }
+    if (v.contradiction) {
+      // the verifier's polarity rule, in the words kb.rag.claim_polarity wrote
+      li.append(el("span", "ev", "it " + v.contradiction.line));
+    }
     if (v.verdict !== "supported" && v.suggested) {
       li.append(el("span", "ev", `[#${v.suggested.n}] supports it (${v.suggested.score.toFixed(2)})`));
     }
