@@ -76,9 +76,15 @@ def build_chunking(
     spec: str,
     embedder: Callable[[], Embedder],
     on_progress: Callable[[str], None] | None = None,
+    *,
+    keep_failed: bool = True,
 ) -> BuildReport:
     """Bring the chunking of ``spec`` up to date (see the module docs); returns what
-    it cost. Raises :class:`kb.errors.UsageError` for a spec that cannot be loaded."""
+    it cost. Raises :class:`kb.errors.UsageError` for a spec that cannot be loaded.
+
+    ``keep_failed=False`` (a try, :func:`try_chunking`): when the chunker fails on any
+    document, nothing is embedded, and a chunking this build created is dropped again,
+    so a failed try leaves the KB as it was (``failed`` lists what went wrong)."""
     from ingest.chunkers import make_chunker, spec_label
     from ingest.loaders import LoadContext, loader_for
     from kb.hashing import sha256_file
@@ -87,6 +93,7 @@ def build_chunking(
     chunker = make_chunker(spec, settings)
     try:
         info = chunker.info
+        created = chunkings.find(store, info) is None
         cid = chunkings.ensure(store, spec_label(spec, info), info)
         rep = BuildReport(spec, cid)
 
@@ -127,6 +134,10 @@ def build_chunking(
         if close is not None:
             close()
     rep.seconds_chunk = time.perf_counter() - started
+    if rep.failed and not keep_failed:
+        if created:
+            chunkings.remove(store, cid)
+        return rep
     if store.count_chunks("pending", chunking=cid):
         stats = EmbedStats()
         embed_pending(
@@ -146,6 +157,62 @@ def build_chunking(
     )
     chunkings.mark_built(store, cid)
     return rep
+
+
+def needs_try(store: Store, settings: Settings, spec: str) -> bool:
+    """``spec`` names another chunking than the live one and the KB has indexed
+    documents to try it on (a first ingest has no live chunking to protect)."""
+    from ingest.chunkers import make_chunker
+
+    live = chunkings.live_id(store)
+    if live is None:
+        return False
+    chunker = make_chunker(spec, settings)
+    try:
+        if chunkings.find(store, chunker.info) == live:
+            return False
+    finally:
+        close = getattr(chunker, "close", None)
+        if close is not None:
+            close()
+    return indexed_documents(store) > 0
+
+
+def indexed_documents(store: Store) -> int:
+    row = store.conn.execute("SELECT count(*) FROM documents WHERE status = 'indexed'").fetchone()
+    return int(row[0])
+
+
+def try_chunking(
+    store: Store,
+    settings: Settings,
+    spec: str,
+    embedder: Callable[[], Embedder],
+    on_progress: Callable[[str], None] | None = None,
+) -> BuildReport:
+    """A chunker change tried on every indexed document before it goes live
+    (``kb ingest --chunker SPEC``, ``kb chunkers use SPEC``; see :func:`needs_try`).
+
+    The chunking of ``spec`` is built beside the live one (:func:`build_chunking`,
+    ``keep_failed=False``); search keeps reading the live one meanwhile. The caller
+    makes it live only when ``failed`` is empty; otherwise the live chunking and the
+    recorded chunker are as they were, and a chunking the try created is gone."""
+    return build_chunking(store, settings, spec, embedder, on_progress, keep_failed=False)
+
+
+def try_failed_message(store: Store, rep: BuildReport) -> str:
+    """The one line after a failed try's per-document lines."""
+    from kb.types import plural
+
+    live = chunkings.live_id(store)
+    live_spec = chunkings.get(store, live).spec if live is not None else "none"
+    total = indexed_documents(store)
+    return (
+        f"chunker {rep.spec} failed on {len(rep.failed)} of {plural(total, 'document')} "
+        f"(listed above), so it was not made live: search still uses {live_spec} and "
+        f"nothing else changed; fix the chunker (`kb chunkers check {rep.spec} PATH` "
+        "shows each failure) and run again"
+    )
 
 
 def with_outdated(store: Store) -> list[chunkings.Chunking]:

@@ -96,6 +96,7 @@ def watch_sources(
     import watchfiles
 
     from ingest.pipeline import ingest_paths
+    from kb.store.lock import write_lock
 
     sources = list_sources(store)
     paths = [s.path for s in sources if Path(s.path).exists()]
@@ -117,7 +118,8 @@ def watch_sources(
         scopes = scopes_for((p for _, p in changes), list_sources(store))
         if not scopes:
             continue
-        report = ingest_paths(store, settings, scopes, **(ingest_kwargs or {}))
+        with write_lock(store.home, "kb ingest --watch"):  # other writers get turns
+            report = ingest_paths(store, settings, scopes, **(ingest_kwargs or {}))
         lines = change_lines(report)
         if lines:
             on_lines(lines)

@@ -18,6 +18,11 @@ from kb.errors import QuestionTooLongError
 #: the most characters a question, query or golden-entry question may have
 MAX_QUESTION_CHARS = 4_000
 
+#: the most characters of a name a request may carry (an eval run's id or name in
+#: ``kb serve``'s eval API): run names are short, and a long one is refused before the
+#: store is read
+MAX_NAME_CHARS = 200
+
 #: JSON-RPC's error code for bad parameters (kb mcp)
 JSONRPC_INVALID_PARAMS = -32602
 
@@ -33,3 +38,9 @@ def check_question(text: str, what: str = "question", limit: int = MAX_QUESTION_
     if len(text) > limit:
         raise QuestionTooLongError(too_long_message(len(text), what, limit))
     return text
+
+
+def check_name(text: str, what: str) -> str:
+    """``text`` unchanged, or :class:`QuestionTooLongError` (HTTP 413) when it has more
+    than :data:`MAX_NAME_CHARS` characters; ``what`` names the parameter (``run a``)."""
+    return check_question(text, what, MAX_NAME_CHARS)

@@ -39,6 +39,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("kb/search/vector_cache.py", "tmp.open"): "KB cache: search-vectors.bin (written)",
     ("kb/search/vector_cache.py", "path.open"): "KB cache: search-vectors.bin",
     ("kb/cli/eval_tune.py", "path.read_text"): "the KB's config.toml, rewritten by --apply",
+    ("kb/store/lock.py", "os.open"): "the KB's writer lock, kb.lock (written)",
+    ("kb/store/lock.py", "(Path(home) / LOCK_NAME).read_bytes"): "kb.lock: its holder's pid",
     # model folders and files (kb/backends/ is in FILES below)
     ("ingest/chunkers/lint.py", "(folder / 'sentence_bert_config.json').read_text"): "model",
     ("ingest/tokens.py", "path.read_text"): "the embedding model's tokenizer.json",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -136,18 +137,31 @@ def doctor(
             "the damaged file beside it; `kb ingest` then restores the rest.",
         ),
     ] = False,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="SQLite's full PRAGMA integrity_check (also compares every index with its "
+            "table) instead of the faster quick_check.",
+        ),
+    ] = False,
     devices: Annotated[
         bool, typer.Option("--devices/--no-devices", help="Report which device each backend uses.")
     ] = True,
     kb: KbOption = None,
     json_out: JsonOption = False,
 ) -> None:
-    """Check SQLite against LanceDB (missing vectors, pending chunks, FTS sync, unused
-    cached vectors).
+    """Check the database's pages (SQLite's quick_check; --deep: integrity_check), then
+    SQLite against LanceDB (missing vectors, pending chunks, FTS sync, unused cached
+    vectors) and the sources.
+
+    A damaged database is one line naming the unreadable tables; `kb doctor --salvage`
+    is what repairs it. Everything else `kb doctor --repair` fixes.
 
     \b
     Examples:
       kb doctor
+      kb doctor --deep
       kb doctor --repair --no-devices
 
     Exit code 0 when clean (or repaired), 1 when problems remain.
@@ -157,20 +171,30 @@ def doctor(
     from kb.store.doctor import repair as do_repair
 
     settings = settings_for(kb)
+    from kb.store.lock import write_lock
+
     if salvage:
-        _salvage(settings.home, json_out)
+        with write_lock(settings.home, "kb doctor --salvage"):
+            _salvage(settings.home, json_out)
         return
-    with Store.open(settings.home, create=False) as store:
+    lock: contextlib.AbstractContextManager[None] = (
+        write_lock(settings.home, "kb doctor --repair") if repair else contextlib.nullcontext()
+    )
+    with lock, Store.open(settings.home, create=False) as store:
         if repair:
             store.require_writable("kb doctor --repair")
-        report = check(store)
-        model_meta = store.meta_get("model_files")
-        if repair and (
-            not report.clean
-            or report.unused_vectors
-            or report.unused_sentence_vectors
-            or report.outdated_sentence_vectors
-            or report.keyword_index_stale
+        report = check(store, deep)
+        model_meta = None if report.damaged else store.meta_get("model_files")
+        if (
+            repair
+            and not report.damaged
+            and (
+                not report.clean
+                or report.unused_vectors
+                or report.unused_sentence_vectors
+                or report.outdated_sentence_vectors
+                or report.keyword_index_stale
+            )
         ):
             do_repair(store, report)
             if store.count_chunks("pending") or report.outdated_sentence_vectors:
@@ -193,7 +217,7 @@ def doctor(
                         f"cut {plural(n, 'chunk text')} into sentences afresh and embedded them"
                     )
             repaired = report.repaired
-            report = check(store)
+            report = check(store, deep)
             report.repaired = repaired
     out: dict[str, Any] = report.to_dict()
     from kb.cli.cache_cmd import model_files_check
@@ -206,6 +230,9 @@ def doctor(
         print_json(out)
     else:
         typer.echo(doctor_text(out))
+    if report.damaged:
+        err(f"kb: {settings.home / 'kb.sqlite'} is damaged; run `kb doctor --salvage`")
+        raise typer.Exit(1)
     if not report.clean or not out["model_files"]["ok"]:
         err("kb: the KB needs repair; run `kb doctor --repair`")
         raise typer.Exit(1)
@@ -221,6 +248,15 @@ def doctor_text(out: dict[str, Any]) -> str:
         ("vector tombstones", out["tombstones"], "deleted chunk id", "not yet cleared"),
     ]
     lines = ["the KB is consistent" if out["clean"] else "the KB needs repair"]
+    db = out.get("database") or {"ok": True, "check": "quick_check"}
+    if not db["ok"]:
+        from kb.store.integrity import DatabaseCheck, finding_line
+
+        found = DatabaseCheck(db["check"], db["problems"], db["damaged_tables"])
+        lines.append(f"  FAIL  {finding_line(found)}")
+        lines.extend(f"repaired: {line}" for line in out.get("repaired") or [])
+        return "\n".join(lines)
+    lines.append(f"  ok    database pages (SQLite {db['check']})")
     for name, n, noun, what in checks:
         lines.append(f"  ok    {name}" if n == 0 else f"  FAIL  {name}: {plural(n, noun)} {what}")
     lines.append(
@@ -381,7 +417,9 @@ def reindex(
     if sentences_only:
         _reindex_sentences(settings, json_out, started)
         return
-    with Store.open(settings.home, create=False) as store:
+    from kb.store.lock import write_lock
+
+    with write_lock(settings.home, "kb reindex"), Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
@@ -399,6 +437,9 @@ def reindex(
         with store.tx() as c:  # the dropped table took its indexes along
             c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
         ann.maintain(store, settings.search.ann_threshold, settings.search.ann_index)
+        from kb.cli.ingest_cmd import write_search_cache
+
+        write_search_cache(store, settings)
     result = {
         "chunks_embedded": n,
         "model": embedder.model_id,
@@ -418,8 +459,12 @@ def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
     from ingest.sentence_vectors import drop_stale, fill_missing
     from kb.backends.embedder import make_embedder
     from kb.store import Store
+    from kb.store.lock import write_lock
 
-    with Store.open(settings.home, create=False) as store:
+    with (
+        write_lock(settings.home, "kb reindex --sentences"),
+        Store.open(settings.home, create=False) as store,
+    ):
         store.require_writable("kb reindex --sentences")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         store.check_embedding_model(embedder.model_id)
@@ -451,7 +496,9 @@ def _reindex_derived(settings: Any, do_ann: bool, do_keyword: bool, json_out: bo
 
     result: dict[str, Any] = {}
     lines: list[str] = []
-    with Store.open(settings.home, create=False) as store:
+    from kb.store.lock import write_lock
+
+    with write_lock(settings.home, "kb reindex"), Store.open(settings.home, create=False) as store:
         store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
         if do_ann:
             t = time.perf_counter()

@@ -21,7 +21,8 @@ SpecArg = Annotated[
 def warn_build_problems(rep: Any) -> None:
     """One stderr line per document a chunking build failed on or skipped."""
     for path, e in rep.failed:
-        err(f"kb: {path}: chunker {rep.spec}: {e}")
+        said = e if e.startswith("chunker ") else f"chunker {rep.spec}: {e}"  # plug-ins name it
+        err(f"kb: {path}: {said}")
     for path, why in rep.skipped:
         err(f"kb: {path}: not chunked: {why}")
 
@@ -53,22 +54,37 @@ def use(
       kb chunkers use window:size=64
       kb chunkers use structure
     """
-    from ingest.chunkings import build_chunking
+    from ingest.chunkings import build_chunking, needs_try, try_failed_message
     from ingest.pipeline import remembered_chunker
     from kb.backends.embedder import make_embedder
     from kb.store import Store, chunkings
+    from kb.store.lock import write_lock
 
     settings = settings_for(kb)
-    with Store.open(settings.home, create=False) as store:
+    with (
+        write_lock(settings.home, "kb chunkers use"),
+        Store.open(settings.home, create=False) as store,
+    ):
         store.require_writable("kb chunkers use")
+        tried = needs_try(store, settings, spec)  # a failure must not reach search
         rep = build_chunking(
             store,
             settings,
             spec,
             lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+            keep_failed=not tried,
         )
+        if tried and rep.failed:
+            warn_build_problems(rep)
+            if json_out:
+                print_json({**rep.to_dict(), "state": "not made live"})
+            err(f"kb: {try_failed_message(store, rep)}")
+            raise typer.Exit(1)
         remembered_chunker(store, settings, spec)
         switched = chunkings.set_live(store, rep.chunking_id)
+        from kb.cli.ingest_cmd import write_search_cache
+
+        write_search_cache(store, settings)
     _report_build(rep, json_out, "now live" if switched else "already live")
 
 
@@ -118,8 +134,13 @@ def rm(
 
     if (spec is None) == (not outdated):
         raise UsageError("give a SPEC or --outdated, one of the two; `kb chunkers list` shows them")
+    from kb.store.lock import write_lock
+
     settings = settings_for(kb)
-    with Store.open(settings.home, create=False) as store:
+    with (
+        write_lock(settings.home, "kb chunkers rm"),
+        Store.open(settings.home, create=False) as store,
+    ):
         store.require_writable("kb chunkers rm")
         if outdated:
             gone = [c for c in with_outdated(store) if c.outdated]

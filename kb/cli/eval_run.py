@@ -278,13 +278,15 @@ def _build(store: Store, settings: Settings, spec: str, quiet: bool) -> tuple[in
     from kb.backends.embedder import make_embedder
     from kb.cli.chunkings_cmd import warn_build_problems
     from kb.store import chunkings
+    from kb.store.lock import write_lock
 
-    rep = build_chunking(
-        store,
-        settings,
-        spec,
-        lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
-    )
+    with write_lock(store.home, "kb eval run --chunker"):
+        rep = build_chunking(
+            store,
+            settings,
+            spec,
+            lambda: make_embedder(settings.embedding, home=store.home, purpose="ingest"),
+        )
     warn_build_problems(rep)
     if not quiet and rep.documents:
         err(

@@ -111,6 +111,7 @@ def sweep(
     from kb.cli.eval_common import write_reports
     from kb.cli.eval_runtime import RunProgress
     from kb.search import Retriever
+    from kb.store.lock import write_lock
 
     if len(chunker) < 2:
         raise UsageError("--chunker: give at least two chunkings (the first is the baseline)")
@@ -138,7 +139,8 @@ def sweep(
         queries = MemoQueries(lambda: make_embedder(settings.embedding, home=store.home))
         es = EvalStore(store)
         for s in chunker:
-            rep = build_chunking(store, settings, s, ingest_embedder)
+            with write_lock(store.home, "kb eval sweep"):
+                rep = build_chunking(store, settings, s, ingest_embedder)
             warn_build_problems(rep)
             retriever = Retriever(store, cast("Embedder", queries), chunking_id=rep.chunking_id)
             extra = {

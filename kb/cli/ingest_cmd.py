@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,6 +18,11 @@ from kb.cli.common import (
     settings_for,
     stderr_is_tty,
 )
+
+if TYPE_CHECKING:
+    from kb.backends.embedder import Embedder
+    from kb.config import Settings
+    from kb.store import Store
 
 
 def ingest(
@@ -117,10 +123,16 @@ def ingest(
         },
     )
     from kb.cli.progress import PlainProgress, RichProgress
+    from kb.store.lock import write_lock
 
     progress: PlainProgress
     ctx: contextlib.AbstractContextManager[object]
-    with Store.open(settings.home) as store:
+    embedder = _shared_embedder(settings)
+    lock = contextlib.ExitStack()  # one writer at a time (kb.store.lock); others wait
+    lock.enter_context(write_lock(settings.home, "kb ingest", create=True))
+    with lock, Store.open(settings.home) as store:
+        if chunker is not None:
+            _try_chunker(store, settings, chunker, embedder, quiet)
         settings, note = remembered_chunker(store, settings, chunker)
         if note:
             err(f"kb: {note}")
@@ -130,13 +142,63 @@ def ingest(
         else:
             progress, ctx = PlainProgress(quiet=quiet), contextlib.nullcontext()
         with ctx:
-            report = ingest_paths(store, settings, paths or [], progress=progress)
+            report = ingest_paths(
+                store, settings, paths or [], progress=progress, embedder=embedder
+            )
+        write_search_cache(store, settings)
+        lock.close()  # --watch takes the lock again for each batch of changes
         if watch:
             _summary(report, settings.home, json_out)
             _watch(store, settings)
             raise typer.Exit(0)
     _summary(report, settings.home, json_out)
     raise typer.Exit(report.exit_code)
+
+
+def write_search_cache(store: Store, settings: Settings) -> None:
+    """The vector cache file, written by the command that changed the KB
+    (:func:`kb.search.vector_cache.write_for_readers`); ``[search] vector_cache = false``
+    writes none."""
+    if settings.search.vector_cache:
+        from kb.search.vector_cache import write_for_readers
+
+        write_for_readers(store)
+
+
+def _shared_embedder(settings: Settings) -> Callable[[], Embedder]:
+    """One lazily loaded embedder for a chunker try and the ingest after it."""
+    made: list[Embedder] = []
+
+    def get() -> Embedder:
+        if not made:
+            from kb.backends.embedder import make_embedder
+
+            made.append(
+                make_embedder(
+                    settings.embedding, batch_size=64, home=settings.home, purpose="ingest"
+                )
+            )
+        return made[0]
+
+    return get
+
+
+def _try_chunker(store: Store, settings: Settings, spec: str, embedder: Any, quiet: bool) -> None:
+    """``--chunker SPEC`` that is not the live chunking: tried on every indexed document
+    first (:func:`ingest.chunkings.try_chunking`); when it fails on any, one line per
+    document, one line saying the live chunking stays, and exit 1 (nothing switched)."""
+    from ingest.chunkings import needs_try, try_chunking, try_failed_message
+    from kb.cli.chunkings_cmd import warn_build_problems
+
+    if not needs_try(store, settings, spec):
+        return
+    if not quiet:
+        err(f"kb: trying the chunker {spec} on the indexed documents before it goes live")
+    rep = try_chunking(store, settings, spec, embedder)
+    if rep.failed:
+        warn_build_problems(rep)
+        err(f"kb: {try_failed_message(store, rep)}")
+        raise typer.Exit(1)
 
 
 def _watch(store: object, settings: object) -> None:

@@ -18,7 +18,9 @@ from kb.cli.common import (
     print_json,
     settings_for,
 )
+from kb.cli.confirm import DryRunOption, YesOption, confirm
 from kb.cli.help import command_kwargs
+from kb.cli.ingest_cmd import write_search_cache
 from kb.quoting import quote_name
 
 sources_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -111,19 +113,24 @@ def add(
     from kb.errors import UsageError
     from kb.safe_open import source_refusal
     from kb.store import Store
+    from kb.store.lock import write_lock
     from kb.store.sources import abs_key, add_source, list_sources, owner
 
     refusal = source_refusal(path)  # before the KB is opened: nothing is written
     if refusal is not None:
         raise UsageError(refusal)
     settings = settings_for(kb)
-    with Store.open(settings.home) as store:
+    with (
+        write_lock(settings.home, "kb sources add", create=True),
+        Store.open(settings.home) as store,
+    ):
         inside = owner(list_sources(store), abs_key(path))
         if inside is not None:
             raise UsageError(f"{path}: already in the source {inside.name!r}; see `kb sources`")
         src = add_source(store, path, name, tuple(include or ()), tuple(exclude or ()))
         settings, _ = remembered_chunker(store, settings, None)
         report = ingest_paths(store, settings, [Path(src.path)])
+        write_search_cache(store, settings)
     typer.echo(
         f"added source {quote_name(src.name)} ({quote_name(src.path)}): "
         f"{len(report.files)} files looked at"
@@ -132,27 +139,67 @@ def add(
 
 
 @sources_app.command("remove", **command_kwargs("Remove a source with its documents."))
-def remove(name: NameArg, kb: KbOption = None) -> None:
+def remove(
+    name: NameArg, yes: YesOption = False, dry_run: DryRunOption = False, kb: KbOption = None
+) -> None:
     """Remove the source NAME: its documents, chunks and vectors leave the KB.
 
-    The files themselves are not touched.
+    The files themselves are not touched. It says how many documents and chunks go
+    and asks first on a terminal; elsewhere it needs --yes. --dry-run lists the
+    documents that would go.
 
     \b
     Examples:
       kb sources remove old-notes
+      kb sources remove old-notes --dry-run
+      kb sources remove old-notes --yes
     """
     from ingest.embedding import apply_tombstones
+    from kb.store.lock import write_lock
     from kb.store.sources import find_source, remove_source
     from kb.types import plural
 
-    with open_kb(settings_for(kb)) as store:
+    settings = settings_for(kb)
+    with write_lock(settings.home, "kb sources remove"), open_kb(settings) as store:
         src = find_source(store, name)
+        docs = _documents_of(store, "source_id = ?", (src.id,))
+        what = f"the source {quote_name(src.name)} ({quote_name(src.path)}) with {_counts(docs)}"
+        if dry_run:
+            _list_dry_run(docs, f"would remove {what}")
+            return
+        store.require_writable("kb sources remove")
+        confirm(what, yes, "kb sources remove")
         n = remove_source(store, src)
         apply_tombstones(store)
     typer.echo(
         f"removed source {quote_name(src.name)} ({quote_name(src.path)}) and "
         f"{plural(n, 'document')}"
     )
+
+
+def _documents_of(store: Any, where: str, args: tuple[Any, ...]) -> list[tuple[str, int]]:
+    """``(path, chunks)`` of the documents matching ``where``, by path."""
+    rows = store.conn.execute(
+        "SELECT d.path, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) "
+        f"FROM documents d WHERE {where} ORDER BY d.path",
+        args,
+    ).fetchall()
+    return [(str(r[0]), int(r[1])) for r in rows]
+
+
+def _counts(docs: list[tuple[str, int]]) -> str:
+    from kb.types import plural
+
+    return f"{plural(len(docs), 'document')} and {plural(sum(n for _, n in docs), 'chunk')}"
+
+
+def _list_dry_run(docs: list[tuple[str, int]], summary: str) -> None:
+    """``--dry-run``: each document that would go on stdout, the summary on stderr."""
+    from kb.types import plural
+
+    for path, n in docs:
+        typer.echo(f"{quote_name(path)}  {plural(n, 'chunk')}")
+    err(f"kb: {summary}; nothing was deleted (--dry-run)")
 
 
 @sources_app.command("move", **command_kwargs("Point a source at its folder's new place."))
@@ -173,13 +220,15 @@ def move(
       kb sources move notes ~/Documents/notes
     """
     from ingest.pipeline import ingest_paths, remembered_chunker
+    from kb.store.lock import write_lock
     from kb.store.sources import find_source, move_source
 
     settings = settings_for(kb)
-    with open_kb(settings) as store:
+    with write_lock(settings.home, "kb sources move"), open_kb(settings) as store:
         src = move_source(store, find_source(store, name), new_path)
         settings, _ = remembered_chunker(store, settings, None)
         report = ingest_paths(store, settings, [Path(src.path)])
+        write_search_cache(store, settings)
     counts = report.to_dict()["counts"]
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
     typer.echo(
@@ -262,28 +311,41 @@ def remove_doc(
             help="The document's path as `kb docs` shows it, or its file path.", metavar="PATH"
         ),
     ],
+    yes: YesOption = False,
+    dry_run: DryRunOption = False,
     kb: KbOption = None,
 ) -> None:
     """Remove one document (its chunks and vectors) from the KB; the file is not touched.
 
     A file that still exists comes back at the next `kb ingest` of its source; to
     keep it out, give the source an exclude pattern (`kb sources add PATH --exclude`).
+    It says how many chunks go and asks first on a terminal; elsewhere it needs --yes.
 
     \b
     Examples:
       kb docs remove notes/old.md
+      kb docs remove notes/old.md --yes
     """
     from ingest.embedding import apply_tombstones
     from kb.errors import UsageError
+    from kb.store.lock import write_lock
     from kb.store.sources import abs_key
 
-    with open_kb(settings_for(kb)) as store:
+    settings = settings_for(kb)
+    with write_lock(settings.home, "kb docs remove"), open_kb(settings) as store:
         row = store.conn.execute(
             "SELECT id, path FROM documents WHERE path = ? OR abs_path = ?",
             (path, abs_key(path)),
         ).fetchone()
         if row is None:
             raise UsageError(f"{path}: no such document in the KB; see `kb docs`")
+        docs = _documents_of(store, "d.id = ?", (int(row[0]),))
+        what = f"the document {quote_name(str(row[1]))} with {_counts(docs).split(' and ')[1]}"
+        if dry_run:
+            _list_dry_run(docs, f"would remove {what}")
+            return
+        store.require_writable("kb docs remove")
+        confirm(what, yes, "kb docs remove")
         store.delete_documents([int(row[0])])
         apply_tombstones(store)
     typer.echo(f"removed {quote_name(str(row[1]))}")

@@ -27,11 +27,15 @@ Three levels, cheapest first:
    and decoding the table (~1 s at 100k chunks). The LanceDB version it recorded is
    compared on the next query that reaches the recheck interval.
 3. **LanceDB**, the model's vectors read whole (``VectorIndex.load``); the result is then written to
-   level 2 (best effort: a read-only KB folder just skips it).
+   level 2 (best effort: a read-only KB folder skips it with one note,
+   :func:`note_unwritable`). ``kb ingest`` and the other commands that change the
+   vectors write level 2 themselves (:func:`get_matrix` at their end), so a KB mounted
+   read-only straight after an ingest starts as fast as a writable one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -145,8 +149,28 @@ def write_file(path: Path, m: VectorMatrix) -> bool:
         os.replace(tmp, path)
         return True
     except OSError:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only disk even unlink fails (EROFS)
+            tmp.unlink()
         return False
+
+
+_NOTED: set[str] = set()
+
+
+def note_unwritable(path: Path) -> None:
+    """Once per KB folder and process: the cache file could not be written (a read-only
+    KB), so each new process reads the vectors from LanceDB instead."""
+    key = str(path)
+    if key in _NOTED:
+        return
+    _NOTED.add(key)
+    from kb.errors import notice
+
+    notice(
+        f"kb: note: could not write {path} (the KB folder is not writable); searching "
+        "works, with the vectors read from LanceDB at each start; `kb ingest` with write "
+        "access writes the file"
+    )
 
 
 def read_file(path: Path, fp: tuple[Any, ...]) -> VectorMatrix | None:
@@ -213,9 +237,18 @@ def get_matrix(store: Any, persist: bool = True, chunking_id: int | None = None)
         fresh.lance_checked_at = now
         fresh._checked[store] = state
         _CACHE[key] = fresh
-        if persist and len(fresh):
-            write_file(cache_path(store.home), fresh)
+        if persist and len(fresh) and not write_file(cache_path(store.home), fresh):
+            note_unwritable(cache_path(store.home))
         return fresh
+
+
+def write_for_readers(store: Any) -> None:
+    """Bring ``<KB>/cache/search-vectors.bin`` up to date for the live chunking, as the
+    last step of a command that changed the vectors (``kb ingest`` and the like): a
+    reading command then never has to write it, which a read-only KB could not. Costs
+    one fingerprint query when the file is current."""
+    if not store.read_only:
+        get_matrix(store, persist=True)
 
 
 def clear_cache() -> None:

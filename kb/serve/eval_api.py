@@ -41,6 +41,9 @@ def runs(rt: Runtime) -> list[dict[str, Any]]:
 
 def report(rt: Runtime, ref: str, details: bool) -> dict[str, Any]:
     from eval.report_load import load_report
+    from kb.limits import check_name
+
+    check_name(ref, "run id or name in the path")
 
     return load_report(rt.store, ref, False, None, None, details)
 
@@ -49,9 +52,12 @@ def comparison(rt: Runtime, a: str, b: str) -> dict[str, Any]:
     from eval.compare import compare_runs
     from eval.report import comparison_json
     from eval.store import EvalStore
+    from kb.limits import check_name
 
     if not a or not b:
         raise UsageError("compare needs two runs: ?a=RUN&b=RUN (ids or names)")
+    check_name(a, "parameter a (a run id or name)")
+    check_name(b, "parameter b (a run id or name)")
     c = compare_runs(EvalStore(rt.store), a, b, False, PERMUTATIONS, PERMUTATIONS, SEED, None)
     return comparison_json(c)
 

@@ -105,9 +105,10 @@ def page_routes(rt: Runtime) -> list[Route]:
         return page("ask.html", nav="ask", q=request.query_params.get("q", ""), **_filters(request))
 
     def search(request: Request) -> Response:
+        from kb.limits import check_question
         from kb.serve.api import params
 
-        q = request.query_params.get("q", "")
+        q = check_question(request.query_params.get("q", ""), "query")  # HTTP 413, as the API
         f = _filters(request)
         if not q.strip():
             return page("search.html", nav="search", q=q, result=None, **f)

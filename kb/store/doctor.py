@@ -2,6 +2,10 @@
 
 Checks:
 
+- ``database``: SQLite's own ``PRAGMA quick_check`` (``integrity_check`` with
+  ``deep``), and on damage the tables whose rows cannot be read
+  (:mod:`kb.store.integrity`). A damaged database is repaired only by ``kb doctor
+  --salvage``; the other checks are skipped (their queries would read damaged pages);
 - ``pending``: chunks not yet embedded (an interrupted ingest);
 - ``missing_vectors``: chunks marked ``embedded`` whose text's vector is not in the
   embedding cache (:mod:`kb.store.embeddings`);
@@ -38,6 +42,7 @@ from typing import Any
 
 from kb.store import keyword_index, sentences
 from kb.store.embeddings import drop_unused, missing_chunks, unused_keys
+from kb.store.integrity import DatabaseCheck, check_database
 from kb.store.sqlite import Store
 
 
@@ -54,15 +59,22 @@ class DoctorReport:
     #: (name, path, what it is) of each source that is no folder or regular file
     bad_sources: list[tuple[str, str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    database: DatabaseCheck = field(default_factory=lambda: DatabaseCheck("quick_check"))
 
     @property
     def clean(self) -> bool:
         faults = self.pending or self.missing_vectors or self.tombstones or self.bad_sources
-        return not faults and self.fts_ok
+        return not faults and self.fts_ok and self.database.ok
+
+    @property
+    def damaged(self) -> bool:
+        """SQLite found damage: only ``kb doctor --salvage`` repairs it."""
+        return not self.database.ok
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "clean": self.clean,
+            "database": self.database.to_dict(),
             "pending_chunks": self.pending,
             "missing_vectors": len(self.missing_vectors),
             "unused_vectors": len(self.unused_vectors),
@@ -76,7 +88,10 @@ class DoctorReport:
         }
 
 
-def check(store: Store) -> DoctorReport:
+def check(store: Store, deep: bool = False) -> DoctorReport:
+    database = check_database(store.conn, deep)
+    if not database.ok:
+        return DoctorReport(database=database, fts_ok=True)
     model = store.embedding_model()
     return DoctorReport(
         outdated_sentence_vectors=0
@@ -91,6 +106,7 @@ def check(store: Store) -> DoctorReport:
         keyword_index_stale=keyword_index.recorded(store) is not None
         and not keyword_index.is_current(store),
         bad_sources=bad_sources(store),
+        database=database,
     )
 
 
@@ -109,7 +125,11 @@ def bad_sources(store: Store) -> list[tuple[str, str, str]]:
 
 
 def repair(store: Store, report: DoctorReport) -> DoctorReport:
-    """Fix what :func:`check` found, except embedding pending chunks (needs a model)."""
+    """Fix what :func:`check` found, except embedding pending chunks (needs a model)
+    and a damaged database (``kb doctor --salvage``: SQLite refuses to rewrite a damaged
+    b-tree, so nothing is tried)."""
+    if report.damaged:
+        return report
     if report.bad_sources:
         from kb.store.sources import find_source, remove_source
         from kb.types import plural

@@ -151,13 +151,32 @@ def kb_home_of(capsys: Cap) -> str:
 
 def test_source_and_document_removal(capsys: Cap, folders: Path) -> None:
     ok(kb(capsys, "ingest", str(folders / "notes"), str(folders / "papers")))
-    r = ok(kb(capsys, "sources", "remove", "papers"))
+    papers = (folders / "papers").resolve()
+    dry = ok(kb(capsys, "sources", "remove", "papers", "--dry-run"))
+    (listed,) = dry.out.splitlines()  # one document, with its chunks
+    assert listed.startswith("papers/") and listed.endswith(" chunk")
+    assert dry.err.splitlines() == [
+        f"kb: would remove the source papers ({papers}) with 1 document and 1 chunk; "
+        "nothing was deleted (--dry-run)"
+    ]
+    # no terminal, no --yes: refused, nothing deleted (a script never deletes by accident)
+    r = kb(capsys, "sources", "remove", "papers")
+    assert r.code == 2
+    assert r.err.splitlines() == [
+        f"kb: error: kb sources remove would delete the source papers ({papers}) with "
+        "1 document and 1 chunk; stdin is not a terminal, so nothing was asked and nothing "
+        "deleted: add --yes to delete, or --dry-run to list what would go"
+    ]
+    assert search_paths(capsys, "marmalade") != []
+    r = ok(kb(capsys, "sources", "remove", "papers", "--yes"))
     assert "1 document" in r.out
     assert all(d["path"].startswith("notes/") for d in docs(capsys))
     assert search_paths(capsys, "marmalade") == []
     r = kb(capsys, "sources", "remove", "papers")
     assert r.code == 2 and "no source named 'papers'" in r.err
-    ok(kb(capsys, "docs", "remove", "notes/todo.txt"))
+    r = kb(capsys, "docs", "remove", "notes/todo.txt")
+    assert r.code == 2 and "kb docs remove would delete the document notes/todo.txt with" in r.err
+    ok(kb(capsys, "docs", "remove", "notes/todo.txt", "--yes"))
     assert "notes/todo.txt" not in {d["path"] for d in docs(capsys)}
     assert kb(capsys, "docs", "remove", "notes/nothing.md").code == 2
     doctor_clean(capsys)  # their vectors went too: no orphans, no tombstones
