@@ -18,7 +18,10 @@ import typer
 
 from kb import __version__
 from kb.cli import admin_cmd, cache_cmd, chunkers_cmd, ingest_cmd
+from kb.cli.coercion import defer_adapters
 from kb.cli.help import command_kwargs, show_help_without_command
+
+defer_adapters()  # an option left out costs no pydantic (kb.cli.coercion)
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -33,12 +33,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from kb.search.sql_state import live_chunking, sqlite_state
 
-from kb.search.candidates import Candidates
-from kb.search.vector_cache import live_chunking, sqlite_state
+if TYPE_CHECKING:
+    import numpy as np
+
+    from kb.search.candidates import Candidates
 
 EXACT_SCOPE = 20_000
 MAX_FETCH = 16_384
@@ -130,6 +132,8 @@ def ann_top(
 ) -> list[tuple[int, float]]:
     """The ``depth`` best ``(chunk_id, cosine)`` of the live chunking in the scope
     (``ef``: HNSW candidates, used when the index is ``IVF_HNSW_SQ``)."""
+    import numpy as np
+
     from kb.store import ann
 
     conn: sqlite3.Connection = store.conn  # type: ignore[attr-defined]
@@ -225,6 +229,8 @@ def _exact_in_scope(
 
 def cosines_of(store: object, model: str, q: np.ndarray, hashes: list[str]) -> dict[str, float]:
     """Exact cosine of ``q`` to the stored vector of each hash (missing ones left out)."""
+    import numpy as np
+
     from kb.store import ann
 
     vecs = ann.vectors_of(store.vectors, model, hashes)  # type: ignore[attr-defined]
@@ -283,6 +289,8 @@ def keyword_cosines(
     model = store.embedding_model()
     if not rest or model is None:
         return
+    import numpy as np
+
     q = np.asarray(qvec, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))
     q = q / norm if norm > 0 else q

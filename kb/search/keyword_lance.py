@@ -47,8 +47,6 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from kb.search.keyword import query_terms, respellings
-
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 PREFILTER_DOCS = 1000
 MAX_FETCH = 4096
@@ -66,6 +64,8 @@ def lance_query(text: str, column: str = "text", extra: Sequence[str] = ()) -> A
     (other spellings: :func:`kb.search.keyword.respellings`) searched beside its own;
     ``None`` when nothing is searchable."""
     from lancedb import query as lq
+
+    from kb.search.keyword import query_terms
 
     # pydantic dataclasses: their keyword-only defaults are invisible to mypy
     match: Any = lq.MatchQuery
@@ -106,6 +106,7 @@ def search(
     other spellings are searched too (:func:`kb.search.keyword.respellings`: a word the
     KB writes hyphenated, a typo in a short query); ``corrected`` receives the typos'
     corrections."""
+    from kb.search.keyword import respellings
     from kb.store import keyword_index
 
     if limit < 1 or (document_ids is not None and not document_ids):

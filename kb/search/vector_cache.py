@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from kb.search.matrix import VectorMatrix
+from kb.search.sql_state import live_chunking, sqlite_state
 
 LANCE_RECHECK_S = 1.0
 CACHE_FILE = Path("cache") / "search-vectors.bin"
@@ -55,17 +56,6 @@ _ALIGN = 64
 
 _CACHE: dict[str, VectorMatrix] = {}
 _LOCK = threading.Lock()
-
-
-def sqlite_state(conn: sqlite3.Connection) -> tuple[int, int]:
-    """Changes whenever any connection commits: ``(data_version, total_changes)``."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
-
-
-def live_chunking(conn: sqlite3.Connection) -> int:
-    """The live chunking's id (0 before the first ingest)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])
 
 
 def fingerprint(conn: sqlite3.Connection, chunking_id: int | None = None) -> tuple[Any, ...]:

@@ -28,7 +28,8 @@ best ``limit * refine_factor`` re-scored with the stored full vectors (at least 
 build are not in the index: LanceDB scans them exactly on every query until
 :func:`update` folds them in (``optimize``), so a stale index is slower, never wrong.
 
-lancedb is imported lazily (inside functions).
+lancedb, numpy and :mod:`kb.store.vectors` are imported lazily (inside functions):
+``kb status`` reads :func:`recorded` without them.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from kb.store.vectors import VectorIndex, _quote
+    from kb.store.vectors import VectorIndex
 
 INDEX_TYPE = "IVF_PQ"
 INDEX_TYPES = {"ivf_pq": "IVF_PQ", "ivf_hnsw_sq": "IVF_HNSW_SQ"}
@@ -163,6 +165,10 @@ def search(
     (LanceDB builds a row mask from the bitmap index). So the query runs without it
     first; only if a row of another model comes back is it run again prefiltered.
     """
+    import numpy as np
+
+    from kb.store.vectors import _quote
+
     t = vectors.table()
     if t is None or limit < 1:
         return []
@@ -196,6 +202,10 @@ def vectors_of(vectors: VectorIndex, model: str, hashes: Sequence[str]) -> dict[
 
     Looked up by the ``text_sha256`` B-tree alone, rows of other models dropped here:
     adding ``model = ...`` to the filter makes LanceDB evaluate the bitmap too."""
+    import numpy as np
+
+    from kb.store.vectors import _quote
+
     t = vectors.table()
     if t is None or not hashes:
         return {}

@@ -12,15 +12,18 @@ its ``embed_sha256`` under the KB's model is in the cache, so:
   chunking has (a dropped chunking, an edited document, another model). They cost
   disk, not correctness, and make switching back free; ``kb doctor --repair`` drops
   them.
+
+numpy is imported inside the functions that need it: ``kb status`` and ``kb doctor``
+import this module for counts.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from kb.store.sqlite import Store
 
 
@@ -29,6 +32,8 @@ def adopt_legacy(store: Store) -> int:
     KB's recorded model, then drop it. Vectors of chunks that no longer exist are left
     out. Returns the number of vectors kept; nothing is embedded. Idempotent: a crash
     before the drop repeats an insert of keys already present."""
+    import numpy as np
+
     vectors = store.vectors_raw
     if not vectors.has_legacy():
         return 0
@@ -106,6 +111,8 @@ def add_for_chunks(
     model (benchmarks and tests that bring their own vectors). ``replace`` overwrites
     a text's cached vector; otherwise a cached one is kept. Chunks are not marked
     embedded (:meth:`Store.mark_embedded` does that)."""
+    import numpy as np
+
     model = store.embedding_model()
     if model is None:
         raise ValueError("record the embedding model first (Store.set_embedding_model)")

@@ -23,15 +23,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kb.sentence_spans import split_sentences
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from kb.store.sqlite import Store
 
-_SPAN = np.dtype("<i4")
-_VEC = np.dtype("<f2")
+# numpy dtypes by name: numpy is imported in the functions that decode, so ``kb status``
+# and ``kb doctor`` count rows without it
+_SPAN = "<i4"
+_VEC = "<f2"
 
 
 @dataclass(frozen=True)
@@ -45,16 +45,22 @@ class SentenceVectors:
 
 def encode(spans: Sequence[tuple[int, int]], vectors: np.ndarray) -> tuple[bytes, bytes]:
     """The ``(spans, vectors)`` blobs of one row."""
+    import numpy as np
+
     sp = np.asarray(spans, dtype=_SPAN).reshape(-1, 2)
     return sp.tobytes(), np.asarray(vectors, dtype=np.float32).astype(_VEC).tobytes()
 
 
 def decode_spans(n: int, spans: bytes) -> list[tuple[int, int]]:
     """The ``n`` spans of a row's ``spans`` blob."""
+    import numpy as np
+
     return [(int(a), int(b)) for a, b in np.frombuffer(spans, dtype=_SPAN).reshape(n, 2)]
 
 
 def decode(n: int, dim: int, spans: bytes, vectors: bytes) -> SentenceVectors:
+    import numpy as np
+
     vec = np.frombuffer(vectors, dtype=_VEC).reshape(n, dim).astype(np.float32)
     return SentenceVectors(decode_spans(n, spans), vec)
 
@@ -67,6 +73,8 @@ def add(
     """Store ``(sha, spans, vectors)`` rows under ``model`` in one transaction; a row
     already stored is kept (insert-if-absent: the same text gives the same vectors).
     Returns how many rows were given."""
+    import numpy as np
+
     out = []
     for sha, spans, vecs in rows:
         v = np.asarray(vecs, dtype=np.float32)
@@ -137,6 +145,8 @@ def outdated(store: Store, model: str, batch: int = 2000) -> list[str]:
     ingested by an older kb): search and ``kb ask`` never use such a row, they embed
     those sentences at every query. Rows no chunk has are :func:`unused_keys`'. Reads
     every row once, ``batch`` at a time."""
+    from kb.sentence_spans import split_sentences
+
     stale: list[str] = []
     last = ""
     while True:

@@ -106,16 +106,21 @@ COLD_FORBIDDEN = [
     "pyarrow",
     "onnxruntime",
     "llama_cpp",
+    "faster_whisper",
 ]
+#: what `kb status` and `kb sources` need not even import: numpy (the vector code's,
+#: 0.2-0.4 s) and pydantic (typer's coercion of options not given, kb.cli.coercion)
+READ_ONLY_FORBIDDEN = [*COLD_FORBIDDEN, "numpy", "pydantic"]
 
 
 @pytest.mark.slow
 def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
     """`kb status` and `kb sources` read SQLite only: after an ingest, each in a new
-    process imports none of torch, sentence-transformers, lancedb, pyarrow, onnxruntime
-    or llama_cpp (status's embedding cache count comes from the stamp the ingest left).
-    `kb doctor` checks vectors (LanceDB) but loads no model: no torch; and with
-    --no-devices no onnxruntime either."""
+    process imports none of torch, sentence-transformers, lancedb, pyarrow, onnxruntime,
+    llama_cpp, faster_whisper, numpy or pydantic (status's embedding cache count comes
+    from the stamp the ingest left). `kb doctor` checks vectors (LanceDB) but loads no
+    model: no torch; and with --no-devices no onnxruntime, llama_cpp or faster_whisper
+    either."""
     from ingest.pipeline import ingest_paths
     from kb.config import load_settings
     from kb.store import Store
@@ -130,7 +135,7 @@ def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
         "try:\n"
         "    app(sys.argv[1:], standalone_mode=False)\n"
         "finally:\n"
-        f"    print(json.dumps([m for m in {COLD_FORBIDDEN!r} if m in sys.modules]))\n"
+        f"    print(json.dumps([m for m in {READ_ONLY_FORBIDDEN!r} if m in sys.modules]))\n"
     )
 
     def run(*args: str) -> tuple[str, list[str]]:
@@ -149,7 +154,8 @@ def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
     out, heavy = run("sources")
     assert heavy == [] and "notes" in out
     out, heavy = run("doctor", "--no-devices")
-    assert [m for m in heavy if m in ("torch", "sentence_transformers", "onnxruntime")] == []
+    models = ("torch", "sentence_transformers", "onnxruntime", "llama_cpp", "faster_whisper")
+    assert [m for m in heavy if m in models] == []
     assert out.startswith("the KB is consistent") and "ok    model files onnx/" in out
     from kb.backends.devices import gpu_present
 
