@@ -47,7 +47,9 @@ def use(
     """Make the chunking of SPEC live: kb search, kb ask and later ingests use it. A
     chunking not stored yet is built (documents re-read, transcripts from the cache);
     a stale one re-chunks only the documents that changed; only texts no chunking
-    embedded before are embedded. The chunking that was live stays stored.
+    embedded before are embedded. The chunking that was live stays stored. A chunker
+    that fails on any document is not made live: the failures are listed, the live
+    chunking stays, exit 1.
 
     \b
     Examples:

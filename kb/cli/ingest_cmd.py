@@ -41,8 +41,9 @@ def ingest(
             metavar="SPEC",
             help="Change the KB's chunker: structure, window, an installed plug-in or "
             "path.py#function, optionally with :key=value,... (see `kb chunkers list`). It is "
-            "remembered: later ingests use it until changed again. [default: the KB's "
-            "chunker, else config ingest.chunker]",
+            "remembered: later ingests use it until changed again. It is tried on every "
+            "indexed document first and made live only if it fails on none. [default: the "
+            "KB's chunker, else config ingest.chunker]",
             show_default=False,
         ),
     ] = None,

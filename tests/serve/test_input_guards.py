@@ -169,3 +169,22 @@ def test_kb_mcp_process_answers_parse_errors_and_keeps_serving(kb_home: Path) ->
     assert by_id[None]["error"]["code"] == -32700
     assert by_id[4]["error"]["code"] == -32602
     assert by_id[9]["result"] == {}
+
+
+@pytest.mark.slow
+def test_the_search_page_and_the_eval_api_refuse_over_long_input(client: Any) -> None:
+    """The search page and the eval API had no bound (only /api/search and /api/ask)."""
+    r = client.get("/search", params={"q": LONG})
+    assert r.status_code == 413
+    assert "the query is 4,001 characters, over the limit of 4,000; shorten it" in r.text
+    name = "r" * 201
+    r = client.get(f"/api/eval/runs/{name}")
+    assert r.status_code == 413
+    assert r.json() == {
+        "error": "the run id or name in the path is 201 characters, over the limit of 200; "
+        "shorten it"
+    }
+    r = client.get("/api/eval/compare", params={"a": name, "b": "1"})
+    assert r.status_code == 413
+    assert r.json()["error"].startswith("the parameter a (a run id or name) is 201 characters")
+    assert client.get("/search", params={"q": "bread"}).status_code == 200
