@@ -28,9 +28,11 @@ from kb.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kb.backends.generator import Generator
     from kb.config import Settings
-    from kb.rag import AnswerRecord, AnswerStream
+    from kb.rag import AnswerRecord, AnswerStream, SourcesEvent
 
 
 def ask(
@@ -117,13 +119,15 @@ def ask(
 ) -> None:
     """Answer QUESTION from the KB with citations [#n] to the retrieved passages.
 
-    The answer streams as it is written. Every sentence is then checked against the
+    On a terminal the retrieved passages are listed as soon as the search ends, then
+    the answer streams as it is written. Every sentence is then checked against the
     passages it cites: unsupported sentences are listed (with a better passage when
     one supports them), and the Sources list maps each cited [#n] to its file and
     place with the supporting sentence quoted. An answer is "grounded" only when
     every sentence is supported. When nothing relevant is retrieved, or the passages
     lack the question's words, kb refuses without running the model. --json prints
-    JSON Lines events: token, citation, verdict, done.
+    JSON Lines events: sources (first, as soon as the search ends), token, citation,
+    verdict, done.
 
     \b
     Examples:
@@ -160,7 +164,10 @@ def ask(
         },
     )
     _validate(settings)
-    stream = _start(settings, question, path or [], doc_type or [], tag or [], json_out)
+    # the retrieved passages as soon as retrieval ends: an event in --json, a list on a
+    # terminal (through a pipe the text stays the answer, then its Sources)
+    early = print_sources_event if json_out else print_retrieved if sys.stdout.isatty() else None
+    stream = _start(settings, question, path or [], doc_type or [], tag or [], json_out, early)
     code = _render_json(stream) if json_out else _render_text(stream, settings, explain)
     raise typer.Exit(code)
 
@@ -190,8 +197,10 @@ def _start(
     types: list[str],
     tags: list[str],
     json_out: bool = False,
+    on_sources: Callable[[SourcesEvent], None] | None = None,
 ) -> AnswerStream:
-    """Retrieve and start generating; on a terminal a transient status line says which."""
+    """Retrieve and start generating; on a terminal a transient status line says which.
+    ``on_sources`` shows the retrieved passages while the model is still to come."""
     from kb.backends.bundled import model_cache_dir
     from kb.backends.generator import make_generator
     from kb.cli.prefetch import Prefetch
@@ -213,7 +222,7 @@ def _start(
         )
         pipeline = make_pipeline(settings, StatusRetriever(retriever, status), load)
         # retrieval runs inside ask(); the worker thread only generates
-        stream = pipeline.ask(question, opts)
+        stream = pipeline.ask(question, opts, on_sources=on_sources)
     return cast("AnswerStream", ClearOnFirstEvent(stream, status, "writing the answer…"))
 
 
@@ -226,6 +235,21 @@ def _background_load(settings: Settings, cache: Path) -> Generator | None:
     if not silence_llama_logs():
         return None
     return make_generator(settings.llm, cache_dir=cache)
+
+
+def print_sources_event(event: SourcesEvent) -> None:
+    """``kb ask --json``: the ``sources`` event, printed the moment retrieval ends."""
+    print_jsonl(event.to_dict())
+
+
+def print_retrieved(event: SourcesEvent) -> None:
+    """``kb ask`` on a terminal: the retrieved passages, numbered as the answer will cite
+    them, while the model loads and chooses (the Sources after the answer keep only the
+    cited ones, with their quotes)."""
+    lines = ["Retrieved:"]
+    lines += [f"  [#{n}] {h.locator.render()}" for n, h in enumerate(event.hits, 1)]
+    sys.stdout.write("\n".join(lines) + "\n\n")
+    sys.stdout.flush()
 
 
 def _render_json(stream: AnswerStream) -> int:

@@ -4,7 +4,7 @@ Public API::
 
     from kb.rag import AskPipeline, AnswerStream, AnswerRecord
     stream = AskPipeline(retriever, generator_or_factory, settings).ask(question, opts)
-    for event in stream: ...          # TokenEvent, CitationEvent, DoneEvent
+    for event in stream: ...          # SourcesEvent, TokenEvent, CitationEvent, DoneEvent
     record = stream.result()
 """
 
@@ -16,6 +16,7 @@ from kb.rag.record import (
     DoneEvent,
     Event,
     SourceRef,
+    SourcesEvent,
     TokenEvent,
     is_refusal,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "DoneEvent",
     "Event",
     "SourceRef",
+    "SourcesEvent",
     "TokenEvent",
     "is_refusal",
     "parse_citations",

@@ -39,6 +39,12 @@ already, and a list of candidate numbers cut short is marked the same way (the q
 it would have named are missing). Quote mode's own budget (:func:`quote_budget`) lets
 the model name every candidate.
 
+Sources first: once retrieval has found passages worth answering from (the ``no_hits``
+rule passed), a :class:`SourcesEvent` with them is made at once, before the evidence
+check, the model load and the prompt: it goes to ``on_sources`` when the caller passes
+one (``kb ask`` and ``kb serve`` show it while ``ask`` is still running), otherwise it is
+the stream's first event. Either way it is delivered once, before any token.
+
 Timings (seconds): ``retrieval_s`` (from the start of ``ask``); ``load_s`` (model
 load, 0 when already loaded); ``prompt_s`` (fitting contexts, token counting,
 grammar, quote candidates); ``first_token_s`` and ``total_s`` (from the start of
@@ -97,6 +103,7 @@ from kb.rag.record import (
     CitationEvent,
     DoneEvent,
     SourceRef,
+    SourcesEvent,
     TokenEvent,
     VerdictEvent,
     is_refusal,
@@ -203,8 +210,11 @@ class AskPipeline:
         *,
         grammar: bool | None = None,
         mode: str | None = None,
+        on_sources: Callable[[SourcesEvent], None] | None = None,
     ) -> AnswerStream:
-        """Answer ``question``; ``None`` options use ``[llm] grammar`` / ``[answer] mode``."""
+        """Answer ``question``; ``None`` options use ``[llm] grammar`` / ``[answer] mode``.
+        ``on_sources`` receives the :class:`SourcesEvent` as soon as retrieval ends
+        (instead of the stream; module docs)."""
         t0 = time.perf_counter()
         q = question.strip()
         if not q:
@@ -238,6 +248,11 @@ class AskPipeline:
             return self._refuse(
                 q, "no_hits", base, t0, use_grammar, mode, None, nearest, opts.min_score
             )
+        sources = SourcesEvent(tuple(hits), retrieval_s, time.perf_counter() - t0)
+        first: tuple[SourcesEvent, ...] = (sources,)
+        if on_sources is not None:
+            on_sources(sources)
+            first = ()
         # a German or French question's function words are no content words
         # (kb.lang): the evidence check and quote ranking read it in its language
         with _language_of(q):
@@ -264,7 +279,9 @@ class AskPipeline:
             )
             checked = assessed.answerability
             if not checked.answerable:
-                return self._refuse(q, "no_support", base, t0, use_grammar, mode, checked)
+                return self._refuse(
+                    q, "no_support", base, t0, use_grammar, mode, checked, first=first
+                )
             t_load = time.perf_counter()
             gen = self.generator()
             load_s = time.perf_counter() - t_load
@@ -301,7 +318,7 @@ class AskPipeline:
             def produce(stream: AnswerStream) -> None:
                 self._produce(stream, gen, run)
 
-            return AnswerStream.start(produce)
+            return AnswerStream.start(produce, first=first)
 
     # -- building blocks ------------------------------------------------------------------
     def _verifier(
@@ -334,6 +351,7 @@ class AskPipeline:
         checked: Answerability | None,
         nearest: dict[str, Any] | None = None,
         min_score: float | None = None,
+        first: Sequence[SourcesEvent] = (),
     ) -> AnswerStream:
         return AnswerStream.finished(
             AnswerRecord(
@@ -348,7 +366,8 @@ class AskPipeline:
                 nearest=nearest,
                 min_score=min_score,
                 rules_off=list(self.settings.answer.rules_off),
-            )
+            ),
+            first,
         )
 
     def _quote_prompt(

@@ -1,8 +1,11 @@
 """The answer record and the events an :class:`~kb.rag.stream.AnswerStream` yields.
 
-Events, in order: any number of :class:`TokenEvent` (text pieces as the model
-writes them), each :class:`CitationEvent` right after the token that closed its
-``]`` (one per occurrence, repeats included), a :class:`VerdictEvent` for each answer
+Events, in order: one :class:`SourcesEvent` (the retrieved passages ``[#1]..[#k]``,
+as soon as retrieval has found passages worth answering from; none when it found
+none; :meth:`kb.rag.AskPipeline.ask` may hand it to its caller instead), any number
+of :class:`TokenEvent` (text pieces as the model writes them), each
+:class:`CitationEvent` right after the token that closed its ``]`` (one per
+occurrence, repeats included), a :class:`VerdictEvent` for each answer
 sentence once the verifier has judged it (shortly after the sentence ended; the last
 ones may follow the final token), then exactly one :class:`DoneEvent` carrying the
 :class:`AnswerRecord`.
@@ -183,6 +186,26 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True)
+class SourcesEvent:
+    """The retrieved passages, numbered ``[#1]..[#k]`` as the answer cites them, sent
+    before the evidence check, the model load and the first token (a person reads where
+    the answer will come from while the model decides). ``retrieval_s`` is the search's
+    time and ``at_s`` the time the event was made, both from the start of the ask."""
+
+    hits: tuple[Hit, ...]
+    retrieval_s: float = 0.0
+    at_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event": "sources",
+            "sources": [{"n": i, **h.to_dict()} for i, h in enumerate(self.hits, 1)],
+            "retrieval_s": round(self.retrieval_s, 6),
+            "at_s": round(self.at_s, 6),
+        }
+
+
+@dataclass(frozen=True)
 class TokenEvent:
     text: str
 
@@ -225,4 +248,4 @@ class DoneEvent:
         return {"event": "done", "answer": self.record.to_dict()}
 
 
-Event = TokenEvent | CitationEvent | VerdictEvent | DoneEvent
+Event = SourcesEvent | TokenEvent | CitationEvent | VerdictEvent | DoneEvent

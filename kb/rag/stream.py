@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from kb.rag.record import AnswerRecord, DoneEvent, Event
 
@@ -30,16 +30,23 @@ class AnswerStream:
 
     # -- producer side --------------------------------------------------------------------
     @classmethod
-    def finished(cls, record: AnswerRecord) -> AnswerStream:
-        """A stream that yields only ``DoneEvent(record)`` (no model involved)."""
+    def finished(cls, record: AnswerRecord, first: Iterable[Event] = ()) -> AnswerStream:
+        """A stream that yields ``first``, then ``DoneEvent(record)`` (no model involved)."""
         s = cls()
+        for event in first:
+            s.put(event)
         s.put(DoneEvent(record))
         return s
 
     @classmethod
-    def start(cls, producer: Producer, name: str = "kb-answer") -> AnswerStream:
-        """Run ``producer(stream)`` in a daemon thread; it must end with a DoneEvent."""
+    def start(
+        cls, producer: Producer, name: str = "kb-answer", first: Iterable[Event] = ()
+    ) -> AnswerStream:
+        """Yield ``first`` (events known before the producer runs: the sources), then run
+        ``producer(stream)`` in a daemon thread; it must end with a DoneEvent."""
         s = cls()
+        for event in first:
+            s.put(event)
         s._thread = threading.Thread(target=producer, args=(s,), name=name, daemon=True)
         s._thread.start()
         return s

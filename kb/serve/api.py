@@ -9,6 +9,7 @@ anything else. The source routes only ever read through :mod:`kb.serve.reader`.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -26,7 +27,7 @@ from kb.errors import (
 )
 from kb.limits import check_question
 from kb.serve import reader
-from kb.serve.sse import event_stream, message
+from kb.serve.sse import SourcesFirst, event_stream, message
 
 if TYPE_CHECKING:
     from kb.serve.runtime import Runtime
@@ -130,12 +131,17 @@ def routes(rt: Runtime) -> list[Route]:
             question, p = str(body.get("question") or ""), body
         else:
             question, p = request.query_params.get("q", ""), params(request)
+        sse = "text/event-stream" in request.headers.get("accept", "")
         try:
             check_question(question)  # before the answer lock: a long one blocks nothing
             opts = rt.options(p)
-            stream = await run_in_threadpool(rt.ask, question, opts)
+            if sse:  # the sources as soon as retrieval ends; a later error is an event
+                start = partial(rt.ask, question, opts)
+                stream: Any = SourcesFirst(start, status_of)
+            else:
+                stream = await run_in_threadpool(rt.ask, question, opts)
         except KbError as e:
-            if "text/event-stream" in request.headers.get("accept", ""):
+            if sse:
                 # EventSource cannot read an error body: say it as the stream's one event
                 return StreamingResponse(
                     iter([message("error", {"error": str(e), "status": status_of(e)})]),

@@ -69,8 +69,12 @@ def openapi() -> dict[str, Any]:
         }
     }
     stream_doc = (
-        "Server-sent events: token {text}, citation {n, valid, chunk_id, path, locator}, "
-        "verdict {i, text, verdict, score, citations, evidence}, done {answer}, error {error}."
+        "Server-sent events: sources {sources: [{n, chunk_id, path, locator, score, text}], "
+        "retrieval_s, at_s} first, as soon as retrieval ends (with Accept: text/event-stream "
+        "before the model is loaded; an error after it is an error event), then token {text}, "
+        "citation {n, valid, chunk_id, path, locator}, "
+        "verdict {i, text, verdict, score, citations, evidence}, done {answer}, "
+        "error {error, status}."
     )
     return {
         "openapi": "3.1.0",

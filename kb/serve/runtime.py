@@ -16,7 +16,7 @@ and the only files it writes are the KB's own caches inside the KB folder.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ from kb.errors import UsageError
 if TYPE_CHECKING:
     from kb.config import Settings
     from kb.rag import AskPipeline
-    from kb.rag.record import Event
+    from kb.rag.record import Event, SourcesEvent
     from kb.search import Retriever, SearchOptions, SearchResult
     from kb.store import Store
 
@@ -116,8 +116,15 @@ class Runtime:
         with self.search_lock:
             return ask_would_answer(result, opts.min_score, doc_freq_of(self.store))
 
-    def ask(self, question: str, opts: SearchOptions) -> AnswerEvents:
-        """The answer's events (token, citation, verdict, done), one answer at a time.
+    def ask(
+        self,
+        question: str,
+        opts: SearchOptions,
+        on_sources: Callable[[SourcesEvent], None] | None = None,
+    ) -> AnswerEvents:
+        """The answer's events (sources, token, citation, verdict, done), one answer at a
+        time; ``on_sources`` gets the sources event as soon as retrieval ends (it is then
+        not in the events; :meth:`kb.rag.AskPipeline.ask`).
 
         Errors before generation (empty question, empty KB, model file) raise here;
         the caller turns them into one error event or a 4xx."""
@@ -126,7 +133,7 @@ class Runtime:
         self.answer_lock.acquire()
         try:
             with self.search_lock:
-                stream = self.pipeline.ask(question, opts)
+                stream = self.pipeline.ask(question, opts, on_sources=on_sources)
         except BaseException:
             self.answer_lock.release()
             raise

@@ -122,8 +122,12 @@ def test_json_events(demo_kb: Path, shared_embedder: None) -> None:
     events = [json.loads(line) for line in r.stdout.splitlines()]
     kinds = [e["event"] for e in events]
     assert kinds[-1] == "done" and kinds.count("done") == 1
-    assert set(kinds[:-1]) <= {"token", "citation", "verdict"} and "token" in kinds
+    # the retrieved passages first, before any token (issue 55: sources first)
+    assert kinds[0] == "sources" and kinds.count("sources") == 1
+    assert set(kinds[1:-1]) <= {"token", "citation", "verdict"} and "token" in kinds
     answer = events[-1]["answer"]
+    retrieved = [(s["n"], s["chunk_id"]) for s in events[0]["sources"]]
+    assert retrieved == [(c["n"], c["chunk_id"]) for c in answer["contexts"]]
     tokens = "".join(e["text"] for e in events if e["event"] == "token")
     if answer["truncated"] == "max_tokens":  # cut at --max-tokens: trimmed to whole sentences
         assert tokens.startswith(answer["text"]) and answer["text"] != tokens

@@ -138,9 +138,11 @@ def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
         f"    print(json.dumps([m for m in {READ_ONLY_FORBIDDEN!r} if m in sys.modules]))\n"
     )
 
+    assert os.environ["KB_HOME"] == str(home)  # no --kb: an option given costs pydantic
+
     def run(*args: str) -> tuple[str, list[str]]:
         proc = subprocess.run(
-            [sys.executable, "-c", code, *args, "--kb", str(home)],
+            [sys.executable, "-c", code, *args],
             capture_output=True,
             text=True,
             env=os.environ,

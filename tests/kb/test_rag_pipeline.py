@@ -13,7 +13,7 @@ import pytest
 from kb.backends.generator import Generator, Prompt
 from kb.config import AnswerSettings, LlmSettings, Settings
 from kb.errors import ContextOverflowError, EmptyStoreError, UsageError
-from kb.rag import AskPipeline, CitationEvent, DoneEvent, TokenEvent
+from kb.rag import AskPipeline, CitationEvent, DoneEvent, SourcesEvent, TokenEvent
 from kb.search.options import SearchOptions
 from kb.types import Hit, Locator, Span
 
@@ -101,7 +101,8 @@ def test_answer_with_sources_and_events_in_order() -> None:
     events = list(stream)
     kinds = [type(e).__name__ for e in events]
     # each citation follows the token that closed it; the third token closes three
-    assert kinds == ["TokenEvent"] * 3 + ["CitationEvent"] * 3 + ["DoneEvent"]
+    # the retrieved passages first, then each citation after the token that closed it
+    assert kinds == ["SourcesEvent"] + ["TokenEvent"] * 3 + ["CitationEvent"] * 3 + ["DoneEvent"]
     cites = [e for e in events if isinstance(e, CitationEvent)]
     assert [(c.n, c.valid, c.hit.chunk_id if c.hit else None) for c in cites] == [
         (2, True, 102),
@@ -266,6 +267,7 @@ def test_consumed_from_another_thread() -> None:
 def test_cancel_stops_generation_and_keeps_partial_text() -> None:
     gen = ScriptedGenerator([f"w{i} " for i in range(1000)], delay=0.002)
     stream = AskPipeline(FakeRetriever([make_hit(1)]), gen, settings()).ask("q", OPTS)
+    assert isinstance(next(stream), SourcesEvent)
     first = next(stream)
     assert isinstance(first, TokenEvent)
     stream.cancel()
@@ -287,3 +289,57 @@ def test_generation_error_is_recorded_and_stream_ends() -> None:
     rec = stream.result()
     assert rec.text == "Partial [#1]" and rec.error and "decode failed" in rec.error
     assert [c.n for c in rec.citations] == [1]
+
+
+def test_sources_go_to_on_sources_before_the_model_is_loaded() -> None:
+    # sources first (issue 55): the retrieved passages reach the caller while ask() is
+    # still to check the evidence, load the model and build the prompt
+    hits = [make_hit(i) for i in range(1, 4)]
+    seen: list[str] = []
+
+    def factory() -> Generator:
+        seen.append("model load")
+        return ScriptedGenerator(["Paris [#1]."])
+
+    def on_sources(event: SourcesEvent) -> None:
+        seen.append("sources")
+        assert [h.chunk_id for h in event.hits] == [101, 102, 103]
+
+    stream = AskPipeline(FakeRetriever(hits), factory, settings()).ask(
+        "Where?", OPTS, on_sources=on_sources
+    )
+    assert seen == ["sources", "model load"]
+    events = list(stream)
+    # delivered once: to on_sources, so not again in the stream
+    assert not any(isinstance(e, SourcesEvent) for e in events)
+    assert isinstance(events[0], TokenEvent) and isinstance(events[-1], DoneEvent)
+
+
+def test_sources_event_numbers_the_passages_as_the_answer_cites_them() -> None:
+    hits = [make_hit(i) for i in range(1, 4)]
+    stream = AskPipeline(FakeRetriever(hits), ScriptedGenerator(["A [#2]."]), settings()).ask(
+        "Where?", OPTS
+    )
+    first = next(stream)
+    assert isinstance(first, SourcesEvent)
+    d = first.to_dict()
+    assert d["event"] == "sources"
+    assert [(s["n"], s["chunk_id"], s["path"]) for s in d["sources"]] == [
+        (1, 101, "notes/doc1.md"),
+        (2, 102, "notes/doc2.md"),
+        (3, 103, "notes/doc3.md"),
+    ]
+    assert d["sources"][1]["locator"]["display"] == "notes/doc2.md › Doc > Part 2 · lines 2–5"
+    assert 0 <= d["retrieval_s"] <= d["at_s"]
+    rec = stream.result()
+    assert rec.citations[0].chunk_id == d["sources"][1]["chunk_id"]
+
+
+def test_a_refusal_by_the_evidence_check_still_shows_the_sources_first() -> None:
+    # the passages were found, they just do not say what is asked: the person saw them
+    hits = [make_hit(i) for i in range(1, 3)]
+    s = replace(settings(), answer=AnswerSettings(mode="generate", verify=False))
+    pipe = AskPipeline(FakeRetriever(hits), ScriptedGenerator(["x"]), s, embed=None)
+    events = list(pipe.ask("When did the zeppelin land in Brazil?", OPTS))
+    assert [type(e).__name__ for e in events] == ["SourcesEvent", "DoneEvent"]
+    assert events[-1].record.refusal_reason == "no_support"  # type: ignore[union-attr]

@@ -1,5 +1,7 @@
-// Ask page: stream an answer over server-sent events (/api/ask), link every [#n] to the
-// cited place, show each sentence's verdict as it arrives, open sources beside the answer.
+// Ask page: stream an answer over server-sent events (/api/ask): the retrieved passages
+// first (the "sources" event, as soon as the search ends), then the answer; link every
+// [#n] to the cited place, show each sentence's verdict as it arrives, open sources
+// beside the answer.
 // All text goes in through textContent: nothing from the answer is parsed as HTML.
 "use strict";
 (function () {
@@ -94,6 +96,24 @@
     verdicts.querySelector("ol").append(li);
   }
 
+  function showRetrieved(list) {
+    // the passages [#1]..[#k] the answer will cite, while the model decides; finish()
+    // replaces them with the cited sources and their quotes
+    const ol = sources.querySelector("ol");
+    ol.replaceChildren();
+    for (const s of list) {
+      cites.set(s.n, { chunk_id: s.chunk_id, display: s.locator.display });
+      const li = el("li");
+      li.value = s.n;
+      const a = el("a", "srclink", s.locator.display || s.path);
+      a.href = `/view/chunk/${s.chunk_id}`;
+      li.append(a);
+      ol.append(li);
+    }
+    sources.querySelector("h2").textContent = "Retrieved";
+    sources.hidden = !list.length;
+  }
+
   function finish(rec) {
     for (const c of rec.contexts || []) {
       if (!cites.has(c.n)) cites.set(c.n, { chunk_id: c.chunk_id, display: c.locator.display });
@@ -112,6 +132,7 @@
     label.textContent = msg;
     const ol = sources.querySelector("ol");
     ol.replaceChildren();
+    sources.querySelector("h2").textContent = "Sources";
     const evidence = new Map();
     // a sentence's evidence before a quoted heading's (a journal entry's date)
     const better = (e, f) => (!e.heading && f.heading) || (!!e.heading === !!f.heading && e.score > f.score);
@@ -156,6 +177,11 @@
     for (const [k, v] of Array.from(params.entries())) if (!v) params.delete(k);
     history.replaceState(null, "", "/?" + params.toString());
     es = new EventSource("/api/ask?" + params.toString());
+    es.addEventListener("sources", (e) => {
+      const d = JSON.parse(e.data);
+      showRetrieved(d.sources || []);
+      status.textContent = `Answering from ${(d.sources || []).length} passages…`;
+    });
     es.addEventListener("token", (e) => {
       const d = JSON.parse(e.data);
       text += d.text;
