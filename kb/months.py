@@ -2,7 +2,7 @@
 
 A journal heads its days "## 2026-11-09" and a question says "9 November": the keyword
 leg turns a named day into its ISO form (:func:`kb.search.keyword.date_terms`) and the
-evidence check reads an ISO date's month (:func:`kb.rag.lexical.date_words`), both
+evidence check reads an ISO date's month (:func:`kb.rag.dates.date_words`), both
 with these names.
 """
 

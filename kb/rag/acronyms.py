@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from kb.rag.lexical import is_stopword, stem, tokens
+from kb.rag.lexical import is_stopword, tokens
+from kb.rag.stemmer import stem
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}s?")
 _ANY_ACRONYM = re.compile(r"(?<![^\W\d_])[A-Z]{2,6}s?(?![^\W\d_])")

@@ -75,7 +75,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from kb.rag.lexical import DAY_DATE, STOPWORDS
+from kb.rag.dates import DAY_DATE
+from kb.rag.lexical import STOPWORDS
 from kb.sentence_spans import AUXILIARIES, ITEM_NUMBER
 
 AnswerType = Literal["time", "money", "quantity", "name"]

@@ -20,7 +20,7 @@ the question asks about, with two signals:
   *go*, *need* …), which count when the sentence holds them and are left out when not,
   and where *found* tolerates typos and derivations (:func:`kb.rag.lexical.found`:
   ``pacakges`` meets ``packages``) and a number with a unit stands for its quantity
-  (:func:`kb.rag.lexical.unit_words`: ``30 °C`` says *temperature*, ``375 g`` says
+  (:func:`kb.rag.units.unit_words`: ``30 °C`` says *temperature*, ``375 g`` says
   *grams*; a sentence that holds some terms only so, and writes none of them out, counts
   for none: "valid from 3 April" is not about "When does the RAC cover *start*?",
   :func:`standing`); ``coverage`` is the maximum over sentences, and the
@@ -92,26 +92,20 @@ from typing import Any
 
 import numpy as np
 
+from kb.months import MONTH_NAMES
 from kb.rag.acronyms import aliases, is_acronym, question_acronyms, spelled_in, spelled_out
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
+from kb.rag.authors import AUTHOR_STEMS, cited
+from kb.rag.dates import date_words
 from kb.rag.direction import reversed_moves
 from kb.rag.lexical import (
-    AUTHOR_STEMS,
-    CAUSE_STEMS,
     HYPHENATED,
-    MONTH_NAMES,
-    cited,
     content_stems,
-    date_words,
-    effect_clause,
     found,
     glued_codes,
     hyphen_parts,
     hyphenated_stem,
     key_tokens,
-    number_value,
-    quantities,
-    stem,
     token_matches,
     tokens,
     written_codes,
@@ -132,6 +126,7 @@ from kb.rag.polarity import (
     rank_sentences,
     yes_no,
 )
+from kb.rag.stemmer import number_value, stem
 from kb.rag.substitution import prefixed, swaps, word_swaps
 from kb.rag.superlative import (
     DATE,
@@ -142,6 +137,7 @@ from kb.rag.superlative import (
     is_item,
     measure,
 )
+from kb.rag.units import CAUSE_STEMS, effect_clause, quantities
 from kb.rag.verify import (
     OPEN_TASK_STEMS,
     TASK_STEMS,
@@ -543,7 +539,7 @@ def absent_keys(question: str, passages: Sequence[PassageSentences]) -> list[str
     names as stems that
     forgive a typo or a derivation (:func:`kb.rag.lexical.found`: "Goverment",
     "Buddhist" for "Buddhism"). A value's shape counts as its word: "What is the
-    printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.lexical.unit_words`). An
+    printer's *IP*?" over "192.168.178.40" (:func:`kb.rag.units.unit_words`). An
     acronym is there when a passage spells it out ("BP": "blood pressure",
     :mod:`kb.rag.acronyms`), and names that spell an acronym a passage writes ("European
     Union": "EU"). A code of letters and digits (:func:`kb.rag.lexical.glued_codes`:
@@ -587,7 +583,7 @@ def other_quantities(
     question: str, passages: Sequence[PassageSentences], absent: Collection[str] = ()
 ) -> list[str]:
     """The question's numbers with a unit (as it writes them: ``30 °C``) whose value
-    the passages hold only as another kind of quantity (:func:`kb.rag.lexical.
+    the passages hold only as another kind of quantity (:func:`kb.rag.units.
     quantities`): "How long does the dough proof at *30 °C*?" over "chilling *30
     minutes* between folds" and "proof at 26 °C". A value the passages also hold bare
     ("set the oven to 200"), or with a unit of one of its kinds, or not at all (the
@@ -978,7 +974,7 @@ def says_what_it_is(terms: Terms, asked: frozenset[str], sentence: str) -> bool:
 
 
 def _reference(asked: frozenset[str], p: PassageSentences, j: int) -> bool:
-    """Sentence ``j`` of ``p`` is a reference (:func:`kb.rag.lexical.cited`: "Ursula K.
+    """Sentence ``j`` of ``p`` is a reference (:func:`kb.rag.authors.cited`: "Ursula K.
     Le Guin, 1974.") and the question asks who wrote it: the line says it whole, as a
     sentence writes a word out, while the work's title is its heading."""
     return not asked.isdisjoint(AUTHOR_STEMS) and cited(p.sentence(j))
@@ -1137,8 +1133,8 @@ def _cause_of_the_asked(
     terms: Terms, out: list[str], p: PassageSentences, sentences: range
 ) -> list[str]:
     """``out`` (the terms found in ``sentences`` of ``p``) less *cause*/*reason* when
-    only a cue of cause says them (:data:`kb.rag.lexical.CAUSE_STEMS`: "because") and
-    the clause it explains (:func:`kb.rag.lexical.effect_clause`; not the headings)
+    only a cue of cause says them (:data:`kb.rag.units.CAUSE_STEMS`: "because") and
+    the clause it explains (:func:`kb.rag.units.effect_clause`; not the headings)
     holds less than half of the question's other words: "What caused the certificate
     to expire?" over "Staging was down because the TLS certificate expired" asks the
     cause of the cause."""
@@ -1301,7 +1297,7 @@ def names_section(terms: Terms, hit: Hit, heading: AbstractSet[str] | None = Non
     ("What are my plants?" over a note headed "Plants"); squad-dev's sections ("Part
     4") name nothing a question asks. A journal's date heading names its day by the
     month it is in ("What did I do on 16 November?" over "## 2026-11-16":
-    :func:`kb.rag.lexical.date_words`), and so does a daily note without a heading by
+    :func:`kb.rag.dates.date_words`), and so does a daily note without a heading by
     its file's name (``2026-11-09.md``: :func:`_file_title`). A heading that negates
     (:func:`kb.rag.polarity.heading_negates`: "## Not decided") names its section only
     for a negated question ("What was not decided?"), and one that does not, only for

@@ -33,8 +33,9 @@ from __future__ import annotations
 import re
 
 from kb.rag.answer_type import TIME_WORDS
-from kb.rag.lexical import found, stem, tokens
+from kb.rag.lexical import found, tokens
 from kb.rag.polarity import Contradiction, alternative, yes_no
+from kb.rag.stemmer import stem
 
 _END = r"(?:the\s+)?(?P<{0}>[A-Z][\w&'’-]*(?:\s+[A-Z][\w&'’-]*){{0,2}})"
 _TO = r"(?:to|into|towards?)"

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 
-from kb.rag.lexical import NUMBER_WORDS
 from kb.rag.polarity import Contradiction, alternative, yes_no
+from kb.rag.stemmer import NUMBER_WORDS
 
 #: a period word (singular) -> its period
 _PERIOD_WORDS = {
@@ -64,7 +64,7 @@ _RATE = re.compile(
 )
 
 
-#: the quantity words :data:`kb.rag.lexical.NUMBER_WORDS` leaves out, and count words
+#: the quantity words :data:`kb.rag.stemmer.NUMBER_WORDS` leaves out, and count words
 _COUNT_WORDS: tuple[str, ...] = ("one", "hundred", "thousand", "million", "billion", "dozen")
 _COUNT_WORDS += ("once", "twice", "thrice", "times", "several", "many", "much", "few")
 #: a quantity: digits, a number word or a count word ("twice", "several")

@@ -96,18 +96,13 @@ from kb.rag.answerability import (
     question_terms,
     weighted_share,
 )
+from kb.rag.dates import DAY_DATE
 from kb.rag.grammar import _literal, refusal_forms
-from kb.rag.lexical import (
-    DAY_DATE,
-    content_stems,
-    found,
-    is_stopword,
-    stem,
-    tokens,
-    unit_words,
-)
+from kb.rag.lexical import content_stems, found, is_stopword, tokens
 from kb.rag.polarity import negates, negation_asked, says_denied
+from kb.rag.stemmer import stem
 from kb.rag.superlative import DATE, date_value, entry_value, extremes, says_day
+from kb.rag.units import unit_words
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.search.links import LINK, TitleIndex
 from kb.search.tasks import asks_done, asks_tasks

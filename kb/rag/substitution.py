@@ -80,18 +80,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from kb.rag.lexical import (
-    NOT_ADVERBS,
-    content_stems,
-    ends_sentence,
-    found,
-    is_stopword,
-    number_value,
-    stem,
-    token_matches,
-    tokens,
-)
+from kb.rag.lexical import content_stems, ends_sentence, found, is_stopword, token_matches, tokens
 from kb.rag.polarity import Contradiction, alternative, yes_no
+from kb.rag.stemmer import NOT_ADVERBS, number_value, stem
 
 #: how many tokens away the slot's neighbouring non-stop word may be
 MAX_GAP = 4
@@ -144,7 +135,7 @@ def tokenised(text: str) -> list[Token]:
     """``text``'s tokens with their kind: identifiers (:data:`_CODE`, lower-cased, as
     one token), numbers of :data:`MIN_DIGITS` digits or more (a year, an amount: shorter
     ones are too often written another way, "four", "09") as their value
-    (:func:`kb.rag.lexical.number_value`), ordinal words (:data:`ORDINALS`) and ordinals
+    (:func:`kb.rag.stemmer.number_value`), ordinal words (:data:`ORDINALS`) and ordinals
     in digits ("19th", kind ``nth``: "the 19th century" against "the 20th"), Greek
     letters (:data:`GREEK_LETTERS`, three letters or more, lower-case or starting a
     sentence), number

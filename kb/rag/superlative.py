@@ -15,7 +15,7 @@ The question names the extreme (:data:`SCALE_WORDS`): a superlative word (*cheap
 *heaviest*, *longest* ...), or a comparative asked between the items ("Which laptop is
 *lighter*?"), or *most*/*least* (*more*/*less*) before
 *expensive* or *costly*, with the
-kind of quantity it compares (:func:`kb.rag.lexical.quantities`' kinds: *cheapest*
+kind of quantity it compares (:func:`kb.rag.units.quantities`' kinds: *cheapest*
 compares money, *lightest* weight, *coldest* temperature, *longest* a distance or a
 time) and whether the largest or the smallest value wins. *highest*, *lowest*,
 *largest*, *biggest* and *smallest* compare whatever quantity with a unit, or score
@@ -56,7 +56,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kb.months import month_number
-from kb.rag.lexical import MONTH_NAME, quantities, tokens
+from kb.rag.dates import MONTH_NAME
+from kb.rag.lexical import tokens
+from kb.rag.units import quantities
 from kb.sentence_spans import TABLE_RULE, starts_item
 
 _MONEY = frozenset({"money"})
@@ -65,7 +67,7 @@ _TEMPERATURE = frozenset({"temperature"})
 _DISTANCE = frozenset({"distance"})
 _LENGTH = frozenset({"distance", "time"})
 #: a calendar date, compared by :func:`date_value` (not a quantity kind of
-#: :func:`kb.rag.lexical.quantities`)
+#: :func:`kb.rag.units.quantities`)
 DATE = frozenset({"date"})
 #: the superlatives and comparatives (asked between a list's items: "Which laptop is
 #: *lighter*?", read as the superlative) of each scale, the kind of quantity they

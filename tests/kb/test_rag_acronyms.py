@@ -12,7 +12,8 @@ from kb.rag.acronyms import (
     written_acronyms,
 )
 from kb.rag.answerability import check, question_terms
-from kb.rag.lexical import stem, tokens
+from kb.rag.lexical import tokens
+from kb.rag.stemmer import stem
 from kb.rag.verify import PassageSentences
 from tests.kb.test_rag_verified import hit
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.rag.answerability import check
-from kb.rag.lexical import stem
+from kb.rag.stemmer import stem
 from kb.rag.verify import PassageSentences, lead_words, names_in
 from kb.sentence_spans import split_sentences
 from tests.kb.test_rag_verified import hit

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from kb.rag import AskPipeline
 from kb.rag.answerability import check
-from kb.rag.lexical import content_stems, number_value, stem
+from kb.rag.lexical import content_stems
 from kb.rag.polarity import Contradiction
+from kb.rag.stemmer import number_value, stem
 from kb.rag.substitution import (
     initials_of,
     neighbour,

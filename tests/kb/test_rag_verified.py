@@ -29,22 +29,9 @@ from kb.rag.answerability import (
     section_named,
     weighted_share,
 )
-from kb.rag.lexical import (
-    END_WORDS,
-    START_WORDS,
-    agentive,
-    bounds,
-    cited,
-    content_stems,
-    effect_clause,
-    found,
-    glued_codes,
-    key_tokens,
-    near,
-    recall,
-    stem,
-    unit_words,
-)
+from kb.rag.authors import cited
+from kb.rag.dates import END_WORDS, START_WORDS, bounds
+from kb.rag.lexical import agentive, content_stems, found, glued_codes, key_tokens, near, recall
 from kb.rag.quote import (
     candidates_block,
     dated_heading,
@@ -54,6 +41,8 @@ from kb.rag.quote import (
 )
 from kb.rag.record import AnswerRecord, VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
+from kb.rag.stemmer import stem
+from kb.rag.units import effect_clause, unit_words
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
 from kb.search.options import SearchOptions
 from kb.sentence_spans import split_sentences as passage_sentences
@@ -1529,7 +1518,7 @@ def test_a_negated_question_quotes_the_sentence_that_negates_first() -> None:
 
 
 def test_a_number_is_read_with_the_kind_of_quantity_its_unit_says() -> None:
-    from kb.rag.lexical import quantities
+    from kb.rag.units import quantities
 
     assert quantities("proof at 30 °C for 2 hours") == [
         ("30", frozenset({"temperature"}), "30 °C"),
