@@ -146,7 +146,7 @@ class Gathered:
     #: settings, which both thresholds are judged with)
     says_every_term: bool = False
     #: a hit's own section heading names what the question asks about
-    #: (:func:`kb.rag.answerability.names_section`): ``kb ask`` then needs no cosine
+    #: (:func:`kb.rag.naming.names_section`): ``kb ask`` then needs no cosine
     names_section: bool = False
 
     def sentence_scores(self, ids: list[int]) -> dict[int, float] | None:

@@ -25,7 +25,8 @@ import numpy as np
 
 from eval.stats import PairedResult
 from eval.tune import Gathered, RefusalOutcome, TuneReport, paired_decisions, ranking, split
-from kb.rag.answerability import DocFreq, assess
+from kb.rag.answerability import assess
+from kb.rag.terms import DocFreq
 from kb.search.options import SearchOptions
 from kb.store import Store
 

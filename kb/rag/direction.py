@@ -4,7 +4,7 @@ payment provider *from* Stripe to Adyen in Q1."
 Every word of such a question is in the sentence, so coverage, cosine and the name
 checks (:mod:`kb.rag.substitution`, which needs a missing word) all let it through, and
 the answer quoted is the sentence that says the opposite. The rule reads the sentence
-that best matches the question (as :func:`kb.rag.answerability.ranked_sentences`
+that best matches the question (as :func:`kb.rag.coverage.ranked_sentences`
 ranks them) for a move between two named ends::
 
     from <A> to <B>        ("to" may be "into", "toward", "towards")

@@ -2,7 +2,7 @@
 realize *a month*?" over "The Centre currently realizes about 500 projects *a year*."
 
 Every content word of such a question but its period is in the sentence (and *year*
-frames a question, :data:`kb.rag.answerability.QUESTION_FRAME`), so coverage, cosine
+frames a question, :data:`kb.rag.terms.QUESTION_FRAME`), so coverage, cosine
 and the name checks let it through, and the answer quoted gives a number for another
 period. SQuAD 2.0 builds unanswerable questions this way (Rajpurkar,
 Jia and Liang 2018: "mutual exclusion" and number swaps), and a note that says "£480 a
@@ -14,7 +14,7 @@ for year), as ``a`` or ``an`` and a period word after a quantity a few words bef
 (:func:`rate_periods`: "500 projects a year", "twice a week", "how many ... a month";
 not "a year ago"), or as an adverb of one (*hourly*, *daily*, *nightly*, *weekly*,
 *monthly*, *quarterly*, *yearly*, *annually*). The rule reads the sentence that best
-matches the question (as :func:`kb.rag.answerability.ranked_sentences` ranks them): it
+matches the question (as :func:`kb.rag.coverage.ranked_sentences` ranks them): it
 contradicts the question when the question asks at one or more periods, the sentence
 states a rate at some period, and the sentence states none of the question's. Edge
 cases: "every other week" and "twice a week" read as per week; a sentence with no rate

@@ -23,7 +23,7 @@ relevance to the question,
 with ``cos`` the embedder's cosine (0 without an embedder) and ``coverage`` the
 idf-weighted share of the question's words found in the sentence, or in the sentence
 and its neighbours, as the evidence check counts them
-(:func:`kb.rag.answerability.found_terms`: headings and file name included, typos and
+(:func:`kb.rag.term_match.found_terms`: headings and file name included, typos and
 units forgiven), plus :data:`TYPE_BONUS` when the question asks *when*, *how much …
 cost*, *how many* or *where* and the sentence can say it (:mod:`kb.rag.answer_type`: it
 has a date or time, an amount of money, a number or quantity word, a place after a
@@ -34,7 +34,7 @@ replica?" over "*Never* promote during a backup window": :mod:`kb.rag.polarity`)
 asks what is *still* to do or *left* and the sentence is an open task ("- [ ] renew
 the passport", which negates). When the question ends with what its doer does, the
 sentence that writes that verb just after the doer, not as a passive
-(:func:`doer_and_verb`, :func:`kb.rag.answerability.does`), gets :data:`TYPE_BONUS` and
+(:func:`doer_and_verb`, :func:`kb.rag.every_term.does`), gets :data:`TYPE_BONUS` and
 at least half of it above the best sentence of its passage: "What did Dr Lindqvist
 suggest?" is answered by "Dr Lindqvist suggested reading Gelman and Hill", not by the
 attendee line "With Prof. Okafor and Dr Lindqvist.", whose cosine is higher; "What did
@@ -84,24 +84,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kb.rag.answer_type import asks_place, expected_type, has_name, holds, says_place
-from kb.rag.answerability import (
-    DocFreq,
-    Terms,
-    asked_terms,
-    does,
-    found_terms,
-    named_lists,
-    named_records,
-    names_section,
-    question_terms,
-    weighted_share,
-)
 from kb.rag.dates import DAY_DATE
+from kb.rag.every_term import does
 from kb.rag.grammar import _literal, refusal_forms
 from kb.rag.lexical import content_stems, found, is_stopword, tokens
+from kb.rag.naming import named_lists, named_records, names_section
 from kb.rag.polarity import negates, negation_asked, says_denied
 from kb.rag.stemmer import stem
 from kb.rag.superlative import DATE, date_value, entry_value, extremes, says_day
+from kb.rag.term_match import found_terms
+from kb.rag.terms import DocFreq, Terms, asked_terms, question_terms, weighted_share
 from kb.rag.units import unit_words
 from kb.rag.verify import OPEN_TASK_STEMS, EmbedFn, PassageSentences
 from kb.search.links import LINK, TitleIndex
@@ -523,7 +515,7 @@ def section_candidates(
     cands: Sequence[Candidate],
 ) -> list[Candidate]:
     """The candidates from the passages whose own section heading names what the
-    question asks about (:func:`kb.rag.answerability.names_section`), in passage order:
+    question asks about (:func:`kb.rag.naming.names_section`), in passage order:
     "What were the decisions?" over a note's "## Decisions" is answered by the
     section's items, not by the one a one-sentence answer would pick. Empty when no
     passage's section is named, or when the question ends with what its doer does and
@@ -545,7 +537,7 @@ def list_candidates(
     cands: Sequence[Candidate],
 ) -> list[Candidate]:
     """The candidates that are items of a list whose lead-in names what the question
-    asks about (:func:`kb.rag.answerability.named_lists`: "What are the follow-ups?"
+    asks about (:func:`kb.rag.naming.named_lists`: "What are the follow-ups?"
     over "Follow-ups:" and its items), in passage order; empty when none is named."""
     terms = question_terms(question, None)
     named = {(p.n, j) for p in passages for j in named_lists(terms, p)}
@@ -575,7 +567,7 @@ def record_candidates(
     cands: Sequence[Candidate],
 ) -> list[Candidate]:
     """The candidates that are ``key: value`` lines whose key names what the question
-    asks about (:func:`kb.rag.answerability.named_records`: "What is the risk?" over
+    asks about (:func:`kb.rag.naming.named_records`: "What is the risk?" over
     "Risk: the payments team has not signed off the webhook changes."), in passage
     order; empty when none is named. A table row that holds the word in a cell ("|
     Hotel | €980 |") is no record of the key "Hotel"."""

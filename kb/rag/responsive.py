@@ -12,7 +12,7 @@ wrong. This module judges each answer against the question:
 - *not responsive*: no answer sentence (read with the heading quoted before it) gives the
   type, or its passages do not hold the question's subject.
 
-**Subject.** The question's terms (:func:`kb.rag.answerability.question_terms`: stems with
+**Subject.** The question's terms (:func:`kb.rag.terms.question_terms`: stems with
 their idf weights; light verbs and the words that name the answer type or an extreme
 aside, :data:`FRAME_WORDS`) are looked for in the cited passages: every sentence, the
 chunk's headings and its file name (:attr:`kb.rag.verify.PassageSentences.heading_stems`),
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
-from kb.rag.answerability import Terms, asked_terms
 from kb.rag.lexical import content_stems, found, key_tokens
+from kb.rag.terms import Terms, asked_terms
 from kb.rag.verify import PassageSentences
 
 Verdict = Literal["responsive", "partial", "not_responsive"]

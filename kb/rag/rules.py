@@ -49,7 +49,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "absent-keys",
         "veto",
-        "kb.rag.answerability",
+        "kb.rag.keys",
         "*",
         "a number, code or name of the question is in no retrieved passage",
     ),
@@ -113,14 +113,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "every-term",
         "floor",
-        "kb.rag.answerability",
+        "kb.rag.every_term",
         "*",
         "one passage sentence holds every content word of the question",
     ),
     Rule(
         "section-named",
         "floor",
-        "kb.rag.answerability",
+        "kb.rag.naming",
         "*",
         "a passage's own section heading names what the question asks about",
     ),

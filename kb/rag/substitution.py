@@ -6,11 +6,11 @@ takes an answerable question and replaces one name or number: "Who was the first
 *American* to travel the Amazon?" where the text says "The first *European* to travel
 the length of the Amazon"; "Newton's *Third* Law asserts ..." over "Newton's *Second*
 Law asserts ...". Coverage and cosine barely move. The key-term check
-(:func:`kb.rag.answerability.absent_keys`) catches the swap only when the asked word is
+(:func:`kb.rag.keys.absent_keys`) catches the swap only when the asked word is
 in no passage at all, and a word like "American" usually is in one.
 
 The rule looks at the one sentence that best matches the question (ranked by coverage,
-then cosine, as :func:`kb.rag.answerability.ranked_sentences` ranks them). A question
+then cosine, as :func:`kb.rag.coverage.ranked_sentences` ranks them). A question
 token ``k`` is *swapped* when all of these hold:
 
 - ``k`` is a key: a number, an ordinal word (*first* ... *twelfth*), a number word

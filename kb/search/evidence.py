@@ -41,7 +41,7 @@ bolts are there?") has a low cosine to everything, also to the sentence that say
 word for word (0.44; its chunk 0.22). A raised ``min_score`` stays as strict as it says
 for that waiver. And it answers, whatever the cosines and ``min_score``, when a hit's
 own section heading names what the question asks about
-(:func:`kb.rag.answerability.names_section`): the sentences under a note's "## Risks"
+(:func:`kb.rag.naming.names_section`): the sentences under a note's "## Risks"
 name no risk, and "What are the risks?" has a cosine of 0.2 to them.
 """
 
@@ -80,7 +80,7 @@ def ask_passes(
     ``says_every_term()`` (one sentence of the hits holds every content word of the
     question; asked only then, see the module docs), or ``names_section()`` (a hit's
     own section heading names what the question asks about, whatever the cosines:
-    :func:`kb.rag.answerability.names_section`). ``kb ask``, the note of ``kb search``
+    :func:`kb.rag.naming.names_section`). ``kb ask``, the note of ``kb search``
     and ``kb eval tune`` all judge with it."""
     if passes(best_cosine, min_score, best_sentence):
         return True

@@ -11,9 +11,10 @@ from kb.rag.acronyms import (
     spells,
     written_acronyms,
 )
-from kb.rag.answerability import check, question_terms
+from kb.rag.answerability import check
 from kb.rag.lexical import tokens
 from kb.rag.stemmer import stem
+from kb.rag.terms import question_terms
 from kb.rag.verify import PassageSentences
 from tests.kb.test_rag_verified import hit
 

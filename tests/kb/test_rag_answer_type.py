@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kb.rag.answer_type import expected_type, gives, holds, strict_type
-from kb.rag.answerability import PAIR_PENALTY, check
+from kb.rag.answerability import check
+from kb.rag.coverage import PAIR_PENALTY
 from kb.rag.quote import TYPE_BONUS, doer_and_verb, rank_candidates
 from kb.rag.verify import PassageSentences, embed_passages
 from kb.types import Hit, Locator, Span

@@ -3,8 +3,9 @@ line that names what is asked, and question words a note need not write."""
 
 from __future__ import annotations
 
-from kb.rag.answerability import check, question_terms
+from kb.rag.answerability import check
 from kb.rag.quote import item_head, rank_candidates
+from kb.rag.terms import question_terms
 from kb.rag.verify import PassageSentences
 from kb.types import Hit, Locator, Span
 
@@ -114,7 +115,7 @@ def test_a_yes_no_questions_day_or_month_is_answered_by_another() -> None:
     *Mondays* (a name no passage holds): the note answers it (no), as an antonym
     answers "Is the shop closed on Sunday?". Only for a yes/no question: "When is PE on
     Mondays?" still lacks it."""
-    from kb.rag.answerability import absent_keys
+    from kb.rag.keys import absent_keys
 
     pe = note("PE is on Tuesdays and Thursdays, so she needs her kit on those days.", "School")
     assert check("Is PE on Mondays?", [pe], None, 0.0).missing == []

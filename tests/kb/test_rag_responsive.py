@@ -6,8 +6,8 @@ tested in test_rag_verified.py and test_reasons.py.
 
 from __future__ import annotations
 
-from kb.rag.answerability import question_terms
 from kb.rag.responsive import judge
+from kb.rag.terms import question_terms
 from kb.rag.verify import PassageSentences
 from kb.types import Hit, Locator, Span
 

@@ -1,6 +1,6 @@
 """A question that names a section ("What are the Q3 risks?") is answered from it.
 
-Unit tests of :func:`kb.rag.answerability.names_section`, and an integration test on
+Unit tests of :func:`kb.rag.naming.names_section`, and an integration test on
 the real parts (the ingest pipeline, SQLite, LanceDB, the bundled all-MiniLM-L6-v2):
 the sentences under "## Risks" name no risk, so every cosine rule refused "What are the
 risks?" before the section heading counted.
@@ -18,15 +18,8 @@ from ingest.pipeline import ingest_paths
 from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
-from kb.rag.answerability import (
-    asked_terms,
-    check,
-    named_lists,
-    named_records,
-    names_section,
-    question_terms,
-    section_named,
-)
+from kb.rag.answerability import check, section_named
+from kb.rag.naming import named_lists, named_records, names_section
 from kb.rag.quote import (
     Candidate,
     list_candidates,
@@ -34,6 +27,7 @@ from kb.rag.quote import (
     record_candidates,
     section_candidates,
 )
+from kb.rag.terms import asked_terms, question_terms
 from kb.rag.verify import PassageSentences
 from kb.search import Retriever, SearchOptions
 from kb.store import Store

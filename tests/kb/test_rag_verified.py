@@ -18,30 +18,16 @@ from kb.backends.generator import Generator
 from kb.config import AnswerSettings, Settings
 from kb.errors import UsageError
 from kb.rag import AskPipeline
-from kb.rag.answerability import (
-    EVERY_TERM_FLOOR,
-    LIGHT_VERBS,
-    PAIR_PENALTY,
-    check,
-    idf,
-    question_terms,
-    says_every_term,
-    section_named,
-    weighted_share,
-)
+from kb.rag.answerability import EVERY_TERM_FLOOR, check, says_every_term, section_named
 from kb.rag.authors import cited
+from kb.rag.coverage import PAIR_PENALTY
 from kb.rag.dates import END_WORDS, START_WORDS, bounds
 from kb.rag.lexical import agentive, content_stems, found, glued_codes, key_tokens, near, recall
-from kb.rag.quote import (
-    candidates_block,
-    dated_heading,
-    quote_grammar,
-    quote_line,
-    rank_candidates,
-)
+from kb.rag.quote import candidates_block, dated_heading, quote_grammar, quote_line, rank_candidates
 from kb.rag.record import AnswerRecord, VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.stemmer import stem
+from kb.rag.terms import LIGHT_VERBS, idf, question_terms, weighted_share
 from kb.rag.units import effect_clause, unit_words
 from kb.rag.verify import PassageSentences, Verifier, embed_passages, evidence_locator
 from kb.search.options import SearchOptions
