@@ -2,7 +2,7 @@
 
 For every answerable squad-dev query with an answer check, retrieve the top ``k``
 passages exactly as ``kb ask`` does, rank their sentences with
-:func:`kb.rag.quote.rank_candidates`, and report the share of queries whose golden
+:func:`kb.rag.candidates.rank_candidates`, and report the share of queries whose golden
 answer (``answer.any_of``) is inside the first 1, 2, 3 and ``candidates`` offered
 sentences. Top-1/top-2 bound what quote mode's ``answer_correct`` can reach when the
 model copies the first one or two candidates; top-``candidates`` bounds any choice.
@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from kb.backends.embedder import make_embedder  # noqa: E402
 from kb.config import load_settings  # noqa: E402
+from kb.rag.candidates import rank_candidates  # noqa: E402
 from kb.rag.docfreq import term_doc_freq  # noqa: E402
-from kb.rag.quote import rank_candidates  # noqa: E402
 from kb.rag.verify import Verifier  # noqa: E402
 from kb.search import Retriever, SearchOptions  # noqa: E402
 from kb.store import Store  # noqa: E402

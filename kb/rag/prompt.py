@@ -72,7 +72,7 @@ class BuiltPrompt:
     """The messages to send, the hits they number 1..k, and what was cut.
 
     ``quote_candidates`` (quote mode only): the numbered sentences the prompt offers, in
-    the order the model numbers them (:class:`kb.rag.quote.Candidate`)."""
+    the order the model numbers them (:class:`kb.rag.candidates.Candidate`)."""
 
     messages: list[Message]
     contexts: list[Hit]

@@ -33,7 +33,7 @@ paragraphs of a log that open with their day ("On 3 November 2026 the annual ser
 of like things, while a log's list items are not ("When was my last run?" over a
 running log whose latest item is a visit to the physio): quote mode compares a list's
 items (and a log's lines) by date only among those that say what the question asks
-(:func:`kb.rag.quote.rank_candidates`).
+(:func:`kb.rag.candidates.rank_candidates`).
 
 A journal's entries are passages of their own under dated headings ("## 2026-11-09" /
 "Ran 10 km, 58 minutes."): :func:`entry_value` gives such a sentence its value (its

@@ -272,7 +272,7 @@ def test_a_table_row_is_stored_as_read_with_its_header_and_quoted_first(
     tmp_path: Path, settings: Settings, real_embedder: Embedder
 ) -> None:
     from kb.rag.answerability import assess
-    from kb.rag.quote import rank_candidates
+    from kb.rag.candidates import rank_candidates
 
     root = tmp_path / "money"
     root.mkdir()

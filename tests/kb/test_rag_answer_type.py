@@ -6,8 +6,8 @@ import pytest
 
 from kb.rag.answer_type import expected_type, gives, holds, strict_type
 from kb.rag.answerability import check
+from kb.rag.candidates import TYPE_BONUS, doer_and_verb, rank_candidates
 from kb.rag.coverage import PAIR_PENALTY
-from kb.rag.quote import TYPE_BONUS, doer_and_verb, rank_candidates
 from kb.rag.verify import PassageSentences, embed_passages
 from kb.types import Hit, Locator, Span
 from tests.kb.test_rag_verified import hit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kb.rag import AskPipeline
 from kb.rag.answerability import check
+from kb.rag.candidates import rank_candidates
 from kb.rag.polarity import (
     Contradiction,
     affirmed,
@@ -15,7 +16,6 @@ from kb.rag.polarity import (
     rank_sentences,
     yes_no,
 )
-from kb.rag.quote import rank_candidates
 from kb.rag.reasons import _contradiction as _contradiction_reason
 from kb.rag.verify import PassageSentences
 from kb.search.options import SearchOptions

@@ -4,7 +4,8 @@ line that names what is asked, and question words a note need not write."""
 from __future__ import annotations
 
 from kb.rag.answerability import check
-from kb.rag.quote import item_head, rank_candidates
+from kb.rag.candidates import rank_candidates
+from kb.rag.quote_context import item_head
 from kb.rag.terms import question_terms
 from kb.rag.verify import PassageSentences
 from kb.types import Hit, Locator, Span
@@ -88,7 +89,7 @@ def test_one_value_asked_of_a_section_is_its_labelled_line() -> None:
     """ "What is Miso's vet called?" over "## Vet" / "Vet: Parkside Veterinary, Dr
     Ellis." / three dated visits quoted the whole section: a question for one thing
     that a record labels is answered by the record."""
-    from kb.rag.quote import asks_one, record_candidates
+    from kb.rag.selectors import asks_one, record_candidates
 
     assert asks_one("What is Miso's vet called?")
     assert asks_one("What's the vet's name?")
@@ -164,7 +165,7 @@ def test_the_sentence_that_writes_the_day_asked_about_comes_first() -> None:
 def test_a_count_of_things_of_a_kind() -> None:
     """ "How many books …?" asks for the items of a list to count; "How many miles …?"
     over one sentence is an ordinary number question until such items are named."""
-    from kb.rag.quote import counts_items
+    from kb.rag.selectors import counts_items
 
     assert counts_items("How many books did I read in 2026?")
     assert counts_items("How many action items came out of the standup?")
@@ -176,7 +177,7 @@ def test_a_count_of_things_of_a_kind() -> None:
 def test_a_count_of_a_tables_things_gets_its_rows() -> None:
     """ "How many medicines do I take?" over a medication table quoted one row: a count
     of the things a table's header names gets every row, as "Which medicines …?" does."""
-    from kb.rag.quote import row_candidates
+    from kb.rag.selectors import row_candidates
 
     meds = note(
         "| Medicine | Dose | When |\n| --- | --- | --- |\n| Ramipril | 5 mg | morning |\n"

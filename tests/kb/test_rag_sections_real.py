@@ -19,14 +19,9 @@ from kb.cli.search_cmd import _ask_would_answer
 from kb.config import load_settings
 from kb.rag import AskPipeline
 from kb.rag.answerability import check, section_named
+from kb.rag.candidates import Candidate, rank_candidates
 from kb.rag.naming import named_lists, named_records, names_section
-from kb.rag.quote import (
-    Candidate,
-    list_candidates,
-    rank_candidates,
-    record_candidates,
-    section_candidates,
-)
+from kb.rag.selectors import list_candidates, record_candidates, section_candidates
 from kb.rag.terms import asked_terms, question_terms
 from kb.rag.verify import PassageSentences
 from kb.search import Retriever, SearchOptions

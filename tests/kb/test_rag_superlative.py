@@ -4,7 +4,7 @@ evidence check use them."""
 from __future__ import annotations
 
 from kb.rag.answerability import check
-from kb.rag.quote import rank_candidates
+from kb.rag.candidates import rank_candidates
 from kb.rag.superlative import (
     Extreme,
     asked_extreme,

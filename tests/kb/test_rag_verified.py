@@ -20,10 +20,12 @@ from kb.errors import UsageError
 from kb.rag import AskPipeline
 from kb.rag.answerability import EVERY_TERM_FLOOR, check, says_every_term, section_named
 from kb.rag.authors import cited
+from kb.rag.candidates import rank_candidates
 from kb.rag.coverage import PAIR_PENALTY
 from kb.rag.dates import END_WORDS, START_WORDS, bounds
 from kb.rag.lexical import agentive, content_stems, found, glued_codes, key_tokens, near, recall
-from kb.rag.quote import candidates_block, dated_heading, quote_grammar, quote_line, rank_candidates
+from kb.rag.quote import candidates_block, quote_grammar, quote_line
+from kb.rag.quote_context import dated_heading
 from kb.rag.record import AnswerRecord, VerdictEvent
 from kb.rag.sentences import AnswerSplitter, split_sentences, strip_citations
 from kb.rag.stemmer import stem
@@ -1883,7 +1885,7 @@ def test_the_open_questions_a_note_asks_answer_a_question_that_asks_for_them() -
     with an answer after it and left out "Which conference budget applies to her?": a
     question the note leaves open was no candidate even when the questions are what is
     asked for. The verb *ask* does not make a question ask for them."""
-    from kb.rag.quote import asks_questions
+    from kb.rag.candidates import asks_questions
 
     note = hit(
         1,
@@ -1920,7 +1922,8 @@ def test_a_how_to_question_is_answered_by_every_step_of_its_procedure() -> None:
     gets every sentence of its list, in order, an item's later sentences (on its line
     or indented below it) included; a blank line ends the list, and a list of one item
     is no procedure."""
-    from kb.rag.quote import asks_steps, step_candidates, step_run
+    from kb.rag.candidates import asks_steps
+    from kb.rag.selectors import step_candidates, step_run
 
     assert asks_steps("How do I make the dal?") and asks_steps("How can we restore the DB?")
     assert asks_steps("how to reset the router?")
@@ -1973,7 +1976,7 @@ def test_a_question_for_several_things_gets_every_table_row_that_holds_them() ->
     the rows whose cells hold the word that picks (*amex*: in some rows, not all, not
     in the header) are the answer, all of them; a question for one thing, a word in
     every row, or one row alone is left to the usual quote."""
-    from kb.rag.quote import asks_several, matching_rows, row_candidates
+    from kb.rag.selectors import asks_several, matching_rows, row_candidates
 
     assert asks_several("Which subscriptions are on the Amex?")
     assert asks_several("What jobs did I apply for?")
@@ -2154,7 +2157,8 @@ def test_a_number_with_its_unit_stands_for_the_quantity_asked_about() -> None:
 
 
 def test_quote_label_streams_once_no_longer_number_can_follow() -> None:
-    from kb.rag.quote import Candidate, LabelExpander
+    from kb.rag.candidates import Candidate
+    from kb.rag.quote import LabelExpander
 
     few = [Candidate(1, j, f"Sentence {j}.", 0.5) for j in range(8)]
     e = LabelExpander(few)
@@ -2192,7 +2196,7 @@ def test_a_quote_that_refers_back_is_quoted_with_the_sentence_it_points_to() -> 
     """ "He had been replaced by Abercrombie as commander in chief." says nothing of who
     without the sentence before it: both are quoted, each verbatim with its citation.
     Not across a blank line, nor from a list item or a heading."""
-    from kb.rag.quote import lead_before
+    from kb.rag.quote_context import lead_before
 
     text = (
         "Loudoun was a capable administrator but a cautious field commander. He had been "
@@ -2211,7 +2215,8 @@ def test_a_quote_that_refers_back_is_quoted_with_the_sentence_it_points_to() -> 
     assert quote_line(best) == f"{texts[0]} [#1] {best.text} [#1]"
     assert candidates_block([best]) == f"1. {texts[0]} {best.text}"
     # the sentence it points to, chosen too, is written once, in either order
-    from kb.rag.quote import Candidate, LabelExpander
+    from kb.rag.candidates import Candidate
+    from kb.rag.quote import LabelExpander
 
     lead = Candidate(1, 0, texts[0], 0.5)
     e = LabelExpander([best, lead])
@@ -2226,7 +2231,7 @@ def test_a_quote_that_refers_back_twice_is_led_by_the_sentence_that_names() -> N
     lead of a chain of sentences that refer back is the sentence it starts from, and
     the sentences between are not quoted. A chain that reaches no sentence of its own
     within :data:`LEAD_HOPS` gives no lead."""
-    from kb.rag.quote import LEAD_HOPS, lead_before
+    from kb.rag.quote_context import LEAD_HOPS, lead_before
 
     text = (
         "Spoke to Priya Nair at Ledgerwise. She said the deadline is 31 January. "
@@ -2258,7 +2263,8 @@ def test_a_quote_that_refers_back_twice_is_led_by_the_sentence_that_names() -> N
 def test_a_command_chosen_after_its_lead_in_is_written_once() -> None:
     """ "How do I restore a snapshot?" may choose the lead-in (quoted with its command)
     and the command's own candidate: the command is written once."""
-    from kb.rag.quote import Candidate, LabelExpander
+    from kb.rag.candidates import Candidate
+    from kb.rag.quote import LabelExpander
 
     cmd = "```bash dbctl restore --latest ```"
     cands = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kb.rag.answerability import section_named
-from kb.rag.quote import task_candidates
+from kb.rag.selectors import task_candidates
 from kb.rag.sentences import AnswerSplitter
 from kb.search.evidence import weak_hit
 from kb.search.tasks import asks_done, asks_open, asks_tasks, holds_task, task_chunks, with_tasks
