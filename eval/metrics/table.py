@@ -30,6 +30,7 @@ from eval.metrics.token_views import chunk_values, has_tokens, split_evidence
 from eval.names import CHUNK, JUDGE_NAMES, MetricSpec, default_names, parse_metric
 from eval.result import QueryResult
 from kb.errors import UsageError
+from kb.lang.detect import UNKNOWN, question_language
 
 NONE_GROUP = "(none)"
 MATCHING = {"exact": "strict", "doc_span": "span"}  # the name reports use -> matching mode
@@ -98,6 +99,12 @@ class MetricTable:
         if any(q.difficulty for q in qs):
             for i, q in enumerate(qs):
                 add("difficulty", q.difficulty or NONE_GROUP, i)
+        # the question's language (kb.lang.detect, from its function words), when a set
+        # asks in more than one: "de" beside "en" shows what German questions cost
+        langs = [question_language(q.question) for q in qs]
+        if len({x for x in langs if x != UNKNOWN}) > 1:
+            for i, lang in enumerate(langs):
+                add("lang", lang, i)
         return {d: dict(sorted(g.items())) for d, g in out.items()}
 
     def to_json(self) -> dict[str, Any]:

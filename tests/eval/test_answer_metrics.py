@@ -163,3 +163,19 @@ def test_table_aggregates_answer_metrics() -> None:
     by = t.to_json()["by"]["answerable"]
     assert by["unanswerable"]["metrics"]["abstention_accuracy"] == 1.0
     assert by["answerable"]["metrics"]["abstention_accuracy"] is None
+
+
+def test_a_set_asked_in_two_languages_is_broken_down_by_language() -> None:
+    from dataclasses import replace
+
+    en = replace(query("e", [SUP], answer=PARIS), question="What is the capital of France?")
+    de = replace(
+        query("d", [SUP], answer=PARIS), question="Wie heißt die Hauptstadt von Frankreich?"
+    )
+    good = result(en, [C1], 0, answer("Paris [#1]", CTX, [1]))
+    bad = result(de, [C1], 1, answer("Lyon [#2]", CTX, [2]))
+    by = compute_table([good, bad], 5).to_json()["by"]
+    assert by["lang"]["en"]["metrics"]["answer_correct"] == 1.0
+    assert by["lang"]["de"]["metrics"]["answer_correct"] == 0.0
+    # one language only: no breakdown
+    assert "lang" not in compute_table([good], 5).to_json()["by"]
