@@ -33,6 +33,7 @@ from typing import Any
 
 from eval.metrics.answers import check_answer
 from eval.result import QueryResult
+from kb.rag.superlative import asked_extreme
 
 
 def fired(r: QueryResult) -> set[str]:
@@ -53,6 +54,8 @@ def fired(r: QueryResult) -> set[str]:
         out.add("section-named")
     if a.selector and a.selector != "ranked":
         out.add(a.selector)
+    if a.selector and asked_extreme(r.query.question) is not None:
+        out.add("extreme-value")  # quote mode's ranking lifted the extreme value asked
     for v in a.sentences:
         if (c := v.get("contradiction")) and c.get("rule"):
             out.add(str(c["rule"]))

@@ -144,10 +144,12 @@ def rank_candidates(
     *,
     doc_freq: DocFreq | None = None,
     qvec: np.ndarray | None = None,
+    off: Iterable[str] = (),
 ) -> list[Candidate]:
     """The ``limit`` most relevant passage sentences (module docstring), best first.
     ``doc_freq`` weights the question's words (all 1 without it); ``qvec`` is the
-    question's vector when the caller has it already."""
+    question's vector when the caller has it already; ``off``: rule ids turned off
+    (``[answer] rules_off``: the ``extreme-value`` lift)."""
     terms = question_terms(question, doc_freq)
     kind = expected_type(question)
     place = kind is None and asks_place(question)
@@ -222,7 +224,8 @@ def rank_candidates(
         cands = _completed(cands, completes)
     if doing:
         cands = _lifted(cands, [i for i, c in enumerate(cands) if (c.n, c.j) in doing], TYPE_BONUS)
-    if terms.extreme is not None:  # "Which laptop is cheapest?": the lowest price
+    if terms.extreme is not None and "extreme-value" not in set(off):
+        # "Which laptop is cheapest?": the lowest price; "When did I last run?": the latest
         cands = _lift_extremes(question, terms, cands, passages)
     # a question the note leaves open ("- Who pays for Lisbon?") answers nothing, but
     # what the note asks is the answer to "What are the open questions?"

@@ -74,6 +74,7 @@ from kb.rag.answerability import (
     says_every_term,
     section_named,
 )
+from kb.rag.asked_period import asked_years, in_period
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
 from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
@@ -385,6 +386,7 @@ class AskPipeline:
             a.quote_candidates,
             doc_freq=self.doc_freq,
             qvec=assessed.qvec,
+            off=a.rules_off,
         )
         if not cands:
             raise ContextOverflowError("the retrieved passages hold no sentence to quote")
@@ -395,13 +397,24 @@ class AskPipeline:
         # the section is the answer, its sentences ("What are the risks?"); not for a
         # question one value answers ("How long does a restore take?" under "## Restore")
         counting = counts_items(q)  # "How many books …?": every item, to count
+        years = asked_years(q)
+        if years and "period" not in off:
+            # a question that names a year answers from that year's entry, row or section
+            # (kb.rag.asked_period), which may rank past the candidates' limit
+            pool = list(cands)
+            seen = {(c.n, c.j) for c in pool}
+            pool += [c for c in self._every(q, verifier, assessed) if (c.n, c.j) not in seen]
+            ps = verifier.passages
+            dated = [c for c in pool if in_period(years, (c.lead, c.text), ps[c.n - 1].hit)]
+            if dated and len(dated) < len(pool):
+                cands, chose = dated[: a.quote_candidates], "period"
         strict = strict_type(q)
         if strict is not None and not counting and "typed-candidates" not in off:
             # a question that needs a number, an amount or a year is answered only by a
             # sentence that gives one as quoted (a journal's entry after its dated
             # heading), when any does (the evidence check counted those)
             typed = [c for c in cands if gives(strict, f"{c.lead} {c.text}", q)]
-            if typed and len(typed) < len(cands):
+            if typed and len(typed) < len(cands) and chose == RANKED:
                 chose = "typed-candidates"
             cands = typed or cands
         if expected_type(q) is None or counting:
@@ -480,7 +493,13 @@ class AskPipeline:
         """Every sentence of the passages as a candidate, best first (a procedure's later
         steps, or a table's other rows, may rank past the candidates' limit)."""
         return rank_candidates(
-            q, verifier.passages, self.embed, 10_000, doc_freq=self.doc_freq, qvec=assessed.qvec
+            q,
+            verifier.passages,
+            self.embed,
+            10_000,
+            doc_freq=self.doc_freq,
+            qvec=assessed.qvec,
+            off=self.settings.answer.rules_off,
         )
 
     def _judge(self, run: _Run, record: AnswerRecord, chosen: list[int] | None) -> None:

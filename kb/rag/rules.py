@@ -14,6 +14,8 @@ Kinds:
 - ``selector``: quote mode's choice of the candidate sentences the model may copy
   (the first selector that gives candidates wins; ``ranked`` is the fallback and cannot
   be turned off);
+- ``lift``: raises some candidates above the others in quote mode's ranking
+  (:func:`kb.rag.candidates.rank_candidates`), without removing any;
 - ``judge``: a verdict on the answer once written (:mod:`kb.rag.responsive`);
 - ``verify``: the citation verifier's verdict on one answer sentence against its
   evidence (:mod:`kb.rag.claim_polarity`: a claim that negates or reverses its
@@ -29,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-RuleKind = Literal["veto", "floor", "selector", "judge", "verify"]
+RuleKind = Literal["veto", "floor", "selector", "lift", "judge", "verify"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,13 @@ RULES: tuple[Rule, ...] = (
     ),
     # -- quote mode's selectors, in the order they are tried --
     Rule(
+        "period",
+        "selector",
+        "kb.rag.asked_period",
+        "*",
+        "a question that names a year quotes only sentences of that year's entry or section",
+    ),
+    Rule(
         "typed-candidates",
         "selector",
         "kb.rag.answer_type",
@@ -133,11 +142,12 @@ RULES: tuple[Rule, ...] = (
         "a question for a date, amount or number quotes only sentences that give one",
     ),
     Rule(
-        "latest-entry",
-        "selector",
-        "kb.rag.latest",
+        "extreme-value",
+        "lift",
+        "kb.rag.candidates",
         "*",
-        "a question for the latest or last time quotes the latest dated entry or row",
+        "a superlative question (latest, last, cheapest, longest) lifts the item, row or "
+        "entry holding that extreme value above the others",
     ),
     Rule(
         "steps",

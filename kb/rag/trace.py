@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.rag.rules import BY_ID, RANKED
+from kb.rag.superlative import asked_extreme
 
 
 def _fired(a: dict[str, Any]) -> list[dict[str, Any]]:
@@ -38,6 +39,16 @@ def _fired(a: dict[str, Any]) -> list[dict[str, Any]]:
     if a.get("section"):
         out.append({"rule": "section-named", "kind": "floor", "read": None})
     return out
+
+
+def _lifted(d: dict[str, Any], rules_off: list[str]) -> list[dict[str, Any]]:
+    """Quote mode's ``extreme-value`` lift, when the question asks for an extreme."""
+    if not d.get("selector") or "extreme-value" in rules_off:
+        return []
+    extreme = asked_extreme(str(d.get("question") or ""))
+    if extreme is None:
+        return []
+    return [{"rule": "extreme-value", "kind": "lift", "read": [extreme.word]}]
 
 
 def _verified(d: dict[str, Any]) -> list[dict[str, Any]]:
@@ -82,7 +93,7 @@ def trace(d: dict[str, Any], rules_off: list[str] | None = None) -> dict[str, An
     return {
         "passages": passages,
         "evidence": evidence,
-        "rules": (_fired(a) if a is not None else []) + _verified(d),
+        "rules": (_fired(a) if a is not None else []) + _lifted(d, rules_off or []) + _verified(d),
         "rules_off": list(rules_off or []),
         "selector": d.get("selector"),
         "responsive": d.get("responsive"),

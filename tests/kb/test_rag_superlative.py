@@ -84,6 +84,9 @@ def test_quote_mode_offers_the_item_with_the_extreme_value_first() -> None:
     assert rank_candidates("Which laptop is heaviest?", ps, None, 5)[0].text.startswith(
         "Dell XPS 13"
     )
+    # with the extreme-value lift off, the words decide: the XPS item says *cheaper*
+    off = rank_candidates("Which laptop is cheapest?", ps, None, 5, off=["extreme-value"])
+    assert not off[0].text.startswith("MacBook Air M2")
 
 
 def test_a_measured_item_holds_the_superlative_for_the_evidence_check() -> None:
