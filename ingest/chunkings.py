@@ -47,6 +47,8 @@ class BuildReport:
     embedded: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: (display path, chunks) of each document chunked by this build
+    built: list[tuple[str, int]] = field(default_factory=list)
     seconds_chunk: float = 0.0
     seconds_embed: float = 0.0
 
@@ -127,6 +129,7 @@ def build_chunking(
                 )
                 insert_chunks(c, doc_id, cid, content_hash, drafts, info)
             rep.documents += 1
+            rep.built.append((display, len(drafts)))
             if on_progress is not None:
                 on_progress(display)
     finally:

@@ -20,6 +20,8 @@ from kb.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from ingest.chunkings import BuildReport
+    from ingest.report import IngestReport
     from kb.backends.embedder import Embedder
     from kb.config import Settings
     from kb.store import Store
@@ -132,8 +134,7 @@ def ingest(
     lock = contextlib.ExitStack()  # one writer at a time (kb.store.lock); others wait
     lock.enter_context(write_lock(settings.home, "kb ingest", create=True))
     with lock, Store.open(settings.home) as store:
-        if chunker is not None:
-            _try_chunker(store, settings, chunker, embedder, quiet)
+        tried = None if chunker is None else _try_chunker(store, settings, chunker, embedder, quiet)
         settings, note = remembered_chunker(store, settings, chunker)
         if note:
             err(f"kb: {note}")
@@ -146,6 +147,8 @@ def ingest(
             report = ingest_paths(
                 store, settings, paths or [], progress=progress, embedder=embedder
             )
+        if tried is not None:
+            _credit_try(store, report, tried)
         write_search_cache(store, settings)
         lock.close()  # --watch takes the lock again for each batch of changes
         if watch:
@@ -184,7 +187,9 @@ def _shared_embedder(settings: Settings) -> Callable[[], Embedder]:
     return get
 
 
-def _try_chunker(store: Store, settings: Settings, spec: str, embedder: Any, quiet: bool) -> None:
+def _try_chunker(
+    store: Store, settings: Settings, spec: str, embedder: Any, quiet: bool
+) -> BuildReport | None:
     """``--chunker SPEC`` that is not the live chunking: tried on every indexed document
     first (:func:`ingest.chunkings.try_chunking`); when it fails on any, one line per
     document, one line saying the live chunking stays, and exit 1 (nothing switched)."""
@@ -192,7 +197,7 @@ def _try_chunker(store: Store, settings: Settings, spec: str, embedder: Any, qui
     from kb.cli.chunkings_cmd import warn_build_problems
 
     if not needs_try(store, settings, spec):
-        return
+        return None
     if not quiet:
         err(f"kb: trying the chunker {spec} on the indexed documents before it goes live")
     rep = try_chunking(store, settings, spec, embedder)
@@ -200,6 +205,23 @@ def _try_chunker(store: Store, settings: Settings, spec: str, embedder: Any, qui
         warn_build_problems(rep)
         err(f"kb: {try_failed_message(store, rep)}")
         raise typer.Exit(1)
+    return rep
+
+
+def _credit_try(store: Store, report: IngestReport, tried: BuildReport) -> None:
+    """The documents the try re-chunked count as ``rechunked`` in the ingest's report
+    (the ingest then found them current), and its embedded texts as embedded."""
+    from ingest.report import FileOutcome
+
+    built = dict(tried.built)
+    for f in report.files:
+        if f.outcome == "unchanged" and f.path in built:
+            f.outcome, f.chunks = "rechunked", built.pop(f.path)
+    for path, n in built.items():  # documents outside the paths this ingest looked at
+        row = store.conn.execute("SELECT root FROM documents WHERE path = ?", (path,)).fetchone()
+        report.files.append(FileOutcome(path, str(row[0]) if row else "", "rechunked", chunks=n))
+    report.chunks_embedded += tried.embedded
+    report.seconds += tried.seconds_chunk + tried.seconds_embed
 
 
 def _watch(store: object, settings: object) -> None:
