@@ -54,10 +54,9 @@ time).
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -65,40 +64,22 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
-from kb.rag.answer_type import expected_type, gives, strict_type
 from kb.rag.answerability import (
     Answerability,
-    Assessed,
     DocFreq,
     assess,
     says_every_term,
     section_named,
 )
-from kb.rag.asked_period import asked_years, in_period
 from kb.rag.citations import CitationParser
 from kb.rag.grammar import citation_grammar
-from kb.rag.prompt import BuiltPrompt, Truncation, build_prompt
+from kb.rag.prompt import BuiltPrompt, build_prompt
 from kb.rag.quote import (
-    SECTION_QUOTES,
-    STEP_QUOTES,
-    Candidate,
     LabelExpander,
-    asks_one,
-    asks_rows,
-    asks_several,
-    asks_steps,
-    candidates_block,
-    counts_items,
-    list_candidates,
-    listed,
-    quote_grammar,
-    rank_candidates,
-    record_candidates,
-    row_candidates,
-    section_candidates,
-    step_candidates,
-    task_candidates,
 )
+from kb.rag.quote_prompt import QUOTE_MAX_TOKENS as QUOTE_MAX_TOKENS
+from kb.rag.quote_prompt import expanded, quote_prompt
+from kb.rag.quote_prompt import quote_budget as quote_budget
 from kb.rag.record import (
     AnswerRecord,
     CitationEvent,
@@ -106,29 +87,19 @@ from kb.rag.record import (
     SourceRef,
     SourcesEvent,
     TokenEvent,
-    VerdictEvent,
     is_refusal,
 )
-from kb.rag.rules import RANKED, unknown
-from kb.rag.sentences import AnswerSentence, AnswerSplitter
+from kb.rag.retrieval_gate import has_evidence, nearest_of
+from kb.rag.rules import unknown
+from kb.rag.sentences import AnswerSplitter
 from kb.rag.stored_vectors import known_vectors, reusing_embed
 from kb.rag.stream import AnswerStream
+from kb.rag.verifier_thread import VerifierThread
 from kb.rag.verify import EmbedFn, PassageSentences, SentenceVerdict, Verifier
 from kb.search.options import SearchOptions
 from kb.types import Hit
 
 ANSWER_MODES = ("quote", "generate")
-#: quote mode: the model writes only candidate numbers or the refusal phrase; the
-#: least it may write (the refusal phrase fits)
-QUOTE_MAX_TOKENS = 16
-
-
-def quote_budget(n_candidates: int) -> int:
-    """The tokens quote mode lets the model write: every candidate's number and a space
-    after it (3 tokens each at most: "10 " may be two and a space), and at least
-    :data:`QUOTE_MAX_TOKENS` for the refusal phrase. A fixed budget of 16 cut the all-items
-    answer "1 2 3 4 5 6 7 8 9 10" of a 10-step procedure after its eighth step."""
-    return max(QUOTE_MAX_TOKENS, 3 * n_candidates)
 
 
 class RetrieverLike(Protocol):
@@ -239,13 +210,13 @@ class AskPipeline:
         hits: list[Hit] = list(result.hits)
         retrieval_s = time.perf_counter() - t0
         base = {"retrieval_s": retrieval_s, "load_s": 0.0, "first_token_s": None}
-        if not hits or not _has_evidence(
+        if not hits or not has_evidence(
             result,
             opts.min_score,
             lambda: says_every_term(q, hits, self.doc_freq),
             lambda: section_named(q, hits),
         ):
-            nearest = _nearest(result) if hits else None
+            nearest = nearest_of(result) if hits else None
             return self._refuse(
                 q, "no_hits", base, t0, use_grammar, mode, None, nearest, opts.min_score
             )
@@ -291,7 +262,7 @@ class AskPipeline:
             gbnf: str | None
             selector: str | None = None
             if mode == "quote":
-                built, gbnf, verifier, selector = self._quote_prompt(gen, q, hits, assessed)
+                built, gbnf, verifier, selector = quote_prompt(self, gen, q, hits, assessed)
             else:
                 built = build_prompt(
                     gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens
@@ -371,137 +342,6 @@ class AskPipeline:
             first,
         )
 
-    def _quote_prompt(
-        self, gen: Generator, q: str, hits: list[Hit], assessed: Assessed
-    ) -> tuple[BuiltPrompt, str, Verifier, str]:
-        """Candidates that fit the window, the quote grammar, the verifier that already
-        holds the embedded passage sentences (the evidence check's), and the id of the
-        selector (:mod:`kb.rag.rules`) whose candidates the model chooses from."""
-        a, p, llm = self.settings.answer, self.settings.prompt, self.settings.llm
-        verifier = self._verifier(hits, vectors=True, passages=assessed.passages, quoted=True)
-        cands = rank_candidates(
-            q,
-            verifier.passages,
-            self.embed,
-            a.quote_candidates,
-            doc_freq=self.doc_freq,
-            qvec=assessed.qvec,
-            off=a.rules_off,
-        )
-        if not cands:
-            raise ContextOverflowError("the retrieved passages hold no sentence to quote")
-        most = a.quote_max_sentences
-        every = False  # every item of a named section, list or record, or the tasks asked
-        off = frozenset(a.rules_off)
-        chose = RANKED  # the rule (kb.rag.rules) whose candidates the model chooses from
-        # the section is the answer, its sentences ("What are the risks?"); not for a
-        # question one value answers ("How long does a restore take?" under "## Restore")
-        counting = counts_items(q)  # "How many books …?": every item, to count
-        years = asked_years(q)
-        if years and "period" not in off:
-            # a question that names a year answers from that year's entry, row or section
-            # (kb.rag.asked_period), which may rank past the candidates' limit
-            pool = list(cands)
-            seen = {(c.n, c.j) for c in pool}
-            pool += [c for c in self._every(q, verifier, assessed) if (c.n, c.j) not in seen]
-            ps = verifier.passages
-            dated = [c for c in pool if in_period(years, (c.lead, c.text), ps[c.n - 1].hit)]
-            if dated and len(dated) < len(pool):
-                cands, chose = dated[: a.quote_candidates], "period"
-        strict = strict_type(q)
-        if strict is not None and not counting and "typed-candidates" not in off:
-            # a question that needs a number, an amount or a year is answered only by a
-            # sentence that gives one as quoted (a journal's entry after its dated
-            # heading), when any does (the evidence check counted those)
-            typed = [c for c in cands if gives(strict, f"{c.lead} {c.text}", q)]
-            if typed and len(typed) < len(cands) and chose == RANKED:
-                chose = "typed-candidates"
-            cands = typed or cands
-        if expected_type(q) is None or counting:
-            every_of = lambda: self._every(q, verifier, assessed)  # noqa: E731
-            # each selector in order (kb.rag.rules), the first that gives candidates wins
-            selectors: list[tuple[str, Callable[[], list[Candidate]]]] = [
-                # the steps of a procedure a how-to question's best sentence is one of
-                # ("How do I make the dal?" over "1. Fry the cumin seeds ..."), before the
-                # section the question names (the note's "Red lentil dal")
-                ("steps", lambda: step_candidates(q, verifier.passages, every_of())),
-                # the rows of a table that hold what a question for several things picks
-                # ("Which subscriptions are on the Amex?": both Amex rows), or counts, or
-                # that a question not for one thing picks ("What do I take in the morning?")
-                ("rows", lambda: row_candidates(q, verifier.passages, every_of())),
-                # one value asked of a section that labels it ("What is Miso's vet
-                # called?" over "## Vet" / "Vet: Parkside Veterinary …" / the visits)
-                ("record-one", lambda: record_candidates(q, verifier.passages, cands)),
-                ("section", lambda: section_candidates(q, verifier.passages, cands)),
-                # the list a lead-in names ("What are the follow-ups?" over "Follow-ups:")
-                ("list", lambda: list_candidates(q, verifier.passages, cands)),
-                # the lines a key names ("What is the risk?" over "Risk: ...")
-                ("record", lambda: record_candidates(q, verifier.passages, cands)),
-                # the task items a question about tasks asks for ("What is left to do?")
-                ("tasks", lambda: task_candidates(q, cands)),
-            ]
-            applies = {
-                "steps": asks_steps(q),
-                "rows": asks_rows(q),
-                "record-one": asks_one(q),
-                "section": assessed.answerability.section,
-            }
-            inside: list[Candidate] = []
-            for rule, select in selectors:
-                if rule in off or not applies.get(rule, True):
-                    continue
-                inside = select()
-                if inside:
-                    chose = rule
-                    break
-            # several things asked of a section that lists them ("What books did I read
-            # in 2026?"): its list, not the prose after it; to count them ("How many
-            # books …?"), one line per item
-            if inside and (counting or asks_several(q)):
-                kept = [c for c in inside if c.item or (not counting and listed(c))]
-                inside = kept or inside
-            if inside:
-                # a list's items are short, and each is part of the answer ("What are
-                # the ingredients?" over seven); prose sentences are long
-                items = chose == "steps" or all(listed(c) for c in inside)
-                cap = STEP_QUOTES if items else SECTION_QUOTES
-                cands, most = inside, max(most, min(len(inside), cap))
-                every = True
-
-        def messages(cs: Sequence[Any]) -> list[dict[str, str]]:
-            user = p.quote_template.format(candidates=candidates_block(cs), question=q)
-            system = {"role": "system", "content": p.quote_system}
-            return [system, {"role": "user", "content": user}]
-
-        kept = list(cands)
-        budget = min(llm.max_tokens, quote_budget(len(cands)))
-        while kept and gen.count_prompt_tokens(messages(kept)) + budget > gen.n_ctx:
-            kept.pop()
-        if not kept:
-            raise ContextOverflowError(
-                f"no candidate sentence fits the {gen.n_ctx}-token window next to the "
-                "question; raise --ctx or lower --max-tokens"
-            )
-        msgs = messages(kept)
-        built = BuiltPrompt(
-            msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
-        )
-        gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
-        return built, gbnf, verifier, chose
-
-    def _every(self, q: str, verifier: Verifier, assessed: Assessed) -> list[Candidate]:
-        """Every sentence of the passages as a candidate, best first (a procedure's later
-        steps, or a table's other rows, may rank past the candidates' limit)."""
-        return rank_candidates(
-            q,
-            verifier.passages,
-            self.embed,
-            10_000,
-            doc_freq=self.doc_freq,
-            qvec=assessed.qvec,
-            off=self.settings.answer.rules_off,
-        )
-
     def _judge(self, run: _Run, record: AnswerRecord, chosen: list[int] | None) -> None:
         """The responsiveness verdict (:mod:`kb.rag.responsive`) on a written answer;
         ``grounded`` then also needs it to be responsive."""
@@ -545,7 +385,7 @@ class AskPipeline:
         parser = CitationParser(len(contexts))
         cands = run.built.quote_candidates
         splitter = AnswerSplitter(cited_only=cands is not None)
-        checker = _VerifierThread(run.verifier, stream) if run.verifier is not None else None
+        checker = VerifierThread(run.verifier, stream) if run.verifier is not None else None
         pieces: list[str] = []
         first: float | None = None
         error: str | None = None
@@ -560,7 +400,7 @@ class AskPipeline:
                 run.built.messages, max_tokens=max_tokens, grammar=run.gbnf, stop=()
             )
             if expander is not None:
-                tokens = _expanded(tokens, expander, labels)
+                tokens = expanded(tokens, expander, labels)
             try:
                 for piece in tokens:
                     if stream.cancelled:
@@ -681,56 +521,6 @@ class _Run:
     selector: str | None = None
 
 
-class _VerifierThread:
-    """Judges answer sentences off the token path; emits a VerdictEvent per sentence.
-
-    Starts by preparing the passages (splitting and embedding their sentences), which
-    overlaps with the model reading its prompt.
-    """
-
-    def __init__(self, verifier: Verifier, stream: AnswerStream) -> None:
-        self.verifier = verifier
-        self.stream = stream
-        self.verdicts: list[SentenceVerdict] = []
-        self.busy_s = 0.0
-        self.error: str | None = None
-        self._q: queue.Queue[AnswerSentence | None] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="kb-verify", daemon=True)
-        self._thread.start()
-
-    def submit(self, sentence: AnswerSentence) -> None:
-        self._q.put(sentence)
-
-    def close(self) -> list[SentenceVerdict]:
-        self._q.put(None)
-        self._thread.join()
-        return sorted(self.verdicts, key=lambda v: v.index)
-
-    def _run(self) -> None:
-        t = time.perf_counter()
-        try:
-            _ = self.verifier.passages
-        except Exception as e:  # noqa: BLE001 - verification must never break an answer
-            self.error = f"{type(e).__name__}: {e}"
-        self.busy_s += time.perf_counter() - t
-        while True:
-            s = self._q.get()
-            if s is None:
-                return
-            if self.error is not None:
-                continue
-            t = time.perf_counter()
-            try:
-                v = self.verifier.verify(s.index, s.text)
-            except Exception as e:  # noqa: BLE001
-                self.error = f"{type(e).__name__}: {e}"
-                continue
-            finally:
-                self.busy_s += time.perf_counter() - t
-            self.verdicts.append(v)
-            self.stream.put(VerdictEvent(v))
-
-
 def _language_of(question: str) -> AbstractContextManager[None]:
     """:func:`kb.rag.lexical.question_in` for a question detected as German or French
     (:func:`kb.lang.detect.question_language`); nothing changes for English or an
@@ -748,52 +538,6 @@ def _language_of(question: str) -> AbstractContextManager[None]:
 _EN_QUESTION_WORDS = frozenset(
     ["who", "what", "when", "where", "which", "why", "how", "whom", "whose", "is", "does"]
 )
-
-
-def _nearest(result: Any) -> dict[str, Any]:
-    """The best hit of a search ``kb ask`` refused to answer from
-    (:attr:`kb.rag.record.AnswerRecord.nearest`): where it is, and how close the
-    closest passage and sentence came, rounded to 3 places."""
-    top = result.hits[0]
-
-    def r3(x: float | None) -> float | None:
-        return None if x is None else round(float(x), 3)
-
-    return {
-        "path": top.path,
-        "locator": top.locator.to_dict(),
-        "cosine": r3(getattr(result, "best_cosine", None)),
-        "sentence": r3(getattr(result, "best_sentence", None)),
-    }
-
-
-def _has_evidence(
-    result: Any,
-    min_score: float,
-    says_every_term: Callable[[], bool],
-    names_section: Callable[[], bool],
-) -> bool:
-    """Retrieval's refusal rule for ``kb ask`` (:func:`kb.search.evidence.ask_passes`).
-    Results without ``best_cosine`` (fakes, keyword mode) pass."""
-    from kb.search.evidence import ask_passes
-
-    best_cosine = getattr(result, "best_cosine", None)
-    best_sentence = getattr(result, "best_sentence", None)
-    return ask_passes(best_cosine, min_score, best_sentence, says_every_term, names_section)
-
-
-def _expanded(tokens: Iterator[str], expander: LabelExpander, labels: list[str]) -> Iterator[str]:
-    """The answer text for the model's streamed candidate numbers (quote mode); what
-    the model wrote is appended to ``labels``."""
-    try:
-        for piece in tokens:
-            labels.append(piece)
-            yield expander.feed(piece)
-        yield expander.finish()
-    finally:
-        close = getattr(tokens, "close", None)
-        if close is not None:
-            close()
 
 
 def _hit_length(gen: Generator, text: str, max_tokens: int) -> bool:
