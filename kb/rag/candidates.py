@@ -362,8 +362,9 @@ def _lift_extremes(
 ) -> list[Candidate]:
     """``cands`` with the list item or table row of each passage that holds the extreme
     value the question asks for (:func:`kb.rag.superlative.extremes`) lifted by
-    :data:`EXTREME_BONUS` (:func:`_lifted`); a list's items (or a log's dated lines)
-    compared by date only among those that say what the question asks (:func:`_saying`:
+    :data:`EXTREME_BONUS` (:func:`_lifted`); a list's items (or a log's dated lines, across
+    the passages of one file: a log cut into chunks is one log) compared by date only
+    among those that say what the question asks (:func:`_saying`:
     "When was my last run?" over a log whose latest item is a visit to the physio; a
     table's rows are records of like things). Then the sentences of a journal's entries
     (passages under dated headings, :func:`kb.rag.superlative.entry_value`) that say
@@ -374,12 +375,18 @@ def _lift_extremes(
         return cands
     by_n = {p.n: p for p in passages}
     chosen: list[int] = []
-    for n in {c.n for c in cands}:
-        idx = [i for i, c in enumerate(cands) if c.n == n]
+
+    def group(c: Candidate) -> int | str:
+        # dates compare across the passages of one file: a log cut into chunks ("## 2025",
+        # "## 2026") is one log, and its latest line may be in another chunk
+        return by_n[c.n].hit.path if extreme.kinds == DATE else c.n
+
+    for g in {group(c) for c in cands}:
+        idx = [i for i, c in enumerate(cands) if group(c) == g]
         if extreme.kinds == DATE:
-            rows = [i for i in idx if by_n[n].sentence(cands[i].j).lstrip().startswith("|")]
+            rows = [i for i in idx if _sentence(cands[i], by_n).lstrip().startswith("|")]
             idx = rows + _saying(terms, cands, by_n, [i for i in idx if i not in rows])
-        chosen.extend(extremes(question, [(i, by_n[n].sentence(cands[i].j)) for i in idx]))
+        chosen.extend(extremes(question, [(i, _sentence(cands[i], by_n)) for i in idx]))
     valued: dict[int, tuple[float, str]] = {}
     for i, c in enumerate(cands):
         p = by_n[c.n]
@@ -392,6 +399,10 @@ def _lift_extremes(
         top = [i for i in entries if extreme.direction * valued[i][0] == best]
         out = _lifted(out, top, EXTREME_BONUS, among=entries)
     return out
+
+
+def _sentence(c: Candidate, by_n: dict[int, PassageSentences]) -> str:
+    return by_n[c.n].sentence(c.j)
 
 
 def _saying(

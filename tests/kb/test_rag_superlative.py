@@ -253,3 +253,22 @@ def test_a_logs_dated_paragraphs_compare_by_date() -> None:
     assert starts_dated("On 3 November 2026 the annual service found a weak igniter.")
     assert starts_dated("- 3 Nov: fixed the tap.")
     assert not starts_dated("The pressure was topped up on 5 November 2026.")
+
+
+def test_the_latest_line_of_a_log_cut_into_chunks_is_compared_across_them() -> None:
+    """One running log, a chunk per year: the first chunk says more of the question's
+    words, the latest run is in the second; dates compare across one file's chunks."""
+
+    def part(n: int, year: str, text: str) -> Hit:
+        loc = Locator("notes/running-log.md", "md", ("Running log", year), Span())
+        return Hit(chunk_id=n, text=text, locator=loc, score=1.0 / n)
+
+    ps = [
+        PassageSentences.of(1, part(1, "2025", "- 2025-08-02 — ran 10 km by the river.")),
+        PassageSentences.of(2, part(2, "2026", "- 2026-11-27 — ran 8 km.")),
+    ]
+    top = rank_candidates("When did I last run by the river?", ps, None, 5)[0]
+    assert top.text.startswith("2026-11-27")
+    # other files' logs are not one log: each is compared on its own
+    other = [ps[0], PassageSentences.of(2, hit(2, "- 2026-11-27 — ran 8 km."))]
+    assert rank_candidates("When did I last run by the river?", other, None, 5)[0].n == 1
