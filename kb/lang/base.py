@@ -32,6 +32,9 @@ class Lang:
       ("Jahrhunderts", "Mal"), and ``ordinal_leads`` the words before one ("am 3.",
       "des 18."): with either, or a month name after it, the number's dot ends no
       sentence (empty where the language writes no ordinal dot);
+    - ``latest_words``: words that ask for the latest dated entry, row or value
+      ("recently", "aktuell", "letzte", "dernière"): not what the question is about,
+      but which of several entries answers it (:func:`kb.rag.superlative.asked_extreme`);
     - ``stemmer``: the Snowball algorithm's name (PyStemmer) for the language.
     """
 
@@ -54,6 +57,7 @@ class Lang:
     date_patterns: tuple[str, ...]
     ordinal_nouns: frozenset[str] = frozenset()
     ordinal_leads: frozenset[str] = frozenset()
+    latest_words: frozenset[str] = frozenset()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

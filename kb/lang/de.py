@@ -84,4 +84,9 @@ LANG = Lang(
         r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b",
         r"\b\d{1,2}\.\s*(?:" + "|".join(MONTHS) + r")\b",
     ),
+    latest_words=words(
+        "aktuell aktuelle aktuellen aktueller aktuelles derzeit zurzeit"
+        " momentan neueste neuesten neuester letzte letzten letzter letztes"
+        " kürzlich"
+    ),
 )

@@ -64,4 +64,5 @@ LANG = Lang(
     ),
     ordinal_pattern=r"\b\d+(?:st|nd|rd|th)\b",
     date_patterns=(r"\b\d{4}-\d{2}-\d{2}\b", r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
+    latest_words=words("recently lately"),
 )

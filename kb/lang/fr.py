@@ -67,4 +67,8 @@ LANG = Lang(
         r"\b\d{1,2}(?:er)?\s+(?:" + "|".join(MONTHS) + r")\b",
         r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
     ),
+    latest_words=words(
+        "actuel actuelle actuels actuelles actuellement récent récente récents"
+        " récentes récemment dernier dernière derniers dernières"
+    ),
 )

@@ -55,6 +55,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kb.lang import all_languages
 from kb.months import month_number
 from kb.rag.dates import MONTH_NAME
 from kb.rag.lexical import tokens
@@ -110,6 +111,10 @@ _NOT_LAST_TEXT = (
 _NOT_LAST = frozenset(_NOT_LAST_TEXT.split())
 
 
+#: every shipped language's words that ask for the latest entry
+#: (:attr:`kb.lang.base.Lang.latest_words`: *recently*, *aktuell*, *letzte*, *dernière*)
+LATEST_WORDS = frozenset().union(*(x.latest_words for x in all_languages()))
+
 #: subject pronouns before an adverb *last*: "When did *I last* run?"
 _SUBJECTS = frozenset(["i", "we", "you", "he", "she", "they"])
 
@@ -151,9 +156,11 @@ def asked_extreme(question: str) -> Extreme | None:
             return Extreme(kinds, direction, w)
         if dated is not None:
             continue  # another scale may still come: "over the last year, which … highest?"
-        if w == "most" and after == "recent":  # "the most recent service"
+        if w == "most" and after in ("recent", "recently"):  # "the most recent service"
             dated = Extreme(DATE, 1, after)
-        elif w == "last" and i > 0 and after and _asks_latest(words[i - 1], after):
+        elif w in LATEST_WORDS or (  # "What did I buy recently?", "aktuell", "dernière"
+            w == "last" and i > 0 and after and _asks_latest(words[i - 1], after)
+        ):
             dated = Extreme(DATE, 1, w)
         elif w in SCALE_WORDS:
             dated = Extreme(*SCALE_WORDS[w], w)

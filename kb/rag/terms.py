@@ -37,7 +37,7 @@ from kb.rag.lexical import (
 )
 from kb.rag.polarity import asks_comparison, negation_asked, yes_no
 from kb.rag.stemmer import stem
-from kb.rag.superlative import asked_extreme
+from kb.rag.superlative import LATEST_WORDS, asked_extreme
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 
@@ -242,6 +242,8 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
                 s = hyphenated_stem(word)
         elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
             continue
+        elif word.lower() in LATEST_WORDS:
+            continue  # "Which race did I run most recently?": the dates decide, no word
         elif word.lower() == "times" and _HOW_MANY.search(question, 0, m.start()):
             continue  # "how many times" asks for a count a note writes "twice"
         elif word.lower() in _LAST_WORDS and _HOW_LONG.search(question, 0, m.start()):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from kb.rag.answerability import check
 from kb.rag.candidates import rank_candidates
 from kb.rag.superlative import (
+    DATE,
     Extreme,
     asked_extreme,
     entry_value,
@@ -272,3 +273,21 @@ def test_the_latest_line_of_a_log_cut_into_chunks_is_compared_across_them() -> N
     # other files' logs are not one log: each is compared on its own
     other = [ps[0], PassageSentences.of(2, hit(2, "- 2026-11-27 — ran 8 km."))]
     assert rank_candidates("When did I last run by the river?", other, None, 5)[0].n == 1
+
+
+def test_words_that_ask_for_the_latest_entry_in_each_language() -> None:
+    from kb.rag.terms import question_terms
+
+    for q, word in (
+        ("Which race did I run most recently?", "recently"),
+        ("What did I read lately?", "lately"),
+        ("Wie hoch ist das Hausgeld aktuell?", "aktuell"),
+        ("Wann war meine letzte Zahnreinigung?", "letzte"),
+        ("Quelle est la dernière visite chez Hélène ?", "dernière"),
+    ):
+        extreme = asked_extreme(q)
+        assert extreme is not None and extreme.kinds == DATE and extreme.direction == 1, q
+        assert extreme.word == word
+        # not what the question is about: no passage says "recently"
+        assert all(w.lower() != word for w, _ in question_terms(q, None).values()), q
+    assert asked_extreme("Which race did I run?") is None
