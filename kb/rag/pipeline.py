@@ -218,7 +218,16 @@ class AskPipeline:
         ):
             nearest = nearest_of(result) if hits else None
             return self._refuse(
-                q, "no_hits", base, t0, use_grammar, mode, None, nearest, opts.min_score
+                q,
+                "no_hits",
+                base,
+                t0,
+                use_grammar,
+                mode,
+                None,
+                nearest,
+                opts.min_score,
+                retrieved=hits,
             )
         sources = SourcesEvent(tuple(hits), retrieval_s, time.perf_counter() - t0)
         first: tuple[SourcesEvent, ...] = (sources,)
@@ -252,7 +261,15 @@ class AskPipeline:
             checked = assessed.answerability
             if not checked.answerable:
                 return self._refuse(
-                    q, "no_support", base, t0, use_grammar, mode, checked, first=first
+                    q,
+                    "no_support",
+                    base,
+                    t0,
+                    use_grammar,
+                    mode,
+                    checked,
+                    first=first,
+                    retrieved=hits,
                 )
             t_load = time.perf_counter()
             gen = self.generator()
@@ -324,6 +341,7 @@ class AskPipeline:
         nearest: dict[str, Any] | None = None,
         min_score: float | None = None,
         first: Sequence[SourcesEvent] = (),
+        retrieved: Sequence[Hit] = (),
     ) -> AnswerStream:
         return AnswerStream.finished(
             AnswerRecord(
@@ -338,6 +356,7 @@ class AskPipeline:
                 nearest=nearest,
                 min_score=min_score,
                 rules_off=list(self.settings.answer.rules_off),
+                retrieved=list(retrieved),
             ),
             first,
         )

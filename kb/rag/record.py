@@ -117,6 +117,9 @@ class AnswerRecord:
     min_score: float | None = None
     #: the answer rules turned off (``[answer] rules_off``)
     rules_off: list[str] = field(default_factory=list)
+    #: a refusal: the passages retrieval found, which the evidence check read (no context
+    #: went to the model, so ``contexts`` is empty); shown by the trace
+    retrieved: list[Hit] = field(default_factory=list)
 
     @property
     def citation_support_rate(self) -> float | None:
@@ -179,6 +182,11 @@ class AnswerRecord:
             "responsive": None if self.responsive is None else self.responsive.to_dict(),
             "selector": self.selector,
             "min_score": self.min_score,
+            "retrieved": [
+                {"n": n, "chunk_id": h.chunk_id, "path": h.path, "score": round(h.score, 6)}
+                | {"locator": h.locator.to_dict()}
+                for n, h in enumerate(self.retrieved, 1)
+            ],
         }
         out["outcome"] = outcome(out).to_dict()
         out["trace"] = trace(out, self.rules_off)

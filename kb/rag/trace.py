@@ -71,7 +71,8 @@ def trace(d: dict[str, Any], rules_off: list[str] | None = None) -> dict[str, An
             "place": (c.get("locator") or {}).get("display") or c.get("path"),
             "score": c.get("score"),
         }
-        for c in d.get("contexts") or []
+        # a refusal gave the model no context: the passages the evidence check read
+        for c in d.get("contexts") or d.get("retrieved") or []
     ]
     evidence = None
     if a is not None:

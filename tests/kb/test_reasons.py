@@ -104,3 +104,21 @@ def test_a_not_responsive_answer_is_not_grounded_in_words() -> None:
     o = outcome(CASES[Kind.NOT_RESPONSIVE].to_dict())
     assert o.label == "Not responsive"
     assert o.message == "the passage the quote comes from does not mention 'boiler'"
+
+
+def test_a_refusals_trace_lists_the_passages_the_evidence_check_read() -> None:
+    from kb.rag.trace import render
+    from kb.types import Hit, Locator
+
+    hit = Hit(7, "Pottery class every Thursday.", Locator("notes/week.md", "md"), 0.8)
+    rec = AnswerRecord(
+        question="Which day is my ceramics course?",
+        refused=True,
+        refusal_reason="no_support",
+        answerability=_check(),
+        retrieved=[hit],
+    )
+    d = rec.to_dict()
+    assert d["contexts"] == [] and d["retrieved"][0]["chunk_id"] == 7
+    assert d["trace"]["passages"] == [{"n": 1, "place": "notes/week.md", "score": 0.8}]
+    assert "none retrieved" not in "\n".join(render(d["trace"]))
