@@ -281,7 +281,7 @@ class Verifier:
     def best(self, claim: str, n: int, qvec: np.ndarray | None = None) -> Evidence:
         """The best-supporting sentence of passage ``n`` (1-based) for ``claim``; a
         claim that is the passage's own section heading, whole (quote mode quotes a
-        journal entry's date: :func:`kb.rag.quote.dated_heading`), is supported by it
+        journal entry's date: :func:`kb.rag.quote_context.dated_heading`), is supported by it
         (score 1.0, the heading as evidence, located by the passage's heading path)."""
         p = self.passages[n - 1]
         if (heading := _heading_quoted(claim, p)) is not None:
