@@ -78,6 +78,8 @@ LANG = Lang(
         "jahrhundert jahrhunderts jh jahrtausend jahrtausends mal platz stock stockwerk"
         " klasse kapitel auflage geburtstag jahrestag runde liga etage lebensjahr woche"
         " tag tages weltkrieg weltkriegs sinfonie symphonie spieltag"
+        # a floor: "3. OG links", "1. Obergeschoss", "2. UG"
+        " og obergeschoss ug untergeschoss dg dachgeschoss"
     ),
     ordinal_leads=words("am im zum zur vom beim des der dem den die das ab seit bis"),
     date_patterns=(

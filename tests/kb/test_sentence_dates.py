@@ -28,6 +28,8 @@ def pieces(text: str) -> list[str]:
         "Wir kauften Obst, Gemüse usw. für die Woche.",
         "Sie wohnt in Nr. 5 neben der Schule.",
         "Nach dem 2. Weltkrieg zog die Familie um.",
+        "Die Wohnung liegt im 3. OG links.",
+        "Der Keller ist im 1. UG neben dem Fahrradraum.",
     ],
 )
 def test_german_dates_ordinals_abbreviations_do_not_split(first: str) -> None:
