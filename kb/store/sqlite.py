@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb.errors import DiskFullError, EmbeddingMismatchError, ReadOnlyStoreError, StoreError
-from kb.hashing import embed_text, text_sha256
 from kb.store import migrations
-from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
+from kb.store.rows import chunk_hash as chunk_hash
+from kb.store.rows import insert_chunks as insert_chunks
+from kb.store.rows import row_to_hit
+from kb.types import ChunkDraft, ChunkerInfo, Hit
 
 if TYPE_CHECKING:
     from kb.store.vectors import VectorIndex
@@ -54,12 +56,6 @@ class EmbeddingModelInfo:
 
     model_id: str
     dim: int
-
-
-def chunk_hash(text: str) -> str:
-    import hashlib
-
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 class Store:
@@ -543,62 +539,6 @@ class Store:
             c.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
 
 
-def insert_chunks(
-    c: sqlite3.Connection,
-    doc_id: int,
-    chunking_id: int,
-    content_hash: str | None,
-    chunks: Sequence[ChunkDraft],
-    chunker: ChunkerInfo,
-) -> None:
-    """Insert a document's chunks into one chunking and record which document version
-    (``content_hash``) they were made from. A chunk whose embedded text some embedded
-    chunk already has is ``embedded`` at once (same text, same vector)."""
-    params = json.dumps(chunker.params, sort_keys=True)
-    rows = []
-    for i, ch in enumerate(chunks):
-        heading = HEADING_SEP.join(ch.heading_path)
-        rows.append(
-            (
-                chunking_id,
-                doc_id,
-                i,
-                ch.text,
-                heading,
-                ch.span.line_start,
-                ch.span.line_end,
-                ch.span.page_start,
-                ch.span.page_end,
-                ch.char_start,
-                ch.char_end,
-                ch.span.seconds_start,
-                ch.span.seconds_end,
-                ch.token_count,
-                chunker.name,
-                chunker.version,
-                params,
-                chunk_hash(ch.text),
-                text_sha256(embed_text(heading, ch.text)),
-            )
-        )
-    c.executemany(
-        "INSERT INTO chunks (chunking_id, document_id, ord, text, heading_path, line_start, "
-        "line_end, page_start, page_end, char_start, char_end, seconds_start, seconds_end, "
-        "token_count, chunker, chunker_version, chunker_params, content_hash, embed_sha256, "
-        "embedding_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-        "?14, ?15, ?16, ?17, ?18, ?19, CASE WHEN EXISTS (SELECT 1 FROM chunks WHERE "
-        "embed_sha256 = ?19 AND embedding_status = 'embedded') THEN 'embedded' "
-        "ELSE 'pending' END)",
-        rows,
-    )
-    c.execute(
-        "INSERT INTO chunking_docs (chunking_id, document_id, content_hash, error) "
-        "VALUES (?, ?, ?, NULL) ON CONFLICT (chunking_id, document_id) DO UPDATE SET "
-        "content_hash = excluded.content_hash, error = NULL",
-        (chunking_id, doc_id, content_hash),
-    )
-
-
 def _doc(r: sqlite3.Row) -> DocumentRow:
     return DocumentRow(
         id=int(r["id"]),
@@ -615,31 +555,4 @@ def _doc(r: sqlite3.Row) -> DocumentRow:
         chunker_params=r["chunker_params"],
         abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
         source_id=r["source_id"] if "source_id" in r.keys() else None,  # noqa: SIM118
-    )
-
-
-def row_to_hit(r: sqlite3.Row) -> Hit:
-    """Build a :class:`Hit` (score 0) from a chunks row joined with path/doc_type/tags."""
-    heading = tuple(p for p in str(r["heading_path"]).split(HEADING_SEP) if p)
-    span = Span(
-        line_start=r["line_start"],
-        line_end=r["line_end"],
-        page_start=r["page_start"],
-        page_end=r["page_end"],
-        seconds_start=r["seconds_start"],
-        seconds_end=r["seconds_end"],
-    )
-    return Hit(
-        chunk_id=int(r["id"]),
-        text=str(r["text"]),
-        locator=Locator(
-            path=r["path"],
-            doc_type=r["doc_type"],
-            heading_path=heading,
-            span=span,
-            abs_path=r["abs_path"] if "abs_path" in r.keys() else None,  # noqa: SIM118
-        ),
-        score=0.0,
-        text_hash=str(r["content_hash"]),
-        tags=list(json.loads(r["tags"] or "[]")),
     )
