@@ -33,7 +33,7 @@ from typing import Any
 
 from eval.metrics.answers import check_answer
 from eval.result import QueryResult
-from kb.rag.superlative import asked_extreme
+from kb.rag.superlative import lifted_extreme
 
 
 def fired(r: QueryResult) -> set[str]:
@@ -54,7 +54,7 @@ def fired(r: QueryResult) -> set[str]:
         out.add("section-named")
     if a.selector and a.selector != "ranked":
         out.add(a.selector)
-    if a.selector and asked_extreme(r.query.question) is not None:
+    if lifted_extreme(r.query.question, a.selector) is not None:
         out.add("extreme-value")  # quote mode's ranking lifted the extreme value asked
     for v in a.sentences:
         if (c := v.get("contradiction")) and c.get("rule"):

@@ -91,13 +91,21 @@ def quote_prompt(
     # the section is the answer, its sentences ("What are the risks?"); not for a
     # question one value answers ("How long does a restore take?" under "## Restore")
     counting = counts_items(q)  # "How many books …?": every item, to count
+    ranked_all: list[Candidate] = []
+
+    def every_of() -> list[Candidate]:
+        """Every sentence as a candidate, ranked once for all the selectors that read it."""
+        if not ranked_all:
+            ranked_all.extend(every_candidate(pipe, q, verifier, assessed))
+        return list(ranked_all)
+
     years = asked_years(q)
     if years and "period" not in off:
         # a question that names a year answers from that year's entry, row or section
         # (kb.rag.asked_period), which may rank past the candidates' limit
         pool = list(cands)
         seen = {(c.n, c.j) for c in pool}
-        pool += [c for c in every_candidate(pipe, q, verifier, assessed) if (c.n, c.j) not in seen]
+        pool += [c for c in every_of() if (c.n, c.j) not in seen]
         ps = verifier.passages
         dated = [c for c in pool if in_period(years, (c.lead, c.text), ps[c.n - 1].hit)]
         if dated and len(dated) < len(pool):
@@ -112,7 +120,6 @@ def quote_prompt(
             chose = "typed-candidates"
         cands = typed or cands
     if expected_type(q) is None or counting:
-        every_of = lambda: every_candidate(pipe, q, verifier, assessed)  # noqa: E731
         # each selector in order (kb.rag.rules), the first that gives candidates wins
         selectors: list[tuple[str, Callable[[], list[Candidate]]]] = [
             # the steps of a procedure a how-to question's best sentence is one of

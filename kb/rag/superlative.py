@@ -52,7 +52,7 @@ give nothing; ties give every tied item; values compare as numbers ("1,349" is 1
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kb.lang import all_languages
@@ -306,3 +306,14 @@ def entry_value(
     if dated is None:
         return None
     return dated if extreme.kinds == DATE else measure(sentence, extreme)
+
+
+def lifted_extreme(question: str, selector: str | None, off: Iterable[str] = ()) -> str | None:
+    """The word of the extreme that quote mode's ranking lifted for (rule
+    ``extreme-value``, :func:`kb.rag.candidates.rank_candidates`): a quote-mode answer
+    (``selector`` set) to a question that asks for an extreme, with the rule on; else
+    ``None``. What the trace and ``kb eval rules`` record as the rule having fired."""
+    if not selector or "extreme-value" in set(off):
+        return None
+    extreme = asked_extreme(question)
+    return None if extreme is None else extreme.word

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.rag.rules import BY_ID, RANKED
-from kb.rag.superlative import asked_extreme
+from kb.rag.superlative import lifted_extreme
 
 
 def _fired(a: dict[str, Any]) -> list[dict[str, Any]]:
@@ -43,12 +43,8 @@ def _fired(a: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _lifted(d: dict[str, Any], rules_off: list[str]) -> list[dict[str, Any]]:
     """Quote mode's ``extreme-value`` lift, when the question asks for an extreme."""
-    if not d.get("selector") or "extreme-value" in rules_off:
-        return []
-    extreme = asked_extreme(str(d.get("question") or ""))
-    if extreme is None:
-        return []
-    return [{"rule": "extreme-value", "kind": "lift", "read": [extreme.word]}]
+    word = lifted_extreme(str(d.get("question") or ""), d.get("selector"), rules_off)
+    return [] if word is None else [{"rule": "extreme-value", "kind": "lift", "read": [word]}]
 
 
 def _verified(d: dict[str, Any]) -> list[dict[str, Any]]:
