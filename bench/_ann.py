@@ -1,6 +1,7 @@
 """The ANN half of ``bench/search.py --ann``: latency, recall and memory of a big KB's
 search through its derived LanceDB indexes: the vector leg through the ANN index
-(IVF_PQ or IVF_HNSW_SQ, :mod:`kb.search.ann_leg`) and the keyword leg through the
+(LanceDB's IVF_PQ or IVF_HNSW_SQ, :mod:`kb.search.ann_leg`, or kb's faiss file,
+:mod:`kb.search.faiss_leg`) and the keyword leg through the
 LanceDB full-text index (:mod:`kb.search.keyword_lance`; ``--keyword fts5`` keeps
 SQLite FTS5 for comparison).
 
@@ -174,6 +175,14 @@ def run(
         ann.build_and_record(store, kind)
         build_s = time.perf_counter() - t
         print(f"  built the {ann.INDEX_TYPES[kind]} index in {build_s:.1f} s")
+    if kind == "faiss_ivf_sq8":
+        # as `kb ingest` does at its end: the exact vectors the faiss leg re-scores with
+        from kb.search.vector_cache import cache_path, fingerprint, read_file, write_for_readers
+
+        if read_file(cache_path(store.home), fingerprint(store.conn)) is None:
+            t = time.perf_counter()
+            write_for_readers(store)
+            print(f"  wrote the vector cache file in {time.perf_counter() - t:.1f} s")
     if kw == "index" and not keyword_index.is_current(store):
         t = time.perf_counter()
         keyword_index.build(store)

@@ -25,7 +25,7 @@ Usage::
 
     python bench/search.py [--sizes 10000,100000] [--queries 200] [--workdir DIR]
     python bench/search.py --sizes '' --ann 1000000 [--nprobes 20] [--refine 10]
-        [--ann-index ivf_pq|ivf_hnsw_sq] [--ef 128] [--keyword index|fts5]
+        [--ann-index faiss_ivf_sq8|ivf_pq|ivf_hnsw_sq] [--ef 128] [--keyword index|fts5]
         [--legs parallel|sequential]
 
 ``--workdir`` keeps the built stores (``DIR/kb-<size>``) and reuses them next time.
@@ -286,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--refine", type=int, default=10, help="ANN: refine factor")
     ap.add_argument(
         "--ann-index",
-        default="ivf_pq",
-        choices=("ivf_pq", "ivf_hnsw_sq"),
+        default="faiss_ivf_sq8",
+        choices=("faiss_ivf_sq8", "ivf_pq", "ivf_hnsw_sq"),
         help="ANN index type",
     )
     ap.add_argument("--ef", type=int, default=128, help="ANN: HNSW candidates (ivf_hnsw_sq)")

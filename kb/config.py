@@ -94,7 +94,7 @@ class SearchSettings:
     ann_threshold: int = 200_000
     ann_nprobes: int = 20
     ann_refine_factor: int = 10
-    ann_index: str = "ivf_pq"
+    ann_index: str = "faiss_ivf_sq8"
     ann_ef: int = 128
     keyword_index_threshold: int = 200_000
 

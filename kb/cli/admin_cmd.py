@@ -194,6 +194,7 @@ def doctor(
                 or report.unused_sentence_vectors
                 or report.outdated_sentence_vectors
                 or report.keyword_index_stale
+                or report.ann_index_stale
             )
         ):
             do_repair(store, report)
@@ -289,6 +290,11 @@ def doctor_text(out: dict[str, Any]) -> str:
         lines.append(
             "  note  keyword index: out of date, keyword search uses FTS5 until "
             "`kb doctor --repair` or `kb reindex --keyword` rebuilds it"
+        )
+    if out.get("ann_index_stale"):
+        lines.append(
+            "  note  ANN index: out of date, vector search patches the difference exactly "
+            "until `kb doctor --repair` or `kb reindex --ann` rebuilds it"
         )
     from kb.cli.cache_cmd import model_files_lines
 

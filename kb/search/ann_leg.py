@@ -22,6 +22,10 @@ Per query (:func:`ann_top`):
   still returns ``k`` hits;
 - order: cosine descending, chunk id ascending (as the exact leg).
 
+With ``ann_index = "faiss_ivf_sq8"`` the index is kb's own faiss file instead
+(:mod:`kb.search.faiss_leg`, labelled by chunk id, so no hash-to-chunk step), with
+the same scope rules and exact cosines.
+
 What is approximate: the *set* of nearest chunks (recall@10 is measured by
 ``bench/search.py``); every cosine reported is exact. Keyword candidates outside the
 vector top get their exact cosine (:func:`cosines_of`) but no vector rank, since
@@ -153,6 +157,14 @@ def ann_top(
         share = size / max(live_embedded_cached(conn), 1)
         fetch = min(MAX_FETCH, max(fetch, int(fetch * 1.25 / max(share, 1e-6))))
     rec = ann.recorded(store) or {}
+    if rec.get("type") == ann.INDEX_TYPES["faiss_ivf_sq8"]:
+        from kb.search import faiss_leg
+
+        # the exact leg's query (normalised only when off unit length): equal cosines
+        qe = np.asarray(query, dtype=np.float32).reshape(-1)
+        qe = qe / norm if norm > 0 and abs(norm - 1.0) > 1e-3 else qe
+        got = faiss_leg.top(store, qe, depth, allowed, nprobes, fetch)
+        return _exact_all(store, q, depth, allowed) if got is None else got
     if rec.get("type") == "IVF_HNSW_SQ":  # probe every graph, keep ef candidates
         nprobes = max(nprobes, ann.hnsw_partitions(int(rec.get("rows", 0))))
     else:
@@ -225,6 +237,17 @@ def _exact_in_scope(
     rows = _scope_rows(conn, allowed, "id, embed_sha256")
     cos = cosines_of(store, model, q, [str(sha) for _, sha in rows])
     return _rank(((int(i), cos[str(sha)]) for i, sha in rows if str(sha) in cos), depth)
+
+
+def _exact_all(
+    store: object, q: np.ndarray, depth: int, allowed: set[int] | None
+) -> list[tuple[int, float]]:
+    """Exact search over the whole matrix: the faiss index is missing or too stale
+    (:mod:`kb.search.faiss_leg`)."""
+    from kb.search.vector_cache import get_matrix
+
+    matrix = get_matrix(store)
+    return matrix.top(matrix.similarities(q), depth, matrix.allowed_mask(allowed))
 
 
 def cosines_of(store: object, model: str, q: np.ndarray, hashes: list[str]) -> dict[str, float]:

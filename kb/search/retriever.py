@@ -83,6 +83,7 @@ from kb.search.ann_leg import (
 )
 from kb.search.candidates import Candidates, fuse, meaning_found, true_ranks
 from kb.search.chunking_fts import fts_for
+from kb.search.faiss_leg import vectors_of as faiss_vectors_of
 from kb.search.filters import allowed_documents
 from kb.search.fusion import Fused
 from kb.search.keyword import keyword_search, query_terms
@@ -104,7 +105,11 @@ from kb.search.result import SearchResult as SearchResult
 from kb.search.tasks import asks_tasks, task_chunks, with_tasks
 from kb.search.vector_cache import get_matrix, sqlite_state
 from kb.store import Store, keyword_index
+from kb.store.ann import INDEX_TYPES
+from kb.store.ann import recorded as ann_recorded
 from kb.types import Hit
+
+FAISS_TYPE = INDEX_TYPES["faiss_ivf_sq8"]
 
 
 class Retriever:
@@ -147,7 +152,7 @@ class Retriever:
         self.vector_cache = vector_cache
         self.chunking_id = chunking_id
         self.ann = ann or AnnOptions()
-        self._ann_state: tuple[tuple[int, int], bool] | None = None
+        self._ann_state: tuple[tuple[int, int], bool, bool] | None = None
         self.keyword_threshold = keyword_threshold
         self._kw_state: tuple[tuple[int, int], str] | None = None
         self._kw_table: Any = None
@@ -253,7 +258,8 @@ class Retriever:
             # candidates' vectors) runs in native code without the GIL: on a worker
             # thread it overlaps the query embedding and the vector leg instead of
             # following them. The connection allows use from other threads.
-            model = self.store.embedding_model() if self.uses_ann() else None
+            lance_ann = self.uses_ann() and not self._faiss_ann()
+            model = self.store.embedding_model() if lance_ann else None
             keyword_leg = _keyword_pool().submit(
                 _index_keyword_leg,
                 self.store,
@@ -328,6 +334,10 @@ class Retriever:
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         elif embedder is not None:
             t = time.perf_counter()
+            if prefetched is None and self._faiss_ann():
+                ranked = dict(out.vector)
+                outside = [i for i, _ in out.keyword if i not in ranked]
+                prefetched = faiss_vectors_of(self.store, outside)
             keyword_cosines(self.store, out, qvec, prefetched)
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         return out
@@ -423,8 +433,15 @@ class Retriever:
             # an ingest (maybe by another process) commits SQLite after its vectors:
             # search the vectors and index it wrote, not the version opened earlier
             self.store.vectors_raw.refresh()
-            self._ann_state = (state, ann_in_use(self.store, self.ann.threshold))
+            use = ann_in_use(self.store, self.ann.threshold)
+            rec = ann_recorded(self.store) if use else None
+            self._ann_state = (state, use, rec is not None and rec.get("type") == FAISS_TYPE)
         return self._ann_state[1]
+
+    def _faiss_ann(self) -> bool:
+        """Whether the ANN index in use is kb's faiss file (:mod:`kb.search.faiss_leg`),
+        whose keyword candidates' vectors come from the vector cache file."""
+        return self.uses_ann() and self._ann_state is not None and self._ann_state[2]
 
     def uses_keyword_index(self) -> bool:
         """Whether the keyword leg queries the LanceDB full-text index (re-decided after

@@ -46,7 +46,11 @@ if TYPE_CHECKING:
     from kb.store.vectors import VectorIndex
 
 INDEX_TYPE = "IVF_PQ"
-INDEX_TYPES = {"ivf_pq": "IVF_PQ", "ivf_hnsw_sq": "IVF_HNSW_SQ"}
+INDEX_TYPES = {
+    "ivf_pq": "IVF_PQ",
+    "ivf_hnsw_sq": "IVF_HNSW_SQ",
+    "faiss_ivf_sq8": "FAISS_IVF_SQ8",  # kb's own file, not LanceDB's (kb.store.ann_faiss)
+}
 MIN_ROWS = 256
 ROWS_PER_PARTITION = 4096
 HNSW_ROWS_PER_PARTITION = 262_144
@@ -248,10 +252,19 @@ def recorded(store: Any) -> dict[str, Any] | None:
 
 
 def build_and_record(store: Any, kind: str = "ivf_pq") -> AnnInfo | None:
-    """:func:`build`, then record it in SQLite meta (cleared when nothing was built)."""
+    """:func:`build` (or, for ``faiss_ivf_sq8``, :func:`kb.store.ann_faiss.build`), then
+    record it in SQLite meta (cleared when nothing was built). Building a LanceDB index
+    removes a faiss file left from before (and the other way round, the faiss kind keeps
+    only LanceDB's B-tree on ``text_sha256``, for looking up given vectors)."""
     import json
 
-    built = build(store.vectors, kind)
+    from kb.store import ann_faiss
+
+    if kind == ann_faiss.KIND:
+        built = _build_faiss(store)
+    else:
+        ann_faiss.path(store.home).unlink(missing_ok=True)
+        built = build(store.vectors, kind)
     with store.tx():
         if built is None:
             store.conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
@@ -259,6 +272,23 @@ def build_and_record(store: Any, kind: str = "ivf_pq") -> AnnInfo | None:
             record = {"type": built.index_type, "rows": built.indexed_rows}
             store.meta_set(META_KEY, json.dumps({**record, "built_at": built.built_at}))
     return built
+
+
+def _build_faiss(store: Any) -> AnnInfo | None:
+    from lancedb.index import BTree
+
+    from kb.store import ann_faiss
+
+    header = ann_faiss.build(store)
+    t = store.vectors.table()
+    if header is None or t is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if VECTOR_INDEX in {str(ix.name) for ix in t.list_indices()}:
+            t.drop_index(VECTOR_INDEX)  # LanceDB's vector index of another kind: unused now
+        t.create_index("text_sha256", config=BTree(), replace=True)
+    return AnnInfo(ann_faiss.TYPE, int(header["rows"]), 0, str(header["built_at"]))
 
 
 def maintain(store: Any, threshold: int, kind: str = "ivf_pq") -> str | None:
@@ -270,6 +300,8 @@ def maintain(store: Any, threshold: int, kind: str = "ivf_pq") -> str | None:
     another ``kind`` than configured, otherwise fold the new rows in (:func:`update`).
     Below the threshold nothing is done (a built index stays, unused, until the KB
     grows past it again)."""
+    import json
+
     if threshold <= 0:
         return None
     n = store.count_chunks("embedded")
@@ -278,6 +310,15 @@ def maintain(store: Any, threshold: int, kind: str = "ivf_pq") -> str | None:
     rec = recorded(store)
     total = store.vectors.count()
     wrong_kind = rec is not None and rec.get("type") != INDEX_TYPES.get(kind, INDEX_TYPE)
+    from kb.store import ann_faiss
+
+    if kind == ann_faiss.KIND and rec is not None and not wrong_kind:
+        note = ann_faiss.maintain(store)  # updates the file in place, or rebuilds it
+        header = ann_faiss.read_header(ann_faiss.path(store.home))
+        if header is not None and int(header["rows"]) != int(rec.get("rows", -1)):
+            with store.tx():
+                store.meta_set(META_KEY, json.dumps({**rec, "rows": int(header["rows"])}))
+        return note
     if rec is None or wrong_kind or int(rec.get("rows", 0)) * 2 < total:
         built = build_and_record(store, kind)
         return None if built is None else f"built the ANN index ({built.indexed_rows} vectors)"

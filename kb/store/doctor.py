@@ -20,6 +20,11 @@ Also reported, not a fault: ``keyword_index_stale``, a derived LanceDB keyword i
 (:mod:`kb.store.keyword_index`) that no longer covers exactly the live chunks (search
 falls back to FTS5 until it is brought up to date); ``--repair`` rebuilds it.
 
+Also reported, not a fault: ``ann_index_stale``, kb's faiss ANN index file
+(:mod:`kb.store.ann_faiss`, when it is the recorded index) missing, unreadable, or no
+longer covering exactly the embedded live chunks (search patches a small difference
+over exactly, and searches exactly past that); ``--repair`` rebuilds it.
+
 Reported, not a fault: ``unused_vectors``, cached vectors whose text no chunk of any
 chunking embeds (a dropped chunking, an edited document). Keeping them makes
 switching back free; ``--repair`` drops them. Likewise ``unused_sentence_vectors``:
@@ -31,8 +36,8 @@ stores them afresh.
 
 Repairs (:func:`repair`) never touch chunk rows' text: missing vectors are
 marked pending again (re-embedded by the caller), unused vectors are deleted from
-LanceDB, tombstones cleared, and the FTS index (and a stale keyword index) rebuilt
-from the live chunks.
+LanceDB, tombstones cleared, and the FTS index (and a stale keyword index or faiss
+ANN index) rebuilt from the live chunks.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ class DoctorReport:
     tombstones: int = 0
     fts_ok: bool = True
     keyword_index_stale: bool = False
+    ann_index_stale: bool = False
     #: (name, path, what it is) of each source that is no folder or regular file
     bad_sources: list[tuple[str, str, str]] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
@@ -83,6 +89,7 @@ class DoctorReport:
             "tombstones": self.tombstones,
             "fts_in_sync": self.fts_ok,
             "keyword_index_stale": self.keyword_index_stale,
+            "ann_index_stale": self.ann_index_stale,
             "bad_sources": [{"name": n, "path": p, "what": w} for n, p, w in self.bad_sources],
             "repaired": self.repaired,
         }
@@ -105,9 +112,20 @@ def check(store: Store, deep: bool = False) -> DoctorReport:
         fts_ok=store.fts_integrity_ok(),
         keyword_index_stale=keyword_index.recorded(store) is not None
         and not keyword_index.is_current(store),
+        ann_index_stale=faiss_index_stale(store),
         bad_sources=bad_sources(store),
         database=database,
     )
+
+
+def faiss_index_stale(store: Store) -> bool:
+    """Whether the recorded ANN index is kb's faiss file and that file is not current."""
+    from kb.store import ann, ann_faiss
+
+    rec = ann.recorded(store)
+    if rec is None or rec.get("type") != ann_faiss.TYPE:
+        return False
+    return not ann_faiss.check(store)
 
 
 def bad_sources(store: Store) -> list[tuple[str, str, str]]:
@@ -162,4 +180,10 @@ def repair(store: Store, report: DoctorReport) -> DoctorReport:
     if report.keyword_index_stale:
         keyword_index.build(store)
         report.repaired.append("rebuilt the keyword index")
+    if report.ann_index_stale:
+        from kb.store import ann, ann_faiss
+
+        built = ann.build_and_record(store, ann_faiss.KIND)
+        if built is not None:
+            report.repaired.append(f"rebuilt the ANN index ({built.indexed_rows} vectors)")
     return report

@@ -181,7 +181,9 @@ def test_keyword_index_leg_prefetches_vectors_for_the_same_hits(
 def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     store, _ = big
     store.close()
-    Path(os.environ["KB_CONFIG"]).write_text("[search]\nann_threshold = 50\n", encoding="utf-8")
+    Path(os.environ["KB_CONFIG"]).write_text(
+        '[search]\nann_threshold = 50\nann_index = "ivf_pq"\n', encoding="utf-8"
+    )
     runner = CliRunner()
     r = runner.invoke(app, ["status"])
     assert r.exit_code == 0, r.output
@@ -190,7 +192,7 @@ def test_cli_reindex_ann_and_status(big: tuple[Store, BowEmbedder]) -> None:
     )
     r = runner.invoke(app, ["reindex", "--ann"])
     assert r.exit_code == 0, r.output
-    assert "built the ANN index IVF_PQ over 300 vectors" in r.output  # the default
+    assert "built the ANN index IVF_PQ over 300 vectors" in r.output
     r = runner.invoke(app, ["status", "--json"])
     assert '"method": "ann"' in r.output
     assert (
@@ -231,7 +233,8 @@ def test_too_few_vectors_get_no_index(kb_home: Path) -> None:
 def test_ingest_past_the_threshold_builds_then_extends_the_index(
     kb_home: Path, tmp_path: Path
 ) -> None:
-    """The real ingest pipeline: the run that crosses the threshold builds the index,
+    """The real ingest pipeline (LanceDB's IVF_PQ; the default faiss index has its own
+    test in test_search_faiss.py): the run that crosses the threshold builds the index,
     the next one folds its new vectors in, and kb search's retriever then uses it."""
     from dataclasses import replace
 
@@ -240,7 +243,7 @@ def test_ingest_past_the_threshold_builds_then_extends_the_index(
     from kb.rag.compose import make_retriever
 
     base = load_settings()
-    settings = replace(base, search=replace(base.search, ann_threshold=256))
+    settings = replace(base, search=replace(base.search, ann_threshold=256, ann_index="ivf_pq"))
     root = tmp_path / "corpus"
     root.mkdir()
     for i in range(300):
