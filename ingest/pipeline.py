@@ -387,7 +387,7 @@ class Ingestor:
         lang, lang_note = document_language(doc)
         if lang_note:
             doc.warnings.append(lang_note)
-        doc_id = self.store.save_document(
+        self.store.save_document(
             root=src.path,
             path=display,
             doc_type=doc.doc_type,
@@ -402,9 +402,8 @@ class Ingestor:
             abs_path=abs_path,
             source_id=src.id,
             chunking_id=self.chunking_id,
+            lang=lang,  # before the chunks: the keyword index stems them in it
         )
-        with self.store.tx() as conn:
-            conn.execute("UPDATE documents SET lang = ? WHERE id = ?", (lang, doc_id))
         if existing is None:
             kind = "added"
         elif existing.content_hash == digest and existing.status == "indexed":

@@ -5,7 +5,8 @@ number of chunks, their lengths, each term's document frequency — are exactly 
 of the chunks ``kb search`` returns). Evaluating another chunking needs the same
 statistics over *its* chunks, so :func:`fts_for` builds a temporary FTS5 table
 (``temp.chunks_fts_c<ID>``, same tokenizer, rowid = chunk id) on this connection from
-that chunking's chunks, and rebuilds it when they change (fingerprint: count, max id
+that chunking's chunks (their index forms where they have one, as ``chunks_fts`` holds
+them: :mod:`kb.store.stemming`), and rebuilds it when they change (fingerprint: count, max id
 and sum of ids). It is gone when the connection closes; nothing is written to the KB.
 
 Cost: one pass over the chunking's text (about 0.1 s per 10,000 chunks).
@@ -47,7 +48,8 @@ def fts_for(
     )
     conn.execute(
         f"INSERT INTO temp.{name} (rowid, text, heading_path) "
-        "SELECT id, text, heading_path FROM chunks WHERE chunking_id = ?",
+        "SELECT id, coalesce(stem_text, text), coalesce(stem_heading, heading_path) "
+        "FROM chunks WHERE chunking_id = ?",
         (chunking_id,),
     )
     built[chunking_id] = fp

@@ -121,7 +121,8 @@ def exact_matches(
     term: str,
 ) -> dict[int, int] | None:
     """``chunk id -> occurrences`` of ``term`` as a whole word in the text or heading
-    path of the chunks indexed by ``fts`` (module docstring), or ``None`` for a common
+    path (as written: ``chunks``) of the chunks indexed by ``fts`` (module docstring),
+    or ``None`` for a common
     word: held by at least half the chunks (bm25 weighs it at ~0, as FTS5 clamps its
     idf), or more than :data:`MAX_CANDIDATES` chunks hold it as a substring (not worth
     reading them all). Counted over the whole index, so a scoped search weighs the
@@ -133,10 +134,14 @@ def exact_matches(
     # LIKE folds ASCII case only: the term as typed, folded, in capitals and capitalised
     spellings = {bare.casefold(), key, bare.upper(), bare[:1].upper() + bare[1:].casefold()}
     patterns = sorted({_like(x) for x in spellings})
-    one = "text LIKE ? ESCAPE '\\' OR heading_path LIKE ? ESCAPE '\\'"
+    one = "c.text LIKE ? ESCAPE '\\' OR c.heading_path LIKE ? ESCAPE '\\'"
     where = " OR ".join(one for _ in patterns)
     params: list[object] = [p for p in patterns for _ in (0, 1)]
-    sql = f"SELECT rowid, text, heading_path FROM {fts} WHERE ({where})"
+    # the chunks' own text: the index holds a German or French chunk by its stems
+    sql = (
+        f"SELECT c.id, c.text, c.heading_path FROM {fts}_docsize f CROSS JOIN chunks c "
+        f"ON c.id = f.id WHERE ({where})"
+    )
     sql += f" LIMIT {MAX_CANDIDATES + 1}"
     rows = conn.execute(sql, params).fetchall()
     if len(rows) > MAX_CANDIDATES:

@@ -8,14 +8,22 @@ string into a query that cannot raise an FTS5 syntax error:
    the phrase ``bskyb s`` and miss every plain ``BSkyB``); a term without a letter
    or digit (``*``, ``-``, ``"``) is dropped; terms are deduplicated
    case-insensitively;
-2. English stop words (``the``, ``what``, ``of`` ...) are dropped unless *every*
-   term is one (they match most chunks, cost time and add nothing to bm25's ranking);
-3. each remaining term becomes an FTS5 string: wrapped in double quotes, inner
-   ``"`` doubled. FTS5 tokenizes inside the quotes with the table's tokenizer
-   (porter + unicode61), so ``ZX-4417`` becomes the phrase ``zx 4417`` (adjacent
-   tokens) and ``running`` matches ``run``; operators like ``AND``/``NEAR`` are plain
-   words inside quotes;
+2. stop words (``the``, ``what``, ``of`` ...; in a KB of German or French notes also
+   ``die``, ``und``, ``le`` ...) are dropped unless *every* term is one (they match most
+   chunks, cost time and add nothing to bm25's ranking);
+3. each remaining term becomes one FTS5 string per form it is searched in
+   (:mod:`kb.search.languages`): as typed for the chunks indexed as written (English,
+   undetermined), and stemmed in each other language the KB holds for the chunks
+   indexed by their index form (:mod:`kb.store.stemming`: *Gebäude* and *Gebäuden*
+   are both ``gebaud``), ``OR``-ed. Each is wrapped in double quotes, inner ``"``
+   doubled; FTS5 tokenizes inside the quotes with the table's tokenizer (porter +
+   unicode61), so ``ZX-4417`` becomes the phrase ``zx 4417`` (adjacent tokens) and
+   ``running`` matches ``run``; operators like ``AND``/``NEAR`` are plain words inside
+   quotes;
 4. the terms are joined with ``OR`` (at most :data:`MAX_TERMS`, first ones kept).
+
+In a KB of English notes alone the query is what it was before languages: one form per
+term, English stop words out.
 
 Ranking: ``bm25(chunks_fts)`` ascending (FTS5's bm25 is *lower is better*, negative);
 the score reported to users is ``-bm25`` so that higher is better.
@@ -36,11 +44,15 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from kb.months import month_number
 from kb.search import compounds, exact_terms, typos
-from kb.search.stopwords import STOPWORDS
+from kb.search.languages import ENGLISH, Searched, is_content, match_expr, searched
+from kb.search.stopwords import STOPWORDS  # noqa: F401  (bench/_synthetic.py reads it here)
+
+#: a term's FTS5 expression (its forms ``OR``-ed), ``None`` when it has none
+Expr = Callable[[str], str | None]
 
 MAX_TERMS = 64
 
@@ -54,8 +66,10 @@ def _clean(text: str) -> str:
     return text.replace("\x00", " ")
 
 
-def query_terms(text: str) -> list[str]:
-    """The terms :func:`fts_query` will search for, in order, deduplicated (case-folded)."""
+def query_terms(text: str, langs: Searched = ENGLISH) -> list[str]:
+    """The terms :func:`fts_query` will search for, in order, deduplicated (case-folded);
+    ``langs``: the languages searched (:func:`kb.search.languages.searched`), which say
+    what a stop word is (English's by default)."""
     terms: list[str] = []
     seen: set[str] = set()
     for raw in _clean(text).split():
@@ -67,7 +81,7 @@ def query_terms(text: str) -> list[str]:
             continue
         seen.add(key)
         terms.append(raw)
-    content = [t for t in terms if _bare(t) not in STOPWORDS]
+    content = [t for t in terms if is_content(t, langs)]
     dates = [d for d in date_terms(text) if d.casefold() not in seen]
     return ((content or terms) + dates)[:MAX_TERMS]
 
@@ -91,21 +105,29 @@ def date_terms(text: str) -> list[str]:
     return out
 
 
-def _bare(term: str) -> str:
-    """A term without surrounding punctuation, case-folded: ``"What?"`` -> ``what``."""
-    return re.sub(r"^\W+|\W+$", "", term).casefold()
-
-
-def fts_query(text: str) -> str | None:
+def fts_query(text: str, langs: Searched = ENGLISH) -> str | None:
     """A safe FTS5 ``MATCH`` expression for ``text``; ``None`` when nothing is searchable."""
-    terms = query_terms(text)
-    if not terms:
-        return None
-    return " OR ".join(_phrase(t) for t in terms)
+    found = [e for e in map(expr_for(text, langs), query_terms(text, langs)) if e]
+    return " OR ".join(found) if found else None
+
+
+def expr_for(text: str, langs: Searched) -> Expr:
+    """The FTS5 expression of each term of ``text`` (or of another spelling of one):
+    its forms in ``langs`` (:func:`kb.search.languages.match_expr`). A content word of
+    ``text`` loses the forms in which it is a stop word; in a query of stop words only,
+    and for any other spelling, every form is kept."""
+    primary = query_terms(text, langs)
+    every = not any(is_content(t, langs) for t in primary)
+    content = set() if every else set(primary)
+    return lambda t: match_expr(t, langs, every=t not in content)
 
 
 def _phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
+
+
+def _raw(term: str) -> str | None:
+    return _phrase(term)
 
 
 def useful_terms(
@@ -113,19 +135,24 @@ def useful_terms(
     terms: list[str],
     fts: str = "chunks_fts",
     absent: list[str] | None = None,
+    expr: Expr = _raw,
 ) -> list[str]:
     """``terms`` without those that match no chunk or at least half of all chunks
     (zero bm25 weight; see the module docs). All-common input is returned whole.
-    ``absent``, when given, receives the terms that match no chunk."""
+    ``absent``, when given, receives the terms that match no chunk (and those without
+    a form: ``expr`` gives each term's FTS5 expression, by default the term as typed)."""
     n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
     cap = (n_rows + 1) // 2  # df >= cap  <=>  2 * df >= n_rows  <=>  FTS5 idf clamped
     rare: list[str] = []
     common: list[str] = []
     for t in terms:
-        df = conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
-            (_phrase(t), cap),
-        ).fetchone()[0]
+        e = expr(t)
+        df = 0
+        if e is not None:
+            df = conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)",
+                (e, cap),
+            ).fetchone()[0]
         if df == 0:
             if absent is not None:
                 absent.append(t)
@@ -158,15 +185,21 @@ def keyword_search(
     :data:`kb.search.typos.MAX_QUERY_TERMS` terms, a word no chunk holds is searched by
     the nearest spellings the index has (:mod:`kb.search.typos`); ``corrected``, when
     given, receives ``{term: [those words, as the KB writes them]}``.
+    Each term is searched in the forms of the languages the KB holds
+    (:mod:`kb.search.languages`).
     """
     if limit < 1 or (document_ids is not None and not document_ids):
         return []
-    every = query_terms(text)
-    exact = [t for t in every if exact_terms.collapsed(t)]
+    langs = searched(conn, text)
+    expr = expr_for(text, langs)
+    every = query_terms(text, langs)
+    # a word porter folds into English stop words is found by its spelling; only
+    # chunks indexed as written (porter alone) are stemmed that way
+    exact = [t for t in every if langs.raw and exact_terms.collapsed(t)]
     rest = [t for t in every if t not in exact]
-    terms = _searched(conn, fts, rest, len(every), corrected) if rest else []
+    terms = _searched(conn, fts, rest, len(every), corrected, expr) if rest else []
     if not exact:
-        return _match(conn, fts, terms, limit, document_ids) if terms else []
+        return _match(conn, fts, terms, limit, document_ids, expr=expr) if terms else []
     # terms the stemmer folds into a stop word: matched by their spelling (exact_terms)
     n_rows = int(conn.execute(f"SELECT count(*) FROM {fts}_docsize").fetchone()[0])
     extra: dict[int, float] = {}
@@ -185,10 +218,12 @@ def keyword_search(
             continue
         for cid, score in exact_terms.scores(found, n_rows, keep).items():
             extra[cid] = extra.get(cid, 0.0) + score
-    base = dict(_match(conn, fts, terms, limit + len(extra), document_ids)) if terms else {}
+    base = (
+        dict(_match(conn, fts, terms, limit + len(extra), document_ids, expr=expr)) if terms else {}
+    )
     missing = [cid for cid in extra if cid not in base]
     if terms and missing:
-        base.update(_match(conn, fts, terms, len(missing), document_ids, rowids=missing))
+        base.update(_match(conn, fts, terms, len(missing), document_ids, rowids=missing, expr=expr))
     total = {cid: base.get(cid, 0.0) + extra.get(cid, 0.0) for cid in {*base, *extra}}
     ranked = sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
     return ranked[:limit]
@@ -200,6 +235,7 @@ def _searched(
     rest: list[str],
     n_terms: int,
     corrected: dict[str, list[str]] | None,
+    expr: Expr = _raw,
 ) -> list[str]:
     """The terms to match for ``rest`` (of a query of ``n_terms`` terms): with their
     hyphen variants (:mod:`kb.search.compounds`), without those :func:`useful_terms`
@@ -210,7 +246,7 @@ def _searched(
     seen = {t.casefold() for t in rest}
     other = [v for vs in variants.values() for v in vs if v.casefold() not in seen]
     absent: list[str] = []
-    terms = useful_terms(conn, rest + list(dict.fromkeys(other)), fts, absent)
+    terms = useful_terms(conn, rest + list(dict.fromkeys(other)), fts, absent, expr)
     kept = set(terms)
     for t in absent if n_terms <= typos.MAX_QUERY_TERMS else ():
         if t not in variants or kept.intersection(variants[t]):
@@ -266,11 +302,15 @@ def _match(
     limit: int,
     document_ids: Collection[int] | None,
     rowids: Collection[int] | None = None,
+    expr: Expr = _raw,
 ) -> list[tuple[int, float]]:
-    """The top ``limit`` chunks for ``terms`` (joined with ``OR``) as ``(id, -bm25)``;
-    only ``rowids`` when given."""
+    """The top ``limit`` chunks for ``terms`` (their ``expr`` joined with ``OR``) as
+    ``(id, -bm25)``; only ``rowids`` when given."""
+    found = [e for e in map(expr, terms) if e]
+    if not found:
+        return []
     sql = f"SELECT rowid, bm25({fts}) AS s FROM {fts} WHERE {fts} MATCH ?"
-    params: list[object] = [" OR ".join(_phrase(t) for t in terms)]
+    params: list[object] = [" OR ".join(found)]
     if document_ids is not None:
         # ``+rowid``: without the unary plus SQLite hands the IN list to FTS5 as rowid
         # lookups and re-runs the MATCH once per value (seconds at 100k chunks)

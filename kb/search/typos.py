@@ -17,13 +17,15 @@ the KB lacks.
   optimal string alignment (insert, delete, substitute, swap two neighbours:
   :func:`kb.edits.within`);
 - candidates are the index's own terms (FTS5's ``fts5vocab``, which lists porter stems)
-  within ``d`` of the word's stem, with the same first letter (a range of the sorted
-  vocabulary: about 2 ms for 10,000 chunks); each is turned into a word the KB writes
-  (:func:`surface`: the form nearest the typed word, read from a few chunks that hold
-  it), and kept only if that *word* is within ``d`` of the typed word. Stems are closer
-  than words (*diabetes* / *diameter* stem to ``diabet`` / ``diamet``), and the word,
-  not the stem, is searched: FTS5 stems what it is given, so a stem searched as such is
-  stemmed again (``atmospher`` -> ``atmosph``) and finds nothing;
+  within ``d`` of the word's stem (in a KB of German or French notes also of porter over
+  its index form in each such language, :mod:`kb.store.stemming`), with the same first
+  letter (a range of the sorted vocabulary: about 2 ms for 10,000 chunks); each is
+  turned into a word the KB writes (:func:`surface`: the form nearest the typed word,
+  read from a few chunks that hold it), and kept only if that *word* is within ``d`` of
+  the typed word. Stems are closer than words (*diabetes* / *diameter* stem to
+  ``diabet`` / ``diamet``), and the word, not the stem, is searched: FTS5 stems what it
+  is given, so a stem searched as such is stemmed again (``atmospher`` -> ``atmosph``)
+  and finds nothing;
 - the nearest words are kept (one edit before two), at most :data:`MAX_CORRECTIONS`,
   the most frequent (the chunks holding them) first; ties by spelling. They are
   searched as the term would have been, joined by ``OR``.
@@ -50,6 +52,8 @@ import sqlite3
 
 from kb.edits import within
 from kb.search.exact_terms import fold, stems
+from kb.search.languages import kb_languages
+from kb.store.stemming import index_form, stemmed_code
 
 MIN_LETTERS = 6
 #: the most terms a query may have for its unknown words to be corrected
@@ -82,23 +86,27 @@ def corrections(conn: sqlite3.Connection, fts: str, term: str) -> list[str]:
     word = fold(_EDGES.sub("", term))
     if not (word.isascii() and word.isalpha()) or len(word) < MIN_LETTERS:
         return []
-    toks = stems(word)
-    if len(toks) != 1:
+    # the word's stem as each kind of chunk is indexed: porter alone (as written), or
+    # porter over the German or French index form (kb.store.stemming)
+    found = [stems(word)] + [stems(index_form(word, c)) for c in kb_languages(conn)[1]]
+    keys = list(dict.fromkeys(t[0] for t in found if len(t) == 1))
+    if not keys:
         return []
-    stem, d = toks[0], max_edits(len(word))
+    d = max_edits(len(word))
+    near: list[tuple[int, int, str]] = []  # (edits, -chunks, word)
     try:
-        rows = conn.execute(
-            f"SELECT term, doc FROM {_vocab(conn, fts, 'row')} "
-            "WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?",
-            (stem[0], chr(ord(stem[0]) + 1), len(stem) - d, len(stem) + d),
-        ).fetchall()
-        near: list[tuple[int, int, str]] = []  # (edits, -chunks, word)
-        for t, n in rows:
-            if str(t) == stem or not within(stem, str(t), d):
-                continue
-            found = surface(conn, fts, str(t), word, d)
-            if found is not None:
-                near.append((found[0], -int(n), found[1]))
+        for stem in keys:
+            rows = conn.execute(
+                f"SELECT term, doc FROM {_vocab(conn, fts, 'row')} "
+                "WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?",
+                (stem[0], chr(ord(stem[0]) + 1), len(stem) - d, len(stem) + d),
+            ).fetchall()
+            for t, n in rows:
+                if str(t) in keys or not within(stem, str(t), d):
+                    continue
+                hit = surface(conn, fts, str(t), word, d)
+                if hit is not None and all(w != hit[1] for _, _, w in near):
+                    near.append((hit[0], -int(n), hit[1]))
     except sqlite3.Error:
         return []
     if not near:
@@ -113,7 +121,8 @@ def surface(
     """The word the KB writes with porter stem ``stem`` that is nearest to ``word``
     (``krishnamurthi`` -> ``Krishnamurthy``; ``atmospher`` -> *atmosphere*, not
     *atmospheric*, for ``atmosphre``), read from up to ``chunks`` chunks that hold it
-    (the ``instance`` vocabulary gives them), as ``(edits, word)`` with ``edits <= d``;
+    (the ``instance`` vocabulary gives them; a German or French chunk holds its words'
+    index forms, :mod:`kb.store.stemming`), as ``(edits, word)`` with ``edits <= d``;
     ``None`` when no such word is within ``d`` edits of ``word``."""
     docs = conn.execute(
         f"SELECT DISTINCT doc FROM {_vocab(conn, fts, 'instance')} WHERE term = ? LIMIT ?",
@@ -122,12 +131,18 @@ def surface(
     forms: set[str] = set()
     for (doc,) in docs:
         row = conn.execute(
-            f"SELECT text, heading_path FROM {fts} WHERE rowid = ?", (int(doc),)
+            "SELECT c.text, c.heading_path, d.lang FROM chunks c "
+            "JOIN documents d ON d.id = c.document_id WHERE c.id = ?",
+            (int(doc),),
         ).fetchone()
         if row is None:
             continue
+        code = stemmed_code(row[2])
         for w in _WORD.findall(f"{row[0]} {row[1]}"):
-            if fold(w)[:2] == stem[:2] and w not in forms and stems(w) == (stem,):
+            if w in forms or (code is None and fold(w)[:2] != stem[:2]):
+                continue
+            held = stems(w) if code is None else stems(index_form(w, code) or w)
+            if held == (stem,):
                 forms.add(w)
     best: tuple[int, str] | None = None
     for w in sorted(forms, key=lambda w: (w != w.lower(), w)):  # lower case wins ties

@@ -419,6 +419,70 @@ def m007_document_lang(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE documents ADD COLUMN lang TEXT")
 
 
+def m008_stemmed_fts(conn: sqlite3.Connection) -> None:
+    """The keyword index stems each chunk in its document's language.
+
+    ``chunks.stem_text`` and ``chunks.stem_heading`` hold the *index form* of a chunk
+    of a German or French document (:mod:`kb.store.stemming`: its words stemmed by that
+    language's Snowball stemmer, its stop words left out); ``NULL`` for English,
+    undetermined and not yet detected documents, which are indexed as written, as
+    before. ``chunks_fts`` is rebuilt over the new view ``live_chunks_fts``
+    (``coalesce(stem_text, text)``, ``coalesce(stem_heading, heading_path)`` of the live
+    chunks), its triggers index those, and ``documents_lang`` lets the search ask which
+    languages the KB holds in a few index lookups. The index forms of existing chunks
+    are computed here from ``documents.lang`` (every chunking's chunks).
+    """
+    from kb.store.stemming import restem
+
+    _run_script(
+        conn,
+        """
+        ALTER TABLE chunks ADD COLUMN stem_text TEXT;
+        ALTER TABLE chunks ADD COLUMN stem_heading TEXT;
+        CREATE INDEX documents_lang ON documents (lang);
+        DROP TRIGGER chunks_ai;
+        DROP TRIGGER chunks_ad;
+        DROP TRIGGER chunks_au;
+        DROP TABLE chunks_fts;
+        """,
+    )
+    restem(conn)
+    text = "coalesce({0}.stem_text, {0}.text)"
+    heading = "coalesce({0}.stem_heading, {0}.heading_path)"
+    _run_script(
+        conn,
+        f"""
+        CREATE VIEW live_chunks_fts AS
+            SELECT id, {text.format("chunks")} AS text, {heading.format("chunks")} AS heading_path
+            FROM chunks WHERE chunking_id = {LIVE_ID_SQL};
+        CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+            text, heading_path,
+            content = 'live_chunks_fts', content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks
+        WHEN new.chunking_id = {LIVE_ID_SQL} BEGIN
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, {text.format("new")}, {heading.format("new")});
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            SELECT 'delete', old.id, {text.format("old")}, {heading.format("old")}
+            WHERE old.chunking_id = {LIVE_ID_SQL};
+            INSERT INTO vector_tombstones (chunk_id) VALUES (old.id);
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF text, heading_path, stem_text, stem_heading
+        ON chunks WHEN new.chunking_id = {LIVE_ID_SQL} BEGIN
+            INSERT INTO chunks_fts (chunks_fts, rowid, text, heading_path)
+            VALUES ('delete', old.id, {text.format("old")}, {heading.format("old")});
+            INSERT INTO chunks_fts (rowid, text, heading_path)
+            VALUES (new.id, {text.format("new")}, {heading.format("new")});
+        END;
+        INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
+        """,
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[int, str, Migration]] = [
@@ -429,6 +493,7 @@ MIGRATIONS: list[tuple[int, str, Migration]] = [
     (5, "chunkings", m005_chunkings),
     (6, "sentence_vectors", m006_sentence_vectors),
     (7, "document_lang", m007_document_lang),
+    (8, "stemmed_fts", m008_stemmed_fts),
 ]
 
 LATEST = MIGRATIONS[-1][0]

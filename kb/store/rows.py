@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from kb.hashing import embed_text, text_sha256
+from kb.store.stemming import record_form, stemmed_code, stems_of
 from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
 
 
@@ -27,11 +28,16 @@ def insert_chunks(
 ) -> None:
     """Insert a document's chunks into one chunking and record which document version
     (``content_hash``) they were made from. A chunk whose embedded text some embedded
-    chunk already has is ``embedded`` at once (same text, same vector)."""
+    chunk already has is ``embedded`` at once (same text, same vector). A chunk of a
+    German or French document (``documents.lang``) gets its index form
+    (:mod:`kb.store.stemming`), which the keyword index holds instead of its text."""
     params = json.dumps(chunker.params, sort_keys=True)
+    found = c.execute("SELECT lang FROM documents WHERE id = ?", (doc_id,)).fetchone()
+    lang = None if found is None else found[0]
     rows = []
     for i, ch in enumerate(chunks):
         heading = HEADING_SEP.join(ch.heading_path)
+        stem_text, stem_heading = stems_of(ch.text, heading, lang)
         rows.append(
             (
                 chunking_id,
@@ -53,18 +59,22 @@ def insert_chunks(
                 params,
                 chunk_hash(ch.text),
                 text_sha256(embed_text(heading, ch.text)),
+                stem_text,
+                stem_heading,
             )
         )
     c.executemany(
         "INSERT INTO chunks (chunking_id, document_id, ord, text, heading_path, line_start, "
         "line_end, page_start, page_end, char_start, char_end, seconds_start, seconds_end, "
         "token_count, chunker, chunker_version, chunker_params, content_hash, embed_sha256, "
-        "embedding_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-        "?14, ?15, ?16, ?17, ?18, ?19, CASE WHEN EXISTS (SELECT 1 FROM chunks WHERE "
-        "embed_sha256 = ?19 AND embedding_status = 'embedded') THEN 'embedded' "
-        "ELSE 'pending' END)",
+        "stem_text, stem_heading, embedding_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+        "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, CASE WHEN EXISTS "
+        "(SELECT 1 FROM chunks WHERE embed_sha256 = ?19 AND embedding_status = 'embedded') "
+        "THEN 'embedded' ELSE 'pending' END)",
         rows,
     )
+    if chunks and stemmed_code(lang) is not None:
+        record_form(c, replace=False)
     c.execute(
         "INSERT INTO chunking_docs (chunking_id, document_id, content_hash, error) "
         "VALUES (?, ?, ?, NULL) ON CONFLICT (chunking_id, document_id) DO UPDATE SET "

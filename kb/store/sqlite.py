@@ -281,6 +281,7 @@ class Store:
         abs_path: str | None = None,
         source_id: int | None = None,
         chunking_id: int | None = None,
+        lang: str | None = None,
     ) -> int:
         """Replace a document and its chunks of one chunking in one transaction.
 
@@ -291,7 +292,10 @@ class Store:
         chunks whose text was embedded before are ``embedded`` at once (the embedding
         cache, :mod:`kb.store.embeddings`), the others ``pending``. Returns the
         document id. With ``abs_path`` (the document's identity) the row is found by
-        it; otherwise by ``(root, path)``.
+        it; otherwise by ``(root, path)``. ``lang`` (a :data:`kb.lang.KNOWN` code or
+        ``"und"``) is written to ``documents.lang`` before the chunks, which the keyword
+        index then holds stemmed in that language (:mod:`kb.store.stemming`); ``None``
+        keeps the language recorded.
         """
         from kb.store import chunkings
 
@@ -343,6 +347,8 @@ class Store:
                     "root = ?, path = ? WHERE id = ?",
                     (*values, root, path, doc_id),
                 )
+            if lang is not None:
+                c.execute("UPDATE documents SET lang = ? WHERE id = ?", (lang, doc_id))
             insert_chunks(c, doc_id, chunking_id, content_hash, chunks, chunker)
         return doc_id
 
@@ -518,7 +524,12 @@ class Store:
     def fts_integrity_ok(self) -> bool:
         """FTS5's ``integrity-check`` against the chunks table. That command is an INSERT,
         which a read-only KB refuses; there the indexed row ids (``chunks_fts_docsize``)
-        are compared with the chunk ids instead."""
+        are compared with the chunk ids instead. The chunks' index forms must also agree
+        with their documents' languages (:func:`kb.store.stemming.consistent`)."""
+        from kb.store import stemming
+
+        if not stemming.consistent(self.conn):
+            return False
         if self.read_only:
             row = self.conn.execute(
                 "SELECT NOT EXISTS (SELECT id FROM live_chunks EXCEPT SELECT id FROM "
@@ -535,7 +546,12 @@ class Store:
             return False
 
     def rebuild_fts(self) -> None:
+        """Recompute every chunk's index form from its document's language
+        (:func:`kb.store.stemming.restem`) and rebuild the FTS5 index from them."""
+        from kb.store import stemming
+
         with self.tx() as c:
+            stemming.restem(c)
             c.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
 
 
