@@ -126,7 +126,8 @@ def test_a_german_question_finds_the_german_note_by_an_inflected_form(
     store, ids = kb
     assert kb_languages(store.conn) == (True, ("de", "fr"))
     assert searched(store.conn, "Wann wurde das Gebäude gebaut?").question == "de"
-    assert found(store, "Gebäude Jahrhunderts") == [ids["de"]]
+    assert found(store, "Gebäude") == [ids["de"]]  # the note writes "Gebäuden"
+    assert found(store, "Jahrhunderts") == [ids["de"]]
     # the German article "die" is no term of a German question: the English note's
     # "die" does not match it
     assert found(store, "Wann hielt man die ersten Vorlesung?") == [ids["de"]]
