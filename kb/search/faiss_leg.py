@@ -19,10 +19,12 @@ Per process and KB folder the index file is loaded once (about 400 MB at a milli
    every list). A scope of at most :data:`kb.search.ann_leg.EXACT_SCOPE` chunks never
    gets here: :mod:`kb.search.ann_leg` ranks it exactly;
 3. every chunk found is **re-scored exactly** with its float32 vector: from the vector
-   cache file (``<KB>/cache/search-vectors.bin``, memory-mapped: only the rows read are
-   paged in; :mod:`kb.search.vector_cache`) when it is current, else looked up in the
-   embedding cache. So every cosine shown is exact and ties break by chunk id, as in the
-   exact leg; only the *set* found is approximate (recall@10: ``bench/search.py --ann``).
+   cache file (``<KB>/cache/search-vectors.bin``, the rows read one by one with
+   ``pread``: a memory map would page the readahead around each row into the process,
+   tens of MB per query; :class:`kb.search.vector_cache.RowReader`) when it is current,
+   else looked up in the embedding cache. So every cosine shown is exact and ties break
+   by chunk id, as in the exact leg; only the *set* found is approximate (recall@10:
+   ``bench/search.py --ann``).
 
 The keyword candidates' cosines come from the same exact vectors (:func:`vectors_of`).
 faiss is imported on first use.
@@ -60,7 +62,7 @@ class _Delta:
     ids: np.ndarray  # chunk ids embedded since (ascending)
     docs: np.ndarray
     vectors: np.ndarray  # float32[len(ids), dim]
-    exact: Any = None  # the current vector cache matrix (memory-mapped), if any
+    exact: Any = None  # rows of the current vector cache file (RowReader), if any
     usable: bool = True
     changed: int = 0
 
@@ -125,10 +127,10 @@ def current(store: Any) -> tuple[_View, _Delta] | None:
 
 
 def _delta(store: Any, v: _View, fp: list[Any]) -> _Delta:
-    from kb.search.vector_cache import cache_path, read_file
+    from kb.search.vector_cache import cache_path, open_rows
     from kb.store import ann_faiss
 
-    exact = read_file(cache_path(store.home), tuple(fp))
+    exact = open_rows(cache_path(store.home), tuple(fp))
     dim = int(v.header.get("dim", 0))
     empty = np.zeros(0, dtype=np.int64)
     model = store.embedding_model()
@@ -161,11 +163,9 @@ def _exact_vectors(
     out: dict[int, np.ndarray] = {}
     ids = np.asarray(chunk_ids, dtype=np.int64)
     if exact is not None and len(exact):
-        rows = exact.rows_for(ids)
-        known = rows >= 0
-        vecs = np.asarray(exact.vectors[rows[known]], dtype=np.float32)
-        out.update(zip(ids[known].tolist(), vecs, strict=True))
-        ids = ids[~known]
+        known, vecs = exact.vectors(ids)
+        out.update(zip(known.tolist(), vecs, strict=True))
+        ids = ids[~np.isin(ids, known)] if known.size < ids.size else ids[:0]
         hashes = None
     if ids.size:
         from kb.search.ann_leg import hashes_of
@@ -238,7 +238,7 @@ def top(
     fetch = min(MAX_FETCH, fetch + min(int(d.removed.size), depth))
     q2 = np.ascontiguousarray(q.reshape(1, -1), dtype=np.float32)
     while True:
-        _, labels = v.index.search(q2, fetch, params=fx.SearchParametersIVF(nprobe=nprobe))
+        _, labels = _search(fx, v.index, q2, fetch, nprobe)
         found = labels[0][labels[0] >= 0]
         ids = found
         if d.removed.size:
@@ -261,6 +261,19 @@ def top(
         pairs += list(zip(d.ids[keep].tolist(), sims.tolist(), strict=True))
     pairs.sort(key=lambda p: (-p[1], p[0]))
     return pairs[:depth]
+
+
+def _search(fx: Any, index: Any, q2: np.ndarray, fetch: int, nprobe: int) -> Any:
+    """One index query on this thread alone: one query's lists are too few to share,
+    and on a busy 2-core machine waking (and spinning) OpenMP threads cost more than
+    they save (measured: vector leg p50 8.0 -> 5.2 ms at load 8). OpenMP's thread
+    count is per calling thread, so it is put back for whatever runs here next."""
+    threads = fx.omp_get_max_threads()
+    fx.omp_set_num_threads(1)
+    try:
+        return index.search(q2, fetch, params=fx.SearchParametersIVF(nprobe=nprobe))
+    finally:
+        fx.omp_set_num_threads(threads)
 
 
 def _note_stale(store: Any, changed: int) -> None:

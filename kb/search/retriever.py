@@ -253,12 +253,14 @@ class Retriever:
         sims: np.ndarray | None = None
         mask: np.ndarray | None = None
         keyword_leg: Future[_KeywordLeg] | None = None
+        use_ann = embedder is not None and self.uses_ann()  # one SQLite state read per leg
+        faiss_ann = use_ann and self._ann_state is not None and self._ann_state[2]
         if embedder is not None and opts.mode == "hybrid" and self._index_leg_threadable():
             # The LanceDB full-text query (and, past the ANN threshold, the lookup of its
             # candidates' vectors) runs in native code without the GIL: on a worker
             # thread it overlaps the query embedding and the vector leg instead of
             # following them. The connection allows use from other threads.
-            lance_ann = self.uses_ann() and not self._faiss_ann()
+            lance_ann = use_ann and not faiss_ann
             model = self.store.embedding_model() if lance_ann else None
             keyword_leg = _keyword_pool().submit(
                 _index_keyword_leg,
@@ -275,7 +277,7 @@ class Retriever:
             out.query_vector = qvec
             tm["embed"] = time.perf_counter() - t
             t = time.perf_counter()
-            if self.uses_ann():
+            if use_ann:
                 a = self.ann
                 out.vector = ann_top(
                     self.store, qvec, depth, allowed, a.nprobes, a.refine_factor, a.ef
@@ -334,7 +336,7 @@ class Retriever:
             tm["vector"] = tm.get("vector", 0.0) + time.perf_counter() - t
         elif embedder is not None:
             t = time.perf_counter()
-            if prefetched is None and self._faiss_ann():
+            if prefetched is None and faiss_ann:
                 ranked = dict(out.vector)
                 outside = [i for i, _ in out.keyword if i not in ranked]
                 prefetched = faiss_vectors_of(self.store, outside)

@@ -186,6 +186,66 @@ def read_file(path: Path, fp: tuple[Any, ...]) -> VectorMatrix | None:
     return VectorMatrix(ids, docs, vecs, None if version is None else int(version), fp)
 
 
+class RowReader:
+    """Given rows of a cache file read with ``pread``, not a memory map: a search that
+    needs a few hundred scattered rows of a big file (:mod:`kb.search.faiss_leg`) would
+    otherwise map the readahead around each one into the process (tens of MB per query at
+    a million rows, all of it counted in its resident memory). The chunk ids are read into
+    memory (8 bytes a row); :meth:`vectors` costs one system call per row."""
+
+    def __init__(self, path: Path, ids: np.ndarray, offset: int, dim: int) -> None:
+        self.path = path
+        self.ids = ids
+        self.dim = dim
+        self._offset = offset
+        self._fd = os.open(path, os.O_RDONLY)
+        self._lock = threading.Lock()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.close(self._fd)
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+    def vectors(self, chunk_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(found chunk ids, their float32 vectors)`` for the ids the file holds."""
+        ids = np.asarray(chunk_ids, dtype=np.int64)
+        if ids.size == 0 or len(self) == 0:
+            return ids[:0], np.zeros((0, self.dim), np.float32)
+        pos = np.minimum(np.searchsorted(self.ids, ids), len(self) - 1)
+        found = self.ids[pos] == ids
+        size = self.dim * 4
+        out = np.empty((int(found.sum()), self.dim), dtype="<f4")
+        with self._lock:
+            for j, r in enumerate(pos[found].tolist()):
+                raw = os.pread(self._fd, size, self._offset + r * size)
+                if len(raw) != size:
+                    raise OSError(f"{self.path}: short read")
+                out[j] = np.frombuffer(raw, dtype="<f4")
+        return ids[found], out.astype(np.float32, copy=False)
+
+
+def open_rows(path: Path, fp: tuple[Any, ...]) -> RowReader | None:
+    """A :class:`RowReader` of ``path`` when it holds the matrix of fingerprint ``fp``."""
+    try:
+        with path.open("rb") as f:
+            if f.read(len(_MAGIC)) != _MAGIC:
+                return None
+            size = int.from_bytes(f.read(4), "little")
+            meta = json.loads(f.read(size))
+            if tuple(meta["fingerprint"]) != fp:
+                return None
+            n, dim = int(meta["n"]), int(meta["dim"])
+            offset = len(_MAGIC) + 4 + size
+            if n == 0 or path.stat().st_size != offset + n * 16 + n * dim * 4:
+                return None
+            ids = np.fromfile(f, dtype="<i8", count=n)
+        return RowReader(path, ids, offset + 16 * n, dim)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 # -- the entry point --------------------------------------------------------------------
 def get_matrix(store: Any, persist: bool = True, chunking_id: int | None = None) -> VectorMatrix:
     """The current matrix of ``store`` (a :class:`kb.store.Store`) for one chunking

@@ -254,8 +254,9 @@ def recorded(store: Any) -> dict[str, Any] | None:
 def build_and_record(store: Any, kind: str = "ivf_pq") -> AnnInfo | None:
     """:func:`build` (or, for ``faiss_ivf_sq8``, :func:`kb.store.ann_faiss.build`), then
     record it in SQLite meta (cleared when nothing was built). Building a LanceDB index
-    removes a faiss file left from before (and the other way round, the faiss kind keeps
-    only LanceDB's B-tree on ``text_sha256``, for looking up given vectors)."""
+    removes a faiss file left from before; the faiss kind adds LanceDB's B-tree on
+    ``text_sha256`` (looking up given vectors) and leaves a LanceDB vector index of
+    another kind in place, unused (the record says which index is searched)."""
     import json
 
     from kb.store import ann_faiss
@@ -285,8 +286,6 @@ def _build_faiss(store: Any) -> AnnInfo | None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if VECTOR_INDEX in {str(ix.name) for ix in t.list_indices()}:
-            t.drop_index(VECTOR_INDEX)  # LanceDB's vector index of another kind: unused now
         t.create_index("text_sha256", config=BTree(), replace=True)
     return AnnInfo(ann_faiss.TYPE, int(header["rows"]), 0, str(header["built_at"]))
 

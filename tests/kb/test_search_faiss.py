@@ -346,12 +346,16 @@ def test_ingest_past_the_threshold_builds_then_extends(kb_home: Path, tmp_path: 
         assert hits[0].path.endswith("n301.md")
 
 
-def test_exact_vectors_come_from_the_memory_mapped_cache(big: tuple[Store, BowEmbedder]) -> None:
+def test_exact_vectors_are_read_from_the_vector_cache_file(big: tuple[Store, BowEmbedder]) -> None:
     store, emb = big
     ann.build_and_record(store, KIND)
     vector_cache.write_for_readers(store)
     v, d = faiss_leg.current(store)  # type: ignore[misc]
-    assert d.usable and d.exact is not None and isinstance(d.exact.vectors, np.memmap)
+    assert d.usable and isinstance(d.exact, vector_cache.RowReader) and len(d.exact) == 300
+    ids, vecs = d.exact.vectors(np.array([v.ids[3], 10**9, v.ids[0]]))
+    assert ids.tolist() == [v.ids[3], v.ids[0]]  # an id the file lacks is left out
+    matrix = vector_cache.get_matrix(store)
+    assert np.array_equal(vecs, matrix.vectors[matrix.rows_for(ids)])
     q = emb.embed_query("w3 w5 topic1")
     got = faiss_leg.top(store, q / np.linalg.norm(q), 5, None, 4096, 20)
     assert got is not None and len(got) == 5
