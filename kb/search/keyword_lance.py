@@ -135,12 +135,66 @@ def search(
 
 
 def _query(t: Any, q: Any, limit: int, document_ids: Collection[int] | None) -> Any:
+    """The index's top ``limit`` as an Arrow table of ``chunk_id``, ``document_id``,
+    ``_score``. Unscoped, the query asks for row ids and scores only and the ids come
+    from :func:`_map_rows`: taking the two columns of the 50 rows found from the table's
+    data files cost about as much as the search itself (14 vs 7 ms at a million
+    chunks)."""
+    import pyarrow as pa
+
     builder = t.search(q, query_type="fts")
     if document_ids is not None:
         ids = ",".join(str(int(i)) for i in sorted(document_ids))
         builder = builder.where(f"document_id IN ({ids})", prefilter=True)
+    else:
+        version = t.version
+        found = builder.with_row_id(True).select(["_score"]).limit(int(limit)).to_arrow()
+        mapped = _map_rows(t, version, found.column("_rowid").to_numpy())
+        if mapped is not None and t.version == version:
+            return pa.table(
+                {"chunk_id": mapped[0], "document_id": mapped[1], "_score": found["_score"]}
+            )
+        builder = t.search(q, query_type="fts")  # the table moved on: read the columns
     cols = ["chunk_id", "document_id", "_score"]
     return builder.select(cols).limit(int(limit)).to_arrow()
+
+
+#: per open index table: its version, row ids (ascending), their chunk and document ids
+_ROWS: dict[int, tuple[Any, int, Any, Any, Any]] = {}
+
+
+def _map_rows(t: Any, version: int, rowids: Any) -> tuple[Any, Any] | None:
+    """Chunk and document ids of the given row ids of ``t`` at ``version``; ``None``
+    when some row is not in the map (the caller then reads the columns).
+
+    The map of every row is read once per table version (one scan of two integer
+    columns, 24 bytes a row): a row id names a row of one version only (an update can
+    give an old id to another row), so a query whose table changed version while it ran
+    is not mapped."""
+    import numpy as np
+
+    hit = _ROWS.get(id(t))
+    if hit is None or hit[0] is not t or hit[1] != version:
+        arrow = t.search().select(["chunk_id", "document_id"]).with_row_id(True).limit(None)
+        arrow = arrow.to_arrow()
+        if t.version != version:
+            return None
+        keys = arrow.column("_rowid").to_numpy()
+        order = np.argsort(keys, kind="stable")
+        chunks = arrow.column("chunk_id").to_numpy()[order]
+        hit = (t, version, keys[order], chunks, arrow.column("document_id").to_numpy()[order])
+        if len(_ROWS) >= 4:
+            _ROWS.clear()
+        _ROWS[id(t)] = hit
+    _, _, keys, chunks, docs = hit
+    if not len(rowids):
+        return chunks[:0], docs[:0]
+    if not len(keys):
+        return None
+    at = np.minimum(np.searchsorted(keys, rowids), len(keys) - 1)
+    if not bool(np.all(keys[at] == rowids)):
+        return None
+    return chunks[at], docs[at]
 
 
 def _ranked(arrow: Any) -> list[tuple[int, float]]:
