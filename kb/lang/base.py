@@ -35,7 +35,16 @@ class Lang:
     - ``latest_words``: words that ask for the latest dated entry, row or value
       ("recently", "aktuell", "letzte", "dernière"): not what the question is about,
       but which of several entries answers it (:func:`kb.rag.superlative.asked_extreme`);
-    - ``stemmer``: the Snowball algorithm's name (PyStemmer) for the language.
+    - ``stemmer``: the Snowball algorithm's name (PyStemmer) for the language;
+    - ``elisions``: the words a language writes before an apostrophe in place of their
+      vowel ("l'île", "qu'il", "s'appellent"): left out when a word is stemmed
+      (:func:`kb.lang.inflection.stem_word`);
+    - ``participle_prefix``: the prefix a past participle written in small letters takes
+      ("ge" in German's "gekostet", "gebacken"): left out when a word is stemmed, so the
+      participle meets its verb's other forms ("kostet", "backen");
+    - ``onsets``: the consonant clusters a word of the language may start with ("st",
+      "pf", "sch"): what is left of a word without ``participle_prefix`` must start
+      with a vowel, one consonant and a vowel, or one of these.
     """
 
     code: str
@@ -58,6 +67,9 @@ class Lang:
     ordinal_nouns: frozenset[str] = frozenset()
     ordinal_leads: frozenset[str] = frozenset()
     latest_words: frozenset[str] = frozenset()
+    elisions: frozenset[str] = frozenset()
+    participle_prefix: str = ""
+    onsets: frozenset[str] = frozenset()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

@@ -37,6 +37,7 @@ LANG = Lang(
     code="fr",
     name="français",
     stemmer="french",
+    elisions=words("l d j m n s t c qu jusqu lorsqu puisqu quoiqu"),
     stop_words=words(_STOP),
     function_words=words(_STOP) | words(_QUESTION) | words("est-ce qu'est-ce beaucoup"),
     question_words=words(_QUESTION),

@@ -32,12 +32,12 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 from kb.edits import within
-from kb.lang import all_languages, language
+from kb.lang import KNOWN, all_languages, language
 from kb.rag.dates import END_WORDS as END_WORDS  # re-export (kb.rag.antonyms)
 from kb.rag.dates import START_WORDS as START_WORDS  # re-export (kb.rag.antonyms)
 from kb.rag.dates import bounds as bounds  # re-export (kb.rag.antonyms)
 from kb.rag.dates import date_words as date_words  # re-export (kb.rag.verify)
-from kb.rag.stemmer import compound_numbers, normal_number
+from kb.rag.stemmer import compound_numbers, normal_number, stemming_in
 from kb.rag.stemmer import stem as stem  # re-export (kb.rag.verify, kb.rag.polarity)
 from kb.rag.units import unit_words as unit_words  # re-export (kb.rag.verify)
 from kb.sentence_spans import is_abbreviation
@@ -79,10 +79,13 @@ def question_in(code: str) -> Iterator[None]:
     """Within the block, :func:`is_stopword` also drops the function words of the
     language ``code`` (:func:`foreign_function_words`): what the answer pipeline wraps
     a German or French question's checks in, so "Wie hoch ist ..." names no "Wie" as
-    a missing content word. Context-local (threads and tasks each keep their own)."""
+    a missing content word, and :func:`stem` stems words in that language
+    (:func:`kb.rag.stemmer.stemming_in`: "gekostet" meets "kostet"). Context-local
+    (threads and tasks each keep their own)."""
     token = _FOREIGN.set(foreign_function_words(code))
     try:
-        yield
+        with stemming_in(code if code in KNOWN else None):
+            yield
     finally:
         _FOREIGN.reset(token)
 

@@ -20,9 +20,13 @@ Numbers are normalised (:func:`normal_number`: ``1,000`` -> ``1000``, ``02`` -> 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
+from collections.abc import Iterator
 
 from kb.lang import language
+from kb.lang.inflection import stem_word
 from kb.months import MONTH_NAMES
 
 _ORDINAL_END = re.compile(r"(?:st|nd|rd|th)$")
@@ -240,8 +244,35 @@ _NOT_ADVERBS_TEXT = """
 NOT_ADVERBS = frozenset(_NOT_ADVERBS_TEXT.split())
 
 
+#: the language whose own stemmer :func:`stem` uses (:func:`stemming_in`); ``None``:
+#: the light English stemmer, as always
+_STEM_LANG: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "kb_rag_stem_language", default=None
+)
+
+
+@contextlib.contextmanager
+def stemming_in(code: str | None) -> Iterator[None]:
+    """Within the block, :func:`stem` stems a word that has a letter with the Snowball
+    stemmer of the language ``code`` (:func:`kb.lang.inflection.stem_word`: German's
+    *gekostet* and *kostet* -> ``kost``) instead of the light English rules; ``None`` or
+    English: the English rules. Both sides of every comparison the answer checks make
+    (the question's terms and the passages' sentences) are stemmed within the same block.
+    Context-local (threads and tasks each keep their own)."""
+    chosen = None if code is None or language(code).stemmer == "english" else code
+    token = _STEM_LANG.set(chosen)
+    try:
+        yield
+    finally:
+        _STEM_LANG.reset(token)
+
+
 def stem(word: str) -> str:
-    """Light English suffix stripping (see the module docstring); numbers unchanged."""
+    """Light English suffix stripping (see the module docstring); numbers unchanged.
+    Within :func:`stemming_in`, a word with a letter is stemmed in that language."""
+    code = _STEM_LANG.get()
+    if code is not None and any(c.isalpha() for c in word):
+        return stem_word(code, word)
     w = _base(word)
     if w not in ABBREVIATED and w.endswith("s") and w[:-1] in ABBREVIATED:
         w = ABBREVIATED[w[:-1]] + "s"  # "certs" -> "certificates"

@@ -9,6 +9,7 @@ may consume them by iterating. Iteration ends after the :class:`DoneEvent`.
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -43,11 +44,15 @@ class AnswerStream:
         cls, producer: Producer, name: str = "kb-answer", first: Iterable[Event] = ()
     ) -> AnswerStream:
         """Yield ``first`` (events known before the producer runs: the sources), then run
-        ``producer(stream)`` in a daemon thread; it must end with a DoneEvent."""
+        ``producer(stream)`` in a daemon thread; it must end with a DoneEvent. The thread
+        runs in a copy of the caller's context (:mod:`contextvars`), so what the caller
+        set for this question (its language: :func:`kb.rag.lexical.question_in`) holds
+        for the answer's checks too."""
         s = cls()
         for event in first:
             s.put(event)
-        s._thread = threading.Thread(target=producer, args=(s,), name=name, daemon=True)
+        ctx = contextvars.copy_context()
+        s._thread = threading.Thread(target=ctx.run, args=(producer, s), name=name, daemon=True)
         s._thread.start()
         return s
 
