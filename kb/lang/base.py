@@ -44,7 +44,10 @@ class Lang:
       participle meets its verb's other forms ("kostet", "backen");
     - ``onsets``: the consonant clusters a word of the language may start with ("st",
       "pf", "sch"): what is left of a word without ``participle_prefix`` must start
-      with a vowel, one consonant and a vowel, or one of these.
+      with a vowel, one consonant and a vowel, or one of these;
+    - ``conjunctions``: the words that join two questions into one ("and", "und",
+      "et"), and ``auxiliaries`` the verbs a question may open with after one ("did",
+      "ist", "a"): "…, and when is …" asks a second fact (:mod:`kb.rag.two_facts`).
     """
 
     code: str
@@ -70,6 +73,8 @@ class Lang:
     elisions: frozenset[str] = frozenset()
     participle_prefix: str = ""
     onsets: frozenset[str] = frozenset()
+    conjunctions: frozenset[str] = frozenset()
+    auxiliaries: frozenset[str] = frozenset()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

@@ -42,6 +42,11 @@ LANG = Lang(
     code="de",
     name="Deutsch",
     stemmer="german",
+    conjunctions=words("und"),
+    auxiliaries=words(
+        "ist sind war waren hat haben hatte hatten wird werden wurde wurden kann können muss"
+        " gibt gab"
+    ),
     participle_prefix="ge",
     onsets=words("bl br ch dr fl fr gl gr kl kn kr pf pl pr ps sch sk sp st tr wr zw"),
     stop_words=words(_STOP),

@@ -58,7 +58,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from kb.backends.generator import Generator
@@ -278,8 +278,11 @@ class AskPipeline:
             verifier: Verifier | None = None
             gbnf: str | None
             selector: str | None = None
+            unanswered: str | None = None
             if mode == "quote":
-                built, gbnf, verifier, selector = quote_prompt(self, gen, q, hits, assessed)
+                built, gbnf, verifier, selector, unanswered = quote_prompt(
+                    self, gen, q, hits, assessed
+                )
             else:
                 built = build_prompt(
                     gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens
@@ -303,6 +306,7 @@ class AskPipeline:
             }
             run = _Run(q, built, gbnf, mode, verifier if a.verify else None, checked, t0, timings)
             run.selector = selector
+            run.unanswered = unanswered
 
             def produce(stream: AnswerStream) -> None:
                 self._produce(stream, gen, run)
@@ -394,6 +398,9 @@ class AskPipeline:
         )
         if verdict is None:
             return
+        if run.unanswered is not None and verdict.verdict == "responsive":
+            # one of two facts asked is in no candidate: the answer gives the other
+            verdict = replace(verdict, verdict="partial", reason="fact", unanswered=run.unanswered)
         record.responsive = verdict
         if verdict.verdict != "responsive":
             record.grounded = False
@@ -538,6 +545,9 @@ class _Run:
     timings: dict[str, float | None]
     #: quote mode: the selector rule whose candidates the model chose from
     selector: str | None = None
+    #: quote mode: the part of a two-fact question no candidate answers
+    #: (:mod:`kb.rag.two_facts`)
+    unanswered: str | None = None
 
 
 def _language_of(question: str) -> AbstractContextManager[None]:

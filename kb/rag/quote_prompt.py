@@ -1,7 +1,8 @@
 """Quote mode's prompt: the candidate sentences the model may quote, and its grammar.
 
 :func:`quote_prompt` ranks the passages' sentences (:func:`kb.rag.candidates.rank_candidates`),
-narrows them by the selectors of :mod:`kb.rag.rules` in order (``period``: a year's entry;
+narrows them by the selectors of :mod:`kb.rag.rules` in order (``two-facts``: one sentence
+for each of two facts asked, :mod:`kb.rag.two_facts`; ``period``: a year's entry;
 ``typed-candidates``: a sentence that gives the type asked; then ``steps``, ``rows``,
 ``record-one``, ``section``, ``list``, ``record``, ``tasks``: the first that gives candidates
 wins), keeps as many as fit the context window beside the question and the model's
@@ -46,11 +47,15 @@ from kb.rag.quote import (
     task_candidates,
 )
 from kb.rag.rules import RANKED
+from kb.rag.two_facts import asked_facts, two_fact_candidates
 from kb.rag.verify import Verifier
 from kb.types import Hit
 
 if TYPE_CHECKING:
     from kb.rag.pipeline import AskPipeline
+
+#: the selector of a question that asks two facts (:mod:`kb.rag.two_facts`)
+TWO_FACTS = "two-facts"
 
 #: quote mode: the model writes only candidate numbers or the refusal phrase; the
 #: least it may write (the refusal phrase fits)
@@ -67,10 +72,12 @@ def quote_budget(n_candidates: int) -> int:
 
 def quote_prompt(
     pipe: AskPipeline, gen: Generator, q: str, hits: list[Hit], assessed: Assessed
-) -> tuple[BuiltPrompt, str, Verifier, str]:
+) -> tuple[BuiltPrompt, str, Verifier, str, str | None]:
     """Candidates that fit the window, the quote grammar, the verifier that already
-    holds the embedded passage sentences (the evidence check's), and the id of the
-    selector (:mod:`kb.rag.rules`) whose candidates the model chooses from."""
+    holds the embedded passage sentences (the evidence check's), the id of the
+    selector (:mod:`kb.rag.rules`) whose candidates the model chooses from, and the
+    part of a two-fact question no candidate answers (:mod:`kb.rag.two_facts`; ``None``
+    for any other question)."""
     a, p, llm = pipe.settings.answer, pipe.settings.prompt, pipe.settings.llm
     verifier = pipe._verifier(hits, vectors=True, passages=assessed.passages, quoted=True)
     cands = rank_candidates(
@@ -100,7 +107,20 @@ def quote_prompt(
         return list(ranked_all)
 
     years = asked_years(q)
-    if years and "period" not in off:
+    unanswered: str | None = None
+    facts = asked_facts(q) if "two-facts" not in off else None
+    if facts is not None:
+        # a question that asks two facts quotes one sentence for each (of that year's
+        # entries when it names one), or says which one the notes do not answer
+        pool = every_of()
+        if years:
+            ps = verifier.passages
+            pool = [c for c in pool if in_period(years, (c.lead, c.text), ps[c.n - 1].hit)] or pool
+        picked = two_fact_candidates(facts, pool, verifier.passages, pipe.doc_freq)
+        if picked is not None:
+            cands, chose, unanswered = picked.candidates, TWO_FACTS, picked.unanswered
+            most, every = len(cands), True
+    if years and "period" not in off and chose == RANKED:
         # a question that names a year answers from that year's entry, row or section
         # (kb.rag.asked_period), which may rank past the candidates' limit
         pool = list(cands)
@@ -111,7 +131,7 @@ def quote_prompt(
         if dated and len(dated) < len(pool):
             cands, chose = dated[: a.quote_candidates], "period"
     strict = strict_type(q)
-    if strict is not None and not counting and "typed-candidates" not in off:
+    if strict is not None and not counting and "typed-candidates" not in off and not every:
         # a question that needs a number, an amount or a year is answered only by a
         # sentence that gives one as quoted (a journal's entry after its dated
         # heading), when any does (the evidence check counted those)
@@ -119,7 +139,7 @@ def quote_prompt(
         if typed and len(typed) < len(cands) and chose == RANKED:
             chose = "typed-candidates"
         cands = typed or cands
-    if expected_type(q) is None or counting:
+    if chose != TWO_FACTS and (expected_type(q) is None or counting):
         # each selector in order (kb.rag.rules), the first that gives candidates wins
         selectors: list[tuple[str, Callable[[], list[Candidate]]]] = [
             # the steps of a procedure a how-to question's best sentence is one of
@@ -188,7 +208,7 @@ def quote_prompt(
         msgs, hits, Truncation(), gen.count_prompt_tokens(msgs), f"{p.version}-quote", kept
     )
     gbnf = quote_grammar(kept, p.refusal_phrase, most, every=every)
-    return built, gbnf, verifier, chose
+    return built, gbnf, verifier, chose, unanswered
 
 
 def every_candidate(

@@ -233,6 +233,9 @@ def outcome(d: dict[str, Any]) -> Outcome:
     if r.get("verdict") == "not_responsive":
         msg = _responsive_message(r, quote)
         return Outcome(Kind.NOT_RESPONSIVE, msg, share, "responsive")
+    if r.get("verdict") == "partial" and r.get("reason") == "fact":
+        msg = f"your notes do not answer one part of the question: {r.get('unanswered')}"
+        return Outcome(Kind.PARTIAL, msg, share, "two-facts")
     if r.get("verdict") == "partial":
         msg = MESSAGES[Kind.PARTIAL]
         if not quote:

@@ -78,7 +78,8 @@ class Responsiveness:
     ``None``), the question's terms the answer's passages hold and lack (as the question
     writes them), and ``reason``: ``"type"`` (no sentence gives what is asked),
     ``"subject"`` (the passages lack what it is about), ``"cut"`` (partial: cut short),
-    or ``None`` when responsive."""
+    ``"fact"`` (partial: one of two facts asked is not answered, ``unanswered``: that
+    part of the question, :mod:`kb.rag.two_facts`), or ``None`` when responsive."""
 
     verdict: Verdict
     asks: str | None = None
@@ -86,9 +87,11 @@ class Responsiveness:
     lacking: list[str] = field(default_factory=list)
     reason: str | None = None
     lacking_share: float = 0.0
+    unanswered: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "unanswered": self.unanswered,
             "verdict": self.verdict,
             "asks": self.asks,
             "held": list(self.held),

@@ -128,6 +128,14 @@ RULES: tuple[Rule, ...] = (
     ),
     # -- quote mode's selectors, in the order they are tried --
     Rule(
+        "two-facts",
+        "selector",
+        "kb.rag.two_facts",
+        "*",
+        "a question that asks two facts quotes one sentence for each, or says which one "
+        "the notes do not answer",
+    ),
+    Rule(
         "period",
         "selector",
         "kb.rag.asked_period",
