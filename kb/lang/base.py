@@ -47,7 +47,12 @@ class Lang:
       with a vowel, one consonant and a vowel, or one of these;
     - ``conjunctions``: the words that join two questions into one ("and", "und",
       "et"), and ``auxiliaries`` the verbs a question may open with after one ("did",
-      "ist", "a"): "…, and when is …" asks a second fact (:mod:`kb.rag.two_facts`).
+      "ist", "a"): "…, and when is …" asks a second fact (:mod:`kb.rag.two_facts`);
+    - ``capitalised_nouns``: the language writes every noun with a capital (German), so
+      a capital does not mark a name (:func:`kb.rag.lexical.key_tokens`);
+    - ``frame_words``: words that frame a question rather than name what it is about
+      ("how *long*", "what *kind* of", "wie *heißt*", "welche *Art*", "quel *type*"): the
+      answer rarely repeats them, so they are no terms (:func:`kb.rag.terms.frame_words`).
     """
 
     code: str
@@ -75,6 +80,8 @@ class Lang:
     onsets: frozenset[str] = frozenset()
     conjunctions: frozenset[str] = frozenset()
     auxiliaries: frozenset[str] = frozenset()
+    capitalised_nouns: bool = False
+    frame_words: frozenset[str] = frozenset()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

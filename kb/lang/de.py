@@ -36,7 +36,8 @@ _STOP = """
 """
 _QUESTION = """
     wer wen wem wessen was wann wo wohin woher warum weshalb wieso wie welche welcher
-    welches welchen welchem wieviel wieviele"""
+    welches welchen welchem wieviel wieviele wofür wozu wovon wodurch womit woran worauf
+    woraus worin worüber worum wonach wogegen wobei"""
 
 LANG = Lang(
     code="de",
@@ -47,7 +48,14 @@ LANG = Lang(
         "ist sind war waren hat haben hatte hatten wird werden wurde wurden kann können muss"
         " gibt gab"
     ),
+    frame_words=words(
+        "lange oft weit alt groß jahr jahre jahren name namen heißt hieß heißen lautet"
+        " lautete nennt nennen nannte genannt bezeichnet bezeichnung begriff begriffe art"
+        " arten typ sorte bedeutet bedeutung beispiel beispiele passiert passierte"
+        " geschah jetzt derzeit heute heutzutage noch schon bereits"
+    ),
     participle_prefix="ge",
+    capitalised_nouns=True,
     onsets=words("bl br ch dr fl fr gl gr kl kn kr pf pl pr ps sch sk sp st tr wr zw"),
     stop_words=words(_STOP),
     function_words=words(_STOP) | words(_QUESTION) | words("viele viel hoch lange wurde wurden"),

@@ -78,8 +78,23 @@ def detect(text: str, *, question: bool = False, min_hits: int | None = None) ->
 def question_language(question: str) -> str:
     """The language of a question (``"en"``, ``"de"``, ``"fr"`` or ``"und"``), read
     from its function words: what the answer pipeline calls to pick the words that
-    are no content words of the question (:mod:`kb.rag.lexical`) and the stemmer."""
-    return detect(question, question=True)
+    are no content words of the question (:mod:`kb.rag.lexical`) and the stemmer.
+
+    A question too short for the function-word evidence ("Wann startete Sky Digital?")
+    takes the language of its first word when that is a question word of one shipped
+    language only and no English function word (*was* is German's *what* and English's
+    past tense): "Wann", "Wozu", "Worüber" -> ``"de"``, "Quand" -> ``"fr"``."""
+    found = detect(question, question=True)
+    if found != UNKNOWN:
+        return found
+    ws = words_of(question, 1)
+    if not ws:
+        return found
+    first = ws[0].split("'", 1)[0]
+    if first in language("en").function_words:
+        return found
+    asking = [code for code in KNOWN if first in language(code).question_words]
+    return asking[0] if len(asking) == 1 else found
 
 
 def parse_lang(value: object) -> str | None:

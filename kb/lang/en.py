@@ -48,6 +48,16 @@ LANG = Lang(
     stemmer="english",
     conjunctions=words("and"),
     auxiliaries=words("is are was were do does did has have had can could will would should"),
+    frame_words=words(
+        "long many much often far old big large year years name named called kind type"
+        " happen happens happened happening mean means refer refers term tell explain"
+        " describe list give show"
+        # the time of asking ("Who is the car insurer *now*?"): the note says who it is
+        " now currently presently nowadays"
+        # and against what was expected by then ("Which tasks are not done *yet*?", "Is
+        # the roof *still* leaking?", "Have I *already* paid?")
+        " yet still already"
+    ),
     stop_words=words(_STOP),
     function_words=words(_FUNCTION),
     question_words=words("who whom whose what when where which why how"),

@@ -39,6 +39,11 @@ LANG = Lang(
     stemmer="french",
     conjunctions=words("et"),
     auxiliaries=words("est sont était étaient a ont avait avaient sera seront peut faut"),
+    frame_words=words(
+        "longtemps souvent loin vieux grand année années an ans nom noms appelle appelé"
+        " appelée appelés nommé terme type genre sorte signifie exemple exemples passé"
+        " maintenant actuellement aujourd'hui encore déjà"
+    ),
     elisions=words("l d j m n s t c qu jusqu lorsqu puisqu quoiqu"),
     stop_words=words(_STOP),
     function_words=words(_STOP) | words(_QUESTION) | words("est-ce qu'est-ce beaucoup"),

@@ -37,7 +37,7 @@ from kb.rag.dates import END_WORDS as END_WORDS  # re-export (kb.rag.antonyms)
 from kb.rag.dates import START_WORDS as START_WORDS  # re-export (kb.rag.antonyms)
 from kb.rag.dates import bounds as bounds  # re-export (kb.rag.antonyms)
 from kb.rag.dates import date_words as date_words  # re-export (kb.rag.verify)
-from kb.rag.stemmer import compound_numbers, normal_number, stemming_in
+from kb.rag.stemmer import compound_numbers, normal_number, stem_language, stemming_in
 from kb.rag.stemmer import stem as stem  # re-export (kb.rag.verify, kb.rag.polarity)
 from kb.rag.units import unit_words as unit_words  # re-export (kb.rag.verify)
 from kb.sentence_spans import is_abbreviation
@@ -167,9 +167,14 @@ def key_tokens(text: str, *, names: bool = True) -> set[str]:
     is the stem of the next word when it is a non-stop word), so "24 hours" is not
     supported by "24 °C". Names are capitalised non-stop words not starting a
     sentence, as stems. Passages are indexed with ``names=False`` (their names are in
-    their content stems already), claims with ``names=True``.
+    their content stems already), claims with ``names=True``. In a language that writes
+    every noun with a capital (:attr:`kb.lang.base.Lang.capitalised_nouns`: German, read
+    within :func:`question_in`), a capital marks no name: only an acronym (two or more
+    capitals, "NTL") or a word with a capital or digit inside ("McLaren") is one.
     """
     out: set[str] = set()
+    code = stem_language()
+    nouns = code is not None and language(code).capitalised_nouns
     first = True
     toks = list(_TOKEN.finditer(text))
     for i, m in enumerate(toks):
@@ -182,10 +187,22 @@ def key_tokens(text: str, *, names: bool = True) -> set[str]:
                 gap = text[m.end() : toks[i + 1].start()]
                 if not nxt[0].isdigit() and not is_stopword(nxt) and len(gap) <= 2:
                     out.add(f"{num} {stem(nxt)}")
-        elif names and t[0].isupper() and not first and not is_stopword(t):
+        elif (
+            names
+            and t[0].isupper()
+            and not first
+            and not is_stopword(t)
+            and (not nouns or _name_shaped(t))
+        ):
             out.add(stem(t))
         first = ends_sentence(text, m.end())
     return out
+
+
+def _name_shaped(word: str) -> bool:
+    """An acronym ("NTL", "BBC") or a word with a capital or a digit after its first
+    letter ("McLaren", "B2B"): a name even where every noun has a capital."""
+    return (len(word) >= 2 and word.isupper()) or any(c.isupper() or c.isdigit() for c in word[1:])
 
 
 #: a code of letters with digits glued to them: a quarter or half (*Q2*, *H1*), a

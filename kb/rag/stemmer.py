@@ -267,6 +267,11 @@ def stemming_in(code: str | None) -> Iterator[None]:
         _STEM_LANG.reset(token)
 
 
+def stem_language() -> str | None:
+    """The language :func:`stemming_in` set for this context, ``None`` for English."""
+    return _STEM_LANG.get()
+
+
 def stem(word: str) -> str:
     """Light English suffix stripping (see the module docstring); numbers unchanged.
     Within :func:`stemming_in`, a word with a letter is stemmed in that language."""

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
+from kb.lang import language
 from kb.rag.answer_type import expected_type
 from kb.rag.lexical import (
     HYPHENATED,
@@ -36,7 +37,7 @@ from kb.rag.lexical import (
     tokens,
 )
 from kb.rag.polarity import asks_comparison, negation_asked, yes_no
-from kb.rag.stemmer import stem
+from kb.rag.stemmer import stem, stem_language
 from kb.rag.superlative import LATEST_WORDS, asked_extreme
 
 DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
@@ -44,50 +45,16 @@ DocFreq = Callable[[str], tuple[int, int]]  # word -> (n_t, N)
 #: words that frame a question rather than name what it is about ("how *long*", "what
 #: *year*", "what is it *called*", "*tell* me about", "who is it *now*"): the answer
 #: rarely repeats them
-QUESTION_FRAME = frozenset(
-    [
-        "long",
-        "many",
-        "much",
-        "often",
-        "far",
-        "old",
-        "big",
-        "large",
-        "year",
-        "years",
-        "name",
-        "named",
-        "called",
-        "kind",
-        "type",
-        "happen",
-        "happens",
-        "happened",
-        "happening",
-        "mean",
-        "means",
-        "refer",
-        "refers",
-        "term",
-        "tell",
-        "explain",
-        "describe",
-        "list",
-        "give",
-        "show",
-        # the time of asking ("Who is the car insurer *now*?"): the note says who it is
-        "now",
-        "currently",
-        "presently",
-        "nowadays",
-        # and against what was expected by then ("Which tasks are not done *yet*?", "Is
-        # the roof *still* leaking?", "Have I *already* paid?")
-        "yet",
-        "still",
-        "already",
-    ]
-)
+QUESTION_FRAME = language("en").frame_words
+
+
+def frame_words() -> frozenset[str]:
+    """:data:`QUESTION_FRAME` and, for a question read in another language
+    (:func:`kb.rag.stemmer.stemming_in`), that language's frame words
+    (:attr:`kb.lang.base.Lang.frame_words`: German's "Art", "Begriff", "heißt")."""
+    code = stem_language()
+    return QUESTION_FRAME if code is None else QUESTION_FRAME | language(code).frame_words
+
 
 #: light verbs a question is often phrased with ("why did X *get* blocked", "do we
 #: *need* to", "why didn't we *go*", "what did the doctor *say*", "how often should I
@@ -227,6 +194,7 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
     """stem -> (a surface word, idf weight); weight 1 for every term without ``doc_freq``."""
     out = Terms(question)
     joined = [(h.start(), h.end()) for h in HYPHENATED.finditer(question)]
+    frames = frame_words()
     for m in token_matches(question):
         word = m.group()
         whole = next(((a, b) for a, b in joined if a <= m.start() < b), None)
@@ -240,7 +208,7 @@ def question_terms(question: str, doc_freq: DocFreq | None) -> Terms:
                 continue
             else:
                 s = hyphenated_stem(word)
-        elif word.lower() in QUESTION_FRAME or _glued_letter(question, m):
+        elif word.lower() in frames or _glued_letter(question, m):
             continue
         elif word.lower() in LATEST_WORDS:
             continue  # "Which race did I run most recently?": the dates decide, no word
