@@ -90,6 +90,7 @@ from kb.rag.term_match import found_terms
 from kb.rag.terms import DocFreq as DocFreq  # re-export: kb.rag.pipeline imports it here
 from kb.rag.terms import Terms, asked_terms, word_parts
 from kb.rag.terms import question_terms as question_terms  # re-export (kb.rag.pipeline)
+from kb.rag.two_facts import asked_facts
 from kb.search.tasks import asks_tasks, holds_task
 from kb.types import Hit
 
@@ -155,6 +156,9 @@ class Answerability:
     held: list[str] = field(default_factory=list)
     #: the question's terms the check weighed (reused by :mod:`kb.rag.responsive`)
     terms: Terms | None = field(default=None, repr=False, compare=False)
+    #: a question that asks two facts (:mod:`kb.rag.two_facts`): its two parts, each
+    #: checked on its own; the check is the better part's
+    parts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,6 +176,7 @@ class Answerability:
             "lacks": self.lacks,
             "fitted": None if self.fitted is None else round(self.fitted, 4),
             "held": list(self.held),
+            "parts": list(self.parts),
         }
 
 
@@ -231,7 +236,31 @@ def check(
     it and the passages' sentence vectors (``PassageSentences.vectors``), else the
     lexical model decides. ``min_answerable`` 0 never refuses on the score. ``off``:
     ids of :mod:`kb.rag.rules` vetoes and floors not to run; each contradiction found
-    carries the id of the rule that found it."""
+    carries the id of the rule that found it. A question that asks two facts
+    (:func:`kb.rag.two_facts.asked_facts`, rule ``two-facts``) is checked part by part,
+    with the whole question's vector: one sentence seldom holds both parts' words, and
+    quote mode quotes a sentence for each part or names the part the notes lack. The
+    outcome is the part with the higher ``p(answerable)``, with the whole question's
+    terms (for :mod:`kb.rag.responsive`) and ``parts`` set."""
+    facts = asked_facts(question) if "two-facts" not in off and passages else None
+    if facts is not None:
+        each = [
+            check(
+                part,
+                passages,
+                doc_freq,
+                min_answerable,
+                qvec=qvec,
+                require_keys=require_keys,
+                model=model,
+                off=off | {"two-facts"},
+            )
+            for part in (facts.first, facts.second)
+        ]
+        better = max(each, key=lambda a: (a.answerable, a.score))
+        better.terms = question_terms(question, doc_freq)
+        better.parts = [facts.first, facts.second]
+        return better
     terms = question_terms(question, doc_freq)
     if not passages:
         missing = [w for w, _ in terms.values()]

@@ -29,7 +29,9 @@ holds the largest idf-weighted share of the part's own asked terms
 sentence read with its chunk's headings) and, when the part asks for a type (a date for
 *when*, an amount for *how much*: :func:`kb.rag.answer_type.expected_type`), gives it
 (:func:`kb.rag.answer_type.holds`); ties go to the better-ranked one. A part is
-**answered** when its pick holds at least :data:`MIN_SHARE` of its weight. The answer
+**answered** when its pick holds at least :data:`MIN_SHARE` of its weight, or when the
+other part's pick gives the type it asks for (one line may answer both: "When was the
+boiler serviced, and what did it cost?" over "12 May: boiler service, £95"). The answer
 quotes the two picks in the question's order (one, when one sentence answers both); when
 one part is not answered, the answer quotes the other part's pick and names the part the
 notes do not answer (the record's ``responsive.unanswered``; the verdict is *partial*).
@@ -154,6 +156,12 @@ def _pick(
     return best, max(best_share, 0.0)
 
 
+def _gives(part: str, c: Candidate | None) -> bool:
+    """``c`` gives the answer type ``part`` asks for (a part that asks none: no)."""
+    kind = expected_type(part)
+    return c is not None and kind is not None and holds(kind, f"{c.lead} {c.text}", part)
+
+
 def two_fact_candidates(
     facts: Facts,
     ranked: Sequence[Candidate],
@@ -166,6 +174,13 @@ def two_fact_candidates(
     two, s2 = _pick(facts.second, ranked, passages, doc_freq)
     ok1 = one is not None and s1 >= MIN_SHARE
     ok2 = two is not None and s2 >= MIN_SHARE
+    # one line may answer both: "When was the boiler serviced, and what did it cost?"
+    # over "12 May: boiler service, £95"; a part whose own words no sentence holds is
+    # answered by the other part's pick when that gives the type the part asks for
+    if ok1 and not ok2 and _gives(facts.second, one):
+        two, ok2 = one, True
+    if ok2 and not ok1 and _gives(facts.first, two):
+        one, ok1 = two, True
     if not ok1 and not ok2:
         return None
     if ok1 and ok2:

@@ -81,10 +81,12 @@ FAMILY = [
 ]
 
 
-def _ask(question: str, script: list[str], **answer: object) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
+def _ask(
+    question: str, script: list[str], hits: list[Hit] = FAMILY, **answer: object
+) -> tuple[dict, list[str]]:  # type: ignore[type-arg]
     gen = Scripted(script)
     pipe = AskPipeline(
-        FakeRetriever(FAMILY), gen, cfg(mode="quote", **answer), embed=bow_embed, doc_freq=None
+        FakeRetriever(hits), gen, cfg(mode="quote", **answer), embed=bow_embed, doc_freq=None
     )
     rec = pipe.ask(question, SearchOptions(k=3)).result().to_dict()
     user = gen.calls[0]["prompt"][1]["content"] if gen.calls else ""  # type: ignore[index]
@@ -119,3 +121,30 @@ def test_the_two_facts_rule_can_be_turned_off() -> None:
         "When does Tom arrive in Leeds, and when is his birthday?", ["1"], rules_off=["two-facts"]
     )
     assert rec["selector"] != "two-facts"
+
+
+def test_the_evidence_check_reads_each_part_on_its_own() -> None:
+    from kb.rag.answerability import check
+    from kb.rag.passage import PassageSentences
+
+    passages = [PassageSentences.of(n, h) for n, h in enumerate(FAMILY, 1)]
+    q = "When does Tom arrive in Leeds, and when is his birthday?"
+    whole = check(q, passages, None, 0.0, off=frozenset({"two-facts"}))
+    parted = check(q, passages, None, 0.0)
+    assert parted.parts == ["When does Tom arrive in Leeds?", "when is his birthday?"]
+    assert parted.score > whole.score
+    assert parted.terms is not None and {"leed", "birthday"} <= set(parted.terms)
+    assert parted.to_dict()["parts"] == parted.parts
+
+
+def test_one_line_can_answer_both_parts() -> None:
+    log = [
+        _hit(1, "Boiler", "12 May 2025: boiler service by Hughes, £95. Next one is due in May."),
+        _hit(2, "Garden", "The shed was painted green in May."),
+    ]
+    q = "When was the boiler serviced, and how much did it cost?"
+    assert asked_facts(q) is not None
+    rec, lines = _ask(q, ["1"], log)
+    assert rec["selector"] == "two-facts"
+    assert len(lines) == 1 and "£95" in lines[0]
+    assert rec["responsive"]["unanswered"] is None
