@@ -47,9 +47,9 @@ import re
 import sqlite3
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
 
 from kb.lang import KNOWN, language
+from kb.lang.inflection import snowball
 
 #: the languages whose chunks are indexed by their index form (all but English)
 STEMMED: tuple[str, ...] = tuple(c for c in KNOWN if language(c).stemmer != "english")
@@ -60,13 +60,6 @@ META_KEY = "fts_stemming"
 BATCH = 2000
 
 _TOKEN = re.compile(r"[^\W_]+")
-
-
-@cache
-def _stemmer(code: str) -> Any:
-    import Stemmer  # PyStemmer: Snowball stemmers in C, imported on first use
-
-    return Stemmer.Stemmer(language(code).stemmer)
 
 
 def stemmed_code(lang: str | None) -> str | None:
@@ -95,7 +88,7 @@ def index_form(text: str, code: str) -> str:
     toks = [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if t not in stop]
     if not toks:
         return ""
-    return " ".join(_stemmer(code).stemWords(toks))
+    return " ".join(snowball(code).stemWords(toks))
 
 
 def stems_of(text: str, heading: str, lang: str | None) -> tuple[str | None, str | None]:
