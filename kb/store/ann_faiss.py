@@ -3,8 +3,8 @@ ann_index = "faiss_ivf_sq8"``), derived from SQLite and the embedding cache like
 LanceDB indexes of :mod:`kb.store.ann`, kept in one file, ``<KB>/cache/ann-faiss.bin``.
 
 Why a second library: at a million chunks LanceDB's IVF_PQ query takes ~24 ms and
-IVF_HNSW_SQ ~5 ms, while faiss ``IVF,SQ8`` answers in about 1 ms with a build of a
-minute or less (shared/search-at-scale.md; ``bench/search.py --ann``). kb re-scores
+IVF_HNSW_SQ ~5 ms, while faiss ``IVF,SQ8`` answers in 1-3 ms and builds in 80 s on 2
+cores (``bench/search.py --ann``; IVF_PQ took 490 s on the same store). kb re-scores
 what it finds with the exact vectors (:mod:`kb.search.faiss_leg`), so the cosines
 shown stay exact and only the *set* found is approximate.
 
