@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 import time
@@ -28,7 +29,12 @@ class VerifierThread:
         self.busy_s = 0.0
         self.error: str | None = None
         self._q: queue.Queue[AnswerSentence | None] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="kb-verify", daemon=True)
+        # in a copy of the caller's context: a German question's claims are stemmed as
+        # German, like the passages the evidence check prepared (kb.rag.lexical.question_in)
+        ctx = contextvars.copy_context()
+        self._thread = threading.Thread(
+            target=ctx.run, args=(self._run,), name="kb-verify", daemon=True
+        )
         self._thread.start()
 
     def submit(self, sentence: AnswerSentence) -> None:

@@ -50,3 +50,27 @@ def test_a_short_question_takes_the_language_of_its_question_word() -> None:
     # "Was" is English's past tense too; English question words stay English
     assert question_language("Was the meeting moved?") != "de"
     assert question_language("Who is Tom?") == "en"
+
+
+def test_a_german_quote_is_verified_in_german() -> None:
+    """The verifier thread reads the claim in the question's language, as the passages
+    were read: a quoted German sentence is supported by the sentence it copies."""
+    from kb.rag import AskPipeline
+    from kb.search.options import SearchOptions
+    from kb.types import Hit, Locator, Span
+    from tests.kb.test_rag_pipeline import FakeRetriever
+    from tests.kb.test_rag_verified import Scripted, bow_embed, cfg
+
+    loc = Locator("rezepte/kuchen.md", "md", ("Zwetschgenkuchen", "Zubereitung"), Span())
+    text = (
+        "5. Den Teig auf dem Blech verteilen und die Zwetschgen darauf legen.\n"
+        "6. Bei 180 °C Umluft ca. 35 bis 40 Minuten backen."
+    )
+    hit = Hit(chunk_id=1, text=text, locator=loc, score=1.0)
+    pipe = AskPipeline(
+        FakeRetriever([hit]), Scripted(["1 2"]), cfg(mode="quote"), embed=bow_embed, doc_freq=None
+    )
+    q = "Bei welcher Temperatur wird der Zwetschgenkuchen gebacken?"
+    rec = pipe.ask(q, SearchOptions(k=1)).result().to_dict()
+    assert "180 °C" in rec["text"]
+    assert rec["sentences"] and all(s["verdict"] == "supported" for s in rec["sentences"])
