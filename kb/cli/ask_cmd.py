@@ -337,7 +337,9 @@ def _summary(record: AnswerRecord, settings: Settings, explain: bool = False) ->
         echo(f"refused: {o['message']}{ran}")
         if record.refusal_reason == "no_support" and not explain:
             echo("  (--explain shows why; --min-answerable 0 answers anyway)")
-    elif o["kind"] in ("ungrounded", "unsupported", "not_responsive"):  # partial: the note
+    elif o["kind"] in ("ungrounded", "unsupported", "not_responsive") or (
+        o["kind"] == "partial" and o.get("rule") == "two-facts"
+    ):  # cut short by --max-tokens: the note above
         echo(f"{o['label'].lower()}: {o['message']}")
     if explain:
         from kb.rag.trace import render
