@@ -38,6 +38,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     # files kb writes inside the KB folder or its model cache
     ("kb/search/vector_cache.py", "tmp.open"): "KB cache: search-vectors.bin (written)",
     ("kb/search/vector_cache.py", "path.open"): "KB cache: search-vectors.bin",
+    ("kb/search/vector_cache.py", "os.open"): "KB cache: search-vectors.bin, rows read by pread",
+    ("kb/store/ann_faiss.py", "p.open"): "KB cache: ann-faiss.bin (the derived ANN index)",
+    ("kb/store/ann_faiss.py", "tmp.open"): "KB cache: ann-faiss.bin (written, then renamed)",
     ("kb/cli/eval_tune.py", "path.read_text"): "the KB's config.toml, rewritten by --apply",
     ("kb/store/lock.py", "os.open"): "the KB's writer lock, kb.lock (written)",
     ("kb/store/lock.py", "(Path(home) / LOCK_NAME).read_bytes"): "kb.lock: its holder's pid",
