@@ -163,20 +163,31 @@ def note_unwritable(path: Path) -> None:
     )
 
 
+def _header(f: Any, path: Path, fp: tuple[Any, ...]) -> tuple[dict[str, Any], int, int, int] | None:
+    """``(meta, rows, dim, offset of the ids)`` of the open cache file ``f`` at ``path``
+    when it holds a non-empty matrix of fingerprint ``fp`` whose size matches its
+    header, else ``None`` (may raise what reading a damaged header raises)."""
+    if f.read(len(_MAGIC)) != _MAGIC:
+        return None
+    size = int.from_bytes(f.read(4), "little")
+    meta = json.loads(f.read(size))
+    if tuple(meta["fingerprint"]) != fp:
+        return None
+    n, dim = int(meta["n"]), int(meta["dim"])
+    offset = len(_MAGIC) + 4 + size
+    if n == 0 or path.stat().st_size != offset + n * 16 + n * dim * 4:
+        return None
+    return meta, n, dim, offset
+
+
 def read_file(path: Path, fp: tuple[Any, ...]) -> VectorMatrix | None:
     """The cached matrix when ``path`` holds one for fingerprint ``fp``, else ``None``."""
     try:
         with path.open("rb") as f:
-            if f.read(len(_MAGIC)) != _MAGIC:
-                return None
-            size = int.from_bytes(f.read(4), "little")
-            meta = json.loads(f.read(size))
-        if tuple(meta["fingerprint"]) != fp:
+            head = _header(f, path, fp)
+        if head is None:
             return None
-        n, dim = int(meta["n"]), int(meta["dim"])
-        offset = len(_MAGIC) + 4 + size
-        if path.stat().st_size != offset + n * 16 + n * dim * 4 or n == 0:
-            return None
+        meta, n, dim, offset = head
         ids = np.memmap(path, dtype="<i8", mode="r", offset=offset, shape=(n,))
         docs = np.memmap(path, dtype="<i8", mode="r", offset=offset + 8 * n, shape=(n,))
         vecs = np.memmap(path, dtype="<f4", mode="r", offset=offset + 16 * n, shape=(n, dim))
@@ -230,16 +241,10 @@ def open_rows(path: Path, fp: tuple[Any, ...]) -> RowReader | None:
     """A :class:`RowReader` of ``path`` when it holds the matrix of fingerprint ``fp``."""
     try:
         with path.open("rb") as f:
-            if f.read(len(_MAGIC)) != _MAGIC:
+            head = _header(f, path, fp)
+            if head is None:
                 return None
-            size = int.from_bytes(f.read(4), "little")
-            meta = json.loads(f.read(size))
-            if tuple(meta["fingerprint"]) != fp:
-                return None
-            n, dim = int(meta["n"]), int(meta["dim"])
-            offset = len(_MAGIC) + 4 + size
-            if n == 0 or path.stat().st_size != offset + n * 16 + n * dim * 4:
-                return None
+            _, n, dim, offset = head
             ids = np.fromfile(f, dtype="<i8", count=n)
         return RowReader(path, ids, offset + 16 * n, dim)
     except (OSError, ValueError, KeyError, TypeError):
