@@ -59,14 +59,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kb.lang import all_languages
+from kb.lang import all_languages, language
 
 MIN_SENTENCE_CHARS = 12
 
-_ABBREVIATIONS_TEXT = """
-    mr mrs ms dr prof st jr sr vs etc e.g i.e al fig no vol ca approx dept est inc ltd
-    co corp jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen col lt sgt u.s"""
-ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
+_EN = language("en")
+#: English's abbreviations and its months' short forms ("Sept.", not "May"), whose dot
+#: ends no sentence (:mod:`kb.lang.en`)
+ABBREVIATIONS = _EN.abbreviations | (frozenset(_EN.month_abbreviations) - frozenset(_EN.months))
 #: every shipped language's abbreviations (:mod:`kb.lang`: "bzw.", "usw.", "Mme",
 #: "z.b" for "z. B.", "p.ex" for "p. ex."): all at once, as a German or French
 #: abbreviation is no English sentence's last word; short forms keep their own rule

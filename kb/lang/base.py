@@ -52,7 +52,21 @@ class Lang:
       a capital does not mark a name (:func:`kb.rag.lexical.key_tokens`);
     - ``frame_words``: words that frame a question rather than name what it is about
       ("how *long*", "what *kind* of", "wie *heißt*", "welche *Art*", "quel *type*"): the
-      answer rarely repeats them, so they are no terms (:func:`kb.rag.terms.frame_words`).
+      answer rarely repeats them, so they are no terms (:func:`kb.rag.terms.frame_words`);
+    - ``type_questions``: ``(type, regex)`` pairs (case-insensitive), in order, first
+      match wins: the answer type a question asks for ("money", "time", "quantity",
+      "name"; :func:`kb.rag.answer_type.expected_type`), and ``named_time`` the regex of
+      a point in time asked by its name ("what year", "in welchem Jahr", "en quelle
+      année": :func:`kb.rag.answer_type.strict_type`). A language that capitalises its
+      nouns has no "name" pattern: a capital there tells no name;
+    - ``time_words``: words that say *when* without a digit besides the months and
+      weekdays ("today", "heute", "hier"); ``ambiguous_months``: month names and short
+      forms more often other words ("may", "march"), which say no time alone;
+    - ``quantity_words``: words that say *how many / how long / how often* without a
+      digit ("three", "zwölf", "douzaine", "hours", "täglich");
+    - ``kind_words``: words that name what kind of answer is asked, or which of several
+      ("cost", "Preis", "date", "last", "dernière"): an answer gives it and need not
+      repeat the word (:mod:`kb.rag.responsive`).
     """
 
     code: str
@@ -82,6 +96,19 @@ class Lang:
     auxiliaries: frozenset[str] = frozenset()
     capitalised_nouns: bool = False
     frame_words: frozenset[str] = frozenset()
+    type_questions: tuple[tuple[str, str], ...] = ()
+    named_time: str = ""
+    time_words: frozenset[str] = frozenset()
+    ambiguous_months: frozenset[str] = frozenset()
+    quantity_words: frozenset[str] = frozenset()
+    kind_words: frozenset[str] = frozenset()
+
+    @property
+    def when_words(self) -> frozenset[str]:
+        """Every word that says *when* without a digit: the months and their short
+        forms (but :attr:`ambiguous_months`), the weekdays and :attr:`time_words`."""
+        months = {*self.months, *self.month_abbreviations} - self.ambiguous_months
+        return frozenset(months) | frozenset(self.weekdays) | self.time_words
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

@@ -39,6 +39,37 @@ _QUESTION = """
     welches welchen welchem wieviel wieviele wofür wozu wovon wodurch womit woran worauf
     woraus worin worüber worum wonach wogegen wobei"""
 
+#: nouns (and a compound's last part: "Nachzahlung", "Kaufpreis") that name an amount
+_MONEY_NOUNS = (
+    r"[\wäöüß-]*(?:preis|preise|kosten|miete|gebühr|gebühren|beitrag|betrag|zahlung|gehalt"
+    r"|lohn|rechnung|summe|abschlag|rate|prämie|steuer|honorar)"
+)
+_ARTICLE = r"(?:die|der|das|den|dem|mein\w*|unser\w*|ihr\w*|sein\w*|dein\w*|euer\w*)"
+#: the answer types a question asks for, first match wins (:mod:`kb.rag.answer_type`);
+#: no "name": German writes every noun with a capital, so no sentence shape tells one
+TYPE_QUESTIONS = (
+    (
+        "money",
+        r"\bwie\s*viel\b(?!\s+zeit\b).*\b(?:kost\w*|gekostet|bezahlt|gezahlt|zahl(?:e|en|t|st)"
+        r"|verdien\w*|ausgegeben|ausgeben)\b"
+        r"|\bwas\s+(?:kostet|kosten|kostete|kosteten)\b|\bwas\s+(?:hat|haben|hatte)\b.*\bgekostet\b"
+        r"|\bwie\s+teuer\b"
+        rf"|\b(?:wie\s+hoch|was)\s+(?:ist|war|sind|waren|wird|werden)\s+{_ARTICLE}\s+"
+        rf"(?:[\wäöüß-]+\s+){{0,2}}?{_MONEY_NOUNS}\b",
+    ),
+    (
+        "time",
+        r"^\W*(?:\w+\s+)?wann\b|\bwann\W*$|\b(?:seit|bis|ab)\s+wann\b"
+        r"|\bwelche[mnrs]?\s+(?:jahr|jahrzehnt|jahrhundert|monat|datum|tag|uhrzeit)\b"
+        r"|\bum\s+wie\s*viel\s+uhr\b",
+    ),
+    (
+        "quantity",
+        r"\bwie\s*(?:viele?|lange|weit|alt|groß|hoch|oft|häufig|schwer|tief|breit|schnell)\b"
+        r"|\bwelche[mnrs]?\s+(?:anzahl|menge|prozentsatz|anteil|größe|höhe|länge|zahl)\b",
+    ),
+)
+
 LANG = Lang(
     code="de",
     name="Deutsch",
@@ -105,5 +136,27 @@ LANG = Lang(
         "aktuell aktuelle aktuellen aktueller aktuelles derzeit zurzeit"
         " momentan neueste neuesten neuester letzte letzten letzter letztes"
         " kürzlich"
+    ),
+    type_questions=TYPE_QUESTIONS,
+    named_time=r"\bwelche[mnrs]?\s+(?:jahr|jahrzehnt|jahrhundert|datum|monat)\b",
+    time_words=words(
+        "heute morgen gestern übermorgen vorgestern morgens vormittags mittags nachmittags"
+        " abends nachts vormittag nachmittag abend nacht mitternacht wochenende werktag"
+        " werktags frühling sommer herbst winter jahrhundert jahrhunderts jahrzehnt täglich"
+        " wöchentlich monatlich jährlich"
+    ),
+    quantity_words=words(
+        "eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn"
+        " fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig dreißig vierzig fünfzig"
+        " sechzig siebzig achtzig neunzig hundert tausend million millionen milliarde"
+        " milliarden dutzend hälfte halb viertel einmal zweimal dreimal mehrere sekunde"
+        " sekunden minute minuten stunde stunden tag tage tagen woche wochen monat monate"
+        " monaten jahr jahre jahren täglich wöchentlich monatlich jährlich stündlich"
+    ),
+    kind_words=words(
+        "zeit uhrzeit datum tag tage termin kosten kostet kostete gekostet preis preise"
+        " betrag gebühr gebühren summe anzahl zahl letzte letzten letzter letztes erste"
+        " ersten erster erstes neueste neuesten neuester aktuell aktuelle aktuellen"
+        " aktueller nächste nächsten vorige vorigen"
     ),
 )

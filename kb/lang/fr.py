@@ -33,6 +33,32 @@ _QUESTION = """
     qui que quoi quand où pourquoi comment combien quel quelle quels quelles lequel
     laquelle lesquels lesquelles est-ce"""
 
+_THE = r"(?:le|la|les|l['’]|mon|ma|mes|notre|nos|votre|vos|son|sa|ses|leur|leurs)"
+#: the answer types a question asks for, first match wins (:mod:`kb.rag.answer_type`)
+TYPE_QUESTIONS = (
+    (
+        "money",
+        r"\bcombien\b.*\b(?:co[uû]t\w*|pay\w*|dépens\w*|factur\w*|gagn\w*|prix|tarifs?|frais)\b"
+        r"|\bque\s+co[uû]t\w*|\bà\s+combien\b"
+        rf"|\bquel(?:le)?s?\s+(?:est|était|sont|étaient|sera)\s+{_THE}\s*(?:[\w-]+\s+){{0,2}}?"
+        r"(?:prix|co[uû]ts?|tarifs?|montant|loyer|salaire|frais)\b",
+    ),
+    (
+        "time",
+        r"^\W*(?:\w+\s+)?quand\b|\bquand\W*$|\bdepuis\s+quand\b|\bjusqu['’]\s*à\s+quand\b"
+        r"|\bquel(?:le)?s?\s+(?:ann[ée]es?|si[èe]cles?|mois|dates?|jours?|heure)\b",
+    ),
+    (
+        "quantity",
+        r"\bcombien\b"
+        r"|\bquel(?:le)?s?\s+(?:pourcentage|nombre|proportion|taille|quantité|distance|durée)\b",
+    ),
+    (
+        "name",
+        rf"^\W*(?:\w+\s+)?qui\s+(?:est|était|sont|étaient)\s+(?:{_THE}\s|l['’])",
+    ),
+)
+
 LANG = Lang(
     code="fr",
     name="français",
@@ -78,5 +104,26 @@ LANG = Lang(
     latest_words=words(
         "actuel actuelle actuels actuelles actuellement récent récente récents"
         " récentes récemment dernier dernière derniers dernières"
+    ),
+    type_questions=TYPE_QUESTIONS,
+    named_time=r"\bquel(?:le)?s?\s+(?:ann[ée]es?|si[èe]cles?|dates?|mois)\b",
+    # not "été" (summer), which is also the participle of "être"; "aujourd" is how a
+    # sentence's words are read out of "aujourd'hui" (at its apostrophe)
+    time_words=words(
+        "aujourd'hui aujourd demain hier soir matin nuit midi minuit semaine week-end printemps"
+        " automne hiver siècle siècles décennie quotidien quotidienne hebdomadaire mensuel"
+        " mensuelle annuel annuelle"
+    ),
+    quantity_words=words(
+        "deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze"
+        " seize vingt trente quarante cinquante soixante cent cents mille million millions"
+        " milliard milliards douzaine demi demie moitié quart fois plusieurs seconde secondes"
+        " minute minutes heure heures jour jours semaine semaines mois an ans année années"
+        " quotidien hebdomadaire mensuel annuel"
+    ),
+    kind_words=words(
+        "heure date jour jours coût coûte prix montant frais tarif total nombre dernier"
+        " dernière derniers dernières premier première récent récente actuel actuelle"
+        " prochain prochaine précédent précédente"
     ),
 )

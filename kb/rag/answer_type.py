@@ -34,6 +34,16 @@ Types, from the question's wording (case-insensitive), first match wins:
   answered by descriptions ("representatives appointed by governments"). The 4 squad-dev
   questions of identity keep their first candidate.
 
+**Languages.** The patterns and words are language data (:mod:`kb.lang`: each
+language's ``type_questions``, ``named_time``, ``when_words`` and ``quantity_words``).
+A question is read in the answer checks' language (:func:`kb.rag.stemmer.stem_language`,
+set from the question's) and then in English: "Wann wurde die Heizung gewartet?" asks a
+time, "Was hat die Reparatur gekostet?" and "Wie hoch ist die Nachzahlung?" an amount,
+"Combien de personnes …" a number; a German sentence holds a time in "am Dienstag" and a
+number in "zwölf". English questions are read as above in any language's block. German
+has no ``"name"`` pattern: it writes every noun with a capital, so no sentence's shape
+tells a name.
+
 A *where* question ("Where is the Airbnb?", "… kept where?") is not one of these types
 (a place is asked of sentences of every kind, and the section and list answers of
 untyped questions serve it), but :func:`asks_place` tells it, and :func:`says_place`
@@ -72,32 +82,37 @@ A sentence holds
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Literal
+from typing import Literal, cast
 
+from kb.lang import language
 from kb.rag.dates import DAY_DATE
 from kb.rag.lexical import STOPWORDS
+from kb.rag.stemmer import stem_language
 from kb.sentence_spans import AUXILIARIES, ITEM_NUMBER
 
 AnswerType = Literal["time", "money", "quantity", "name"]
 
-_MONEY_WORDS = (
-    r"cost|costs|costing|price|priced|pay|paid|spend|spent|charge|charged|earn|earned|"
-    r"earns|owe|owed|worth|fee|fees"
-)
-_MONEY_Q = re.compile(
-    rf"\bhow\s+much\b(?!\s+time\b).*\b(?:{_MONEY_WORDS})\b"
-    r"|\bwhat(?:'s|’s|\s+(?:was|is|were|are|will\s+be))\s+the\s+(?:[\w-]+\s+){0,2}"
-    r"(?:price|prices|cost|costs|fee|fees|fare|fares|rent|salary)\b"
-    r"|\bwhat\s+(?:does|did|do|will)\b.*\bcost\b"
-    r"|\bhow\s+much\s+(?:is|are|was|were|will\s+be)\s+(?:the|a|an|my|our|your|this|that|it)\b",
-    re.IGNORECASE,
-)
-_TIME_Q = re.compile(
-    r"^\W*(?:\w+\s+)?when\b|\bwhen\W*$"
-    r"|\b(?:what|which)\s+(?:year|decade|century|month|date|time)s?\b(?!\s+(?:zone|pass|slot)s?\b)",
-    re.IGNORECASE,
-)
+
+@functools.cache
+def _type_questions(code: str) -> tuple[tuple[AnswerType, re.Pattern[str]], ...]:
+    """The language ``code``'s answer-type patterns (:attr:`kb.lang.base.Lang.
+    type_questions`), compiled."""
+    return tuple(
+        (cast(AnswerType, kind), re.compile(rx, re.IGNORECASE))
+        for kind, rx in language(code).type_questions
+    )
+
+
+def _reading() -> tuple[str, ...]:
+    """The languages a question is read in: the answer checks' language
+    (:func:`kb.rag.stemmer.stem_language`, set from the question's) before English, or
+    English alone."""
+    code = stem_language()
+    return ("en",) if code is None or code == "en" else (code, "en")
+
+
 #: a leading *when* clause before the question's own wh-word: "When forces act on an
 #: extended body, what must be specified?" asks *what*, not *when* (a *when* before an
 #: auxiliary asks: "When did the war end, and why?")
@@ -105,17 +120,6 @@ _WHEN_CLAUSE = re.compile(
     r"^\W*when\s+(?!(?:"
     + "|".join(w.replace("'", "['’]") for w in sorted(AUXILIARIES, key=len, reverse=True))
     + r")\b)[^,?]*,\s*(?:\w+\s+){0,2}(?:what|which|who|whom|whose|where|why|how)\b",
-    re.IGNORECASE,
-)
-_QUANTITY_Q = re.compile(
-    r"\bhow\s+(?:many|much|long|far|old|big|large|tall|high|fast|often|deep|wide|heavy)\b"
-    r"|\bwhat\s+(?:percentage|percent|number|amount|proportion|fraction|size)\b",
-    re.IGNORECASE,
-)
-
-_NAME_Q = re.compile(
-    r"^\W*(?:\w+\s+)?who(?:\s+(?:is|was|are|were)|'s|’s)\s+"
-    r"(?:the|my|our|your|his|her|their|[A-Z][\w-]*(?:'s|’s))(?=\s)",
     re.IGNORECASE,
 )
 
@@ -150,21 +154,34 @@ _TIME_SHAPE = re.compile(
     re.IGNORECASE,
 )
 
-_TIME_WORDS_TEXT = """january february april june july august september october november
-    december jan feb apr jun jul aug sep sept oct nov dec monday tuesday wednesday
-    thursday friday saturday sunday weekday weekend summer autumn winter century
-    centuries decade decades today tomorrow yesterday tonight morning evening night
-    overnight noon midnight ago daily weekly monthly yearly annually nightly"""
-#: words that say *when* without a digit
-TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
-_QUANTITY_WORDS_TEXT = """one two three four five six seven eight nine ten eleven twelve
-    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty
-    fifty sixty seventy eighty ninety hundred hundreds thousand thousands million
-    millions billion billions trillion dozen dozens half quarter once twice several few
-    overnight second seconds minute minutes hour hours day days week weeks month months
-    year years daily weekly monthly yearly annually nightly hourly"""
-#: words that say *how many / how long / how often* without a digit
-QUANTITY_WORDS = frozenset(_QUANTITY_WORDS_TEXT.split())
+#: English's words that say *when* without a digit (:attr:`kb.lang.base.Lang.when_words`)
+TIME_WORDS = language("en").when_words
+#: English's words that say *how many / how long / how often* without a digit
+QUANTITY_WORDS = language("en").quantity_words
+
+
+def time_words() -> frozenset[str]:
+    """The words that say *when* without a digit in the languages read (:func:`_reading`)."""
+    return _vocabulary(_reading())[0]
+
+
+def quantity_words() -> frozenset[str]:
+    """The words that say a number without a digit in the languages read."""
+    return _vocabulary(_reading())[1]
+
+
+@functools.cache
+def _vocabulary(codes: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(when words, quantity words, stop words) of the languages ``codes``; the stop
+    words with English's function words (:data:`kb.rag.lexical.STOPWORDS`)."""
+    langs = [language(c) for c in codes]
+    return (
+        frozenset().union(*(x.when_words for x in langs)),
+        frozenset().union(*(x.quantity_words for x in langs)),
+        frozenset().union(*(x.stop_words for x in langs)) | STOPWORDS,
+    )
+
+
 _WORD = re.compile(r"[^\W\d_]+")
 #: a number: a digit that starts a word (after a currency sign or a minus at most), not
 #: one inside a code ("B05S", "DPS-7714-2209"): "-15 °C" is a quantity
@@ -175,18 +192,17 @@ _CAPITALISED = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
 def expected_type(question: str) -> AnswerType | None:
-    """The answer type ``question`` asks for (module docstring), or ``None``."""
-    if _MONEY_Q.search(question):
-        return "money"
-    m = _TIME_Q.search(question)
-    if m and _WHEN_CLAUSE.match(question) and m.start() == 0:
-        m = _TIME_Q.search(question, m.end())  # the clause's *when* asks nothing
-    if m:
-        return "time"
-    if _QUANTITY_Q.search(question):
-        return "quantity"
-    if _NAME_Q.search(question):
-        return "name"
+    """The answer type ``question`` asks for (module docstring), or ``None``: the first
+    of the question's language's patterns that matches (:attr:`kb.lang.base.Lang.
+    type_questions`: German "Wann …", "Was hat … gekostet?", "Wie hoch ist die
+    Nachzahlung?"; French "Combien coûte …", "À quelle heure …"), then English's."""
+    for code in _reading():
+        for kind, rx in _type_questions(code):
+            m = rx.search(question)
+            if kind == "time" and m and m.start() == 0 and _WHEN_CLAUSE.match(question):
+                m = rx.search(question, m.end())  # the clause's *when* asks nothing
+            if m:
+                return kind
     return None
 
 
@@ -233,7 +249,7 @@ def holds(kind: AnswerType | None, sentence: str, question: str = "") -> bool:
             return True
     elif _NUMBER.search(sentence, _item_number_end(sentence)):
         return True
-    words = TIME_WORDS if kind == "time" else QUANTITY_WORDS
+    words = time_words() if kind == "time" else quantity_words()
     return any(w.lower() in words for w in _WORD.findall(sentence))
 
 
@@ -258,7 +274,7 @@ _QUESTION_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 def _without_numbers_of(question: str, sentence: str) -> str:
     """``sentence`` with the numbers and number words ``question`` holds blanked out."""
     numbers = {m.group() for m in _QUESTION_NUMBER.finditer(question)}
-    words = {w.lower() for w in _WORD.findall(question)} & QUANTITY_WORDS
+    words = {w.lower() for w in _WORD.findall(question)} & quantity_words()
     for n in sorted(numbers, key=len, reverse=True):
         sentence = re.sub(rf"(?<![\w.,]){re.escape(n)}(?![\w]|[.,]\d)", "_", sentence)
     if words:
@@ -279,13 +295,14 @@ def has_name(sentence: str, question: str = "") -> bool:
     stop word, "I" or a word of ``question`` (case-insensitive; a possessive "'s" is
     dropped on both sides)."""
     asked = {_bare(w) for w in _WORD.findall(question)}
+    when, _, stop = _vocabulary(_reading())
     first = _WORD.search(sentence)
     for m in _CAPITALISED.finditer(sentence):
         w = m.group()
         if len(w) < 2 or not w[0].isupper() or (first is not None and m.start() == first.start()):
             continue
         word = _bare(m.group())
-        if word == "i" or word in TIME_WORDS or word in STOPWORDS or word in asked:
+        if word == "i" or word in when or word in stop or word in asked:
             continue
         return True
     return False
@@ -296,11 +313,19 @@ def _bare(word: str) -> str:
     return w[:-2] if w.endswith(("'s", "’s")) else w
 
 
-#: *what/which year, decade, century, date, month* (also "In what year …"): a point in
-#: time asked for by its name, which an event does not give
-_NAMED_TIME_Q = re.compile(
-    r"\b(?:what|which)\s+(?:year|decade|century|date|month)s?\b", re.IGNORECASE
-)
+@functools.cache
+def _named_time(code: str) -> re.Pattern[str] | None:
+    """*what/which year, decade, century, date, month* (also "In what year …") in the
+    language ``code`` (:attr:`kb.lang.base.Lang.named_time`): a point in time asked for
+    by its name, which an event does not give."""
+    rx = language(code).named_time
+    return re.compile(rx, re.IGNORECASE) if rx else None
+
+
+def _asks_named_time(question: str) -> bool:
+    return any((rx := _named_time(c)) is not None and rx.search(question) for c in _reading())
+
+
 #: a price without a number ("Parking is free.", "Breakfast is included.")
 _NO_CHARGE = re.compile(r"\b(?:free|nothing|no\s+charge|included)\b", re.IGNORECASE)
 
@@ -322,7 +347,7 @@ def strict_type(question: str) -> AnswerType | None:
     question of either set is."""
     kind = expected_type(question)
     if kind == "time":
-        return kind if _NAMED_TIME_Q.search(question) else None
+        return kind if _asks_named_time(question) else None
     return kind if kind in ("quantity", "money") else None
 
 

@@ -64,6 +64,7 @@ from typing import Any, Protocol
 from kb.backends.generator import Generator
 from kb.config import Settings
 from kb.errors import ContextOverflowError, UsageError
+from kb.lang import language
 from kb.rag.answerability import (
     Answerability,
     DocFreq,
@@ -564,9 +565,9 @@ def _language_of(question: str) -> AbstractContextManager[None]:
     return question_in(lang) if lang in ("de", "fr") and not english else nullcontext()
 
 
-_EN_QUESTION_WORDS = frozenset(
-    ["who", "what", "when", "where", "which", "why", "how", "whom", "whose", "is", "does"]
-)
+#: English's question words (:mod:`kb.lang.en`), and the two auxiliaries a yes/no
+#: question opens with most ("Is …", "Does …")
+_EN_QUESTION_WORDS = language("en").question_words | {"is", "does"}
 
 
 def _hit_length(gen: Generator, text: str, max_tokens: int) -> bool:

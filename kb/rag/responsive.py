@@ -14,7 +14,7 @@ wrong. This module judges each answer against the question:
 
 **Subject.** The question's terms (:func:`kb.rag.terms.question_terms`: stems with
 their idf weights; light verbs and the words that name the answer type or an extreme
-aside, :data:`FRAME_WORDS`) are looked for in the cited passages: every sentence, the
+aside, :func:`kind_words`) are looked for in the cited passages: every sentence, the
 chunk's headings and its file name (:attr:`kb.rag.verify.PassageSentences.heading_stems`),
 typos and derivations forgiven (:func:`kb.rag.lexical.found`). A term the cited passages
 lack counts against the answer only when **another retrieved passage holds it**: then the
@@ -41,20 +41,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from kb.lang import language
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
 from kb.rag.lexical import content_stems, found, key_tokens
+from kb.rag.stemmer import stem_language
 from kb.rag.terms import Terms, asked_terms
 from kb.rag.verify import PassageSentences
 
 Verdict = Literal["responsive", "partial", "not_responsive"]
 
-#: words that name what kind of answer is asked, or which of several ("What was my parkrun
-#: *time*?", "When did I *last* run?", "How much did it *cost*?"): the answer gives a time,
-#: the latest entry or an amount, and need not repeat the word
-_FRAME_TEXT = """time times date dates day days cost costs price prices amount fee fees total
-number count last latest first earliest recent recently current currently newest oldest
-previous next"""
-FRAME_WORDS = frozenset(_FRAME_TEXT.split())
+#: English's words that name what kind of answer is asked, or which of several ("What was
+#: my parkrun *time*?", "When did I *last* run?", "How much did it *cost*?"): the answer
+#: gives a time, the latest entry or an amount, and need not repeat the word
+#: (:attr:`kb.lang.base.Lang.kind_words`; :func:`kind_words` for the question's language)
+FRAME_WORDS = language("en").kind_words
+
+
+def kind_words() -> frozenset[str]:
+    """:data:`FRAME_WORDS` with those of the answer checks' language (German "Preis",
+    "gekostet", "letzte"; French "prix", "dernière"): :func:`kb.rag.stemmer.stem_language`."""
+    code = stem_language()
+    return FRAME_WORDS if code is None else FRAME_WORDS | language(code).kind_words
+
 
 #: the least share of the question's weight the lacking terms must carry for a heaviest
 #: term held only by another retrieved passage to mean another subject: a verb or a
@@ -132,7 +140,8 @@ def subject(
     passages (and the words of ``extra`` texts), with ``others`` the passages retrieved
     but not cited and ``keys`` the question's names and numbers as stems (module
     docstring)."""
-    asked = sorted(s for s in asked_terms(terms) if terms[s][0].lower() not in FRAME_WORDS)
+    kinds = kind_words()
+    asked = sorted(s for s in asked_terms(terms) if terms[s][0].lower() not in kinds)
     if not asked:
         return [], [], 0.0, False
     held_stems = _stems(cited)

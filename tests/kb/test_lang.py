@@ -24,15 +24,26 @@ def test_every_language_fills_every_field(code: str) -> None:
             "participle_prefix",
             "onsets",
             "capitalised_nouns",
+            "ambiguous_months",
         ):
-            continue  # only languages that write ordinals with a dot, elide, or prefix
+            # only languages that write ordinals with a dot, elide, prefix, or whose
+            # month names are other words too
+            continue
         assert getattr(lang, f.name), f"{code}.{f.name} is empty"
     assert len(lang.months) == 12 and len(set(lang.months)) == 12
     assert len(lang.weekdays) == 7
     assert all(w == w.lower() for w in lang.stop_words | lang.function_words)
     assert lang.stop_words <= lang.function_words | lang.stop_words
-    for pattern in (lang.ordinal_pattern, *lang.date_patterns, *lang.question_frames):
+    for pattern in (
+        lang.ordinal_pattern,
+        *lang.date_patterns,
+        *lang.question_frames,
+        lang.named_time,
+        *(rx for _, rx in lang.type_questions),
+    ):
         re.compile(pattern)
+    assert {kind for kind, _ in lang.type_questions} <= {"money", "time", "quantity", "name"}
+    assert lang.ambiguous_months <= {*lang.months, *lang.month_abbreviations}
     with pytest.raises(dataclasses.FrozenInstanceError):
         lang.code = "xx"  # type: ignore[misc]
 
