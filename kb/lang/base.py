@@ -52,7 +52,13 @@ class Lang:
       a capital does not mark a name (:func:`kb.rag.lexical.key_tokens`);
     - ``frame_words``: words that frame a question rather than name what it is about
       ("how *long*", "what *kind* of", "wie *heißt*", "welche *Art*", "quel *type*"): the
-      answer rarely repeats them, so they are no terms (:func:`kb.rag.terms.frame_words`).
+      answer rarely repeats them, so they are no terms (:func:`kb.rag.terms.frame_words`);
+    - ``compound_min_part``: the language writes compounds as one word (German
+      *Laubwald*, *Wirtschaftswachstum*) and a part of one has at least this many letters
+      (0: the language writes its compounds apart, as English and French do);
+      ``compound_linkers`` are the letters a compound may put between two parts
+      (German's *Fugenelemente*: *Gericht-s-verfahren*, *Sonne-n-schein*): both read by
+      :mod:`kb.lang.compounds`.
     """
 
     code: str
@@ -82,6 +88,8 @@ class Lang:
     auxiliaries: frozenset[str] = frozenset()
     capitalised_nouns: bool = False
     frame_words: frozenset[str] = frozenset()
+    compound_min_part: int = 0
+    compound_linkers: tuple[str, ...] = ()
 
     def month_number(self, name: str) -> int | None:
         """1..12 for a month's name or short form in this language, any case."""

@@ -24,8 +24,10 @@ def test_every_language_fills_every_field(code: str) -> None:
             "participle_prefix",
             "onsets",
             "capitalised_nouns",
+            "compound_min_part",
+            "compound_linkers",
         ):
-            continue  # only languages that write ordinals with a dot, elide, or prefix
+            continue  # only languages that write ordinals with a dot, elide, prefix, compound
         assert getattr(lang, f.name), f"{code}.{f.name} is empty"
     assert len(lang.months) == 12 and len(set(lang.months)) == 12
     assert len(lang.weekdays) == 7
