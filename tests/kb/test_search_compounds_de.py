@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from kb.rag.docfreq import term_doc_freq
 from kb.search.keyword import fts_query, keyword_search
 from kb.search.languages import searched
 from kb.store import Store
@@ -123,16 +122,3 @@ def test_doctor_repair_adds_the_parts_to_forms_an_older_kb_wrote(
     assert leaves in found(store, "Wald")
     with store.tx() as c:  # restemming what is current changes nothing
         assert restem(c) == 0
-
-
-def test_document_frequency_counts_a_german_word_in_its_index_form(
-    kb: tuple[Store, dict[str, list[int]]],
-) -> None:
-    store, _ = kb
-    n = store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    assert n == 6
-    # "Blättern" is indexed as "blatt": as written it matched no chunk (the rarest word)
-    assert term_doc_freq(store.conn, "Blättern") == (1, n)
-    assert term_doc_freq(store.conn, "Wald") == (2, n)  # and the chunk of "Laubwald"
-    # a German stop word, in a KB without English notes: in every chunk (no weight)
-    assert term_doc_freq(store.conn, "die") == (n, n)
