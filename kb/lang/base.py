@@ -66,7 +66,13 @@ class Lang:
       digit ("three", "zwölf", "douzaine", "hours", "täglich");
     - ``kind_words``: words that name what kind of answer is asked, or which of several
       ("cost", "Preis", "date", "last", "dernière"): an answer gives it and need not
-      repeat the word (:mod:`kb.rag.responsive`).
+      repeat the word (:mod:`kb.rag.responsive`);
+    - ``compound_min_part``: the language writes compounds as one word (German
+      *Laubwald*, *Wirtschaftswachstum*) and a part of one has at least this many letters
+      (0: the language writes its compounds apart, as English and French do);
+      ``compound_linkers`` are the letters a compound may put between two parts
+      (German's *Fugenelemente*: *Gericht-s-verfahren*, *Sonne-n-schein*): both read by
+      :mod:`kb.lang.compounds`.
     """
 
     code: str
@@ -102,6 +108,8 @@ class Lang:
     ambiguous_months: frozenset[str] = frozenset()
     quantity_words: frozenset[str] = frozenset()
     kind_words: frozenset[str] = frozenset()
+    compound_min_part: int = 0
+    compound_linkers: tuple[str, ...] = ()
 
     @property
     def when_words(self) -> frozenset[str]:

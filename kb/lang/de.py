@@ -86,6 +86,8 @@ LANG = Lang(
         " geschah jetzt derzeit heute heutzutage noch schon bereits"
     ),
     participle_prefix="ge",
+    compound_min_part=4,
+    compound_linkers=("s", "es", "n", "en", "e", "er", "ens", "nen"),
     capitalised_nouns=True,
     onsets=words("bl br ch dr fl fr gl gr kl kn kr pf pl pr ps sch sk sp st tr wr zw"),
     stop_words=words(_STOP),

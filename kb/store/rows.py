@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from kb.hashing import embed_text, text_sha256
-from kb.store.stemming import record_form, stemmed_code, stems_of
+from kb.store.stemming import document_words, record_form, stemmed_code, stems_of
 from kb.types import HEADING_SEP, ChunkDraft, ChunkerInfo, Hit, Locator, Span
 
 
@@ -30,14 +30,16 @@ def insert_chunks(
     (``content_hash``) they were made from. A chunk whose embedded text some embedded
     chunk already has is ``embedded`` at once (same text, same vector). A chunk of a
     German or French document (``documents.lang``) gets its index form
-    (:mod:`kb.store.stemming`), which the keyword index holds instead of its text."""
+    (:mod:`kb.store.stemming`: a German one's compounds split against the document's own
+    words), which the keyword index holds instead of its text."""
     params = json.dumps(chunker.params, sort_keys=True)
     found = c.execute("SELECT lang FROM documents WHERE id = ?", (doc_id,)).fetchone()
     lang = None if found is None else found[0]
+    words = document_words(((ch.text, HEADING_SEP.join(ch.heading_path)) for ch in chunks), lang)
     rows = []
     for i, ch in enumerate(chunks):
         heading = HEADING_SEP.join(ch.heading_path)
-        stem_text, stem_heading = stems_of(ch.text, heading, lang)
+        stem_text, stem_heading = stems_of(ch.text, heading, lang, words)
         rows.append(
             (
                 chunking_id,

@@ -20,7 +20,19 @@ The index form of a text in language ``L``:
 3. each other token stemmed by ``L``'s Snowball stemmer (PyStemmer:
    :attr:`kb.lang.base.Lang.stemmer`): *Gebäude*, *Gebäuden* -> ``gebaud``;
    *mangées*, *manger* -> ``mang``;
-4. joined by single spaces.
+4. joined by single spaces;
+5. in a language that writes compounds as one word (German: :func:`kb.lang.compounds.
+   compounding`), each token that :func:`kb.lang.compounds.split` splits, with the
+   chunk's document as the words it knows (:func:`lexicon`: how often each stem occurs
+   among the document's tokens, stop words aside), is followed by its parts' stems, in
+   a tail after the last token: *Laubwald* -> ``laubwald`` ... ``laub wald``, so
+   *Wald* finds the chunk that writes *Laubwald*, and the query's *Laubwald* (split
+   the same way against the KB's words: :mod:`kb.search.languages`) finds one that
+   writes *Wald*. The parts stand after every token, not beside their compound, so
+   a phrase of the text's own words still matches; each occurrence of a compound adds
+   its parts once (their term frequency is the compound's). A document is split
+   against its own words alone, so its index forms do not depend on what else the KB
+   holds or the order documents were ingested in.
 
 FTS5 then tokenizes that as it tokenizes any text: its porter step runs over the stems
 too. Both sides of a match go through the same two steps (a query term is turned into
@@ -45,20 +57,20 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from functools import cache
 
 from kb.lang import KNOWN, language
+from kb.lang.compounds import compounding, split
 from kb.lang.inflection import snowball
 
 #: the languages whose chunks are indexed by their index form (all but English)
 STEMMED: tuple[str, ...] = tuple(c for c in KNOWN if language(c).stemmer != "english")
-#: the index form's recipe version (bump when :func:`index_form` changes)
-RECIPE = 1
+#: the index form's recipe version (bump when :func:`index_form` changes; 2: compounds'
+#: parts)
+RECIPE = 2
 META_KEY = "fts_stemming"
-#: chunks read per step by :func:`restem`
-BATCH = 2000
-
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -80,24 +92,64 @@ def stop_words(code: str) -> frozenset[str]:
     return lang.stop_words | lang.question_words
 
 
-def index_form(text: str, code: str) -> str:
+def _tokens(text: str, code: str) -> list[str]:
+    stop = stop_words(code)
+    return [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if t not in stop]
+
+
+def lexicon(texts: Iterable[str], code: str) -> Counter[str]:
+    """How often each stem occurs among the tokens of ``texts`` in the language
+    ``code``, stop words left out: the words a document's compounds are split into
+    (module docstring, step 5)."""
+    out: Counter[str] = Counter()
+    for text in texts:
+        toks = _tokens(text, code)
+        if toks:
+            out.update(snowball(code).stemWords(toks))
+    return out
+
+
+def index_form(text: str, code: str, words: Mapping[str, int] | None = None) -> str:
     """``text`` as the keyword index holds it for the language ``code`` of
     :data:`STEMMED` (module docstring): tokens, small letters, stop words out, stemmed,
-    joined by spaces. ``""`` when every token is a stop word."""
-    stop = stop_words(code)
-    toks = [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if t not in stop]
+    joined by spaces; with ``words`` (a :func:`lexicon`) and a compounding language,
+    the parts of its compounds after them. ``""`` when every token is a stop word."""
+    toks = _tokens(text, code)
     if not toks:
         return ""
-    return " ".join(snowball(code).stemWords(toks))
+    stemmer = snowball(code)
+    out = stemmer.stemWords(toks)
+    if words is not None and compounding(code):
+
+        def count(part: str) -> int:
+            return int(words.get(stemmer.stemWord(part), 0))
+
+        for t in toks:
+            parts = split(t, code, count)
+            if parts:
+                out += stemmer.stemWords(list(parts))
+    return " ".join(out)
 
 
-def stems_of(text: str, heading: str, lang: str | None) -> tuple[str | None, str | None]:
+def stems_of(
+    text: str, heading: str, lang: str | None, words: Mapping[str, int] | None = None
+) -> tuple[str | None, str | None]:
     """``(stem_text, stem_heading)`` of a chunk of a document in ``lang``: both
-    ``None`` (indexed as written) unless ``lang`` is one of :data:`STEMMED`."""
+    ``None`` (indexed as written) unless ``lang`` is one of :data:`STEMMED`; ``words``:
+    the document's :func:`lexicon` (:func:`document_words`)."""
     code = stemmed_code(lang)
     if code is None:
         return None, None
-    return index_form(text, code), index_form(heading, code)
+    return index_form(text, code, words), index_form(heading, code, words)
+
+
+def document_words(chunks: Iterable[tuple[str, str]], lang: str | None) -> Counter[str] | None:
+    """The :func:`lexicon` of a document's ``(text, heading)`` chunks (of one chunking)
+    in ``lang``; ``None`` where ``lang`` is not stemmed or writes compounds apart."""
+    code = stemmed_code(lang)
+    if code is None or not compounding(code):
+        return None
+    return lexicon((part for pair in chunks for part in pair), code)
 
 
 def form() -> str:
@@ -133,28 +185,32 @@ def consistent(conn: sqlite3.Connection) -> bool:
 
 def restem(conn: sqlite3.Connection, doc_ids: Iterable[int] | None = None) -> int:
     """Recompute the index forms of the chunks (of every chunking) of ``doc_ids``
-    (``None``: all documents) from ``documents.lang``, inside the caller's transaction;
-    rows whose forms change are updated (the FTS5 triggers follow them). When any chunk
-    has a form, :data:`META_KEY` records this kb's :func:`form` (over a different one
-    only when every document was restemmed). Returns how many chunks changed."""
+    (``None``: all documents) from ``documents.lang``, inside the caller's transaction,
+    one document's chunking at a time (its chunks are split against its own words:
+    :func:`document_words`); rows whose forms change are updated (the FTS5 triggers
+    follow them). When any chunk has a form, :data:`META_KEY` records this kb's
+    :func:`form` (over a different one only when every document was restemmed).
+    Returns how many chunks changed."""
     sql = (
-        "SELECT c.id, c.text, c.heading_path, d.lang, c.stem_text, c.stem_heading "
-        "FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id > ?"
+        "SELECT DISTINCT c.document_id, c.chunking_id, d.lang FROM chunks c "
+        "JOIN documents d ON d.id = c.document_id"
     )
     scope: list[object] = []
     if doc_ids is not None:
-        sql += " AND d.id IN (SELECT value FROM json_each(?))"
+        sql += " WHERE d.id IN (SELECT value FROM json_each(?))"
         scope.append(json.dumps(sorted({int(i) for i in doc_ids})))
-    sql += f" ORDER BY c.id LIMIT {BATCH}"
-    n, last = 0, 0
-    while True:
-        rows = conn.execute(sql, [last, *scope]).fetchall()
-        if not rows:
-            break
-        last = int(rows[-1][0])
+    groups = conn.execute(sql + " ORDER BY 1, 2", scope).fetchall()
+    n = 0
+    for doc_id, chunking_id, lang in groups:
+        rows = conn.execute(
+            "SELECT id, text, heading_path, stem_text, stem_heading FROM chunks "
+            "WHERE document_id = ? AND chunking_id = ? ORDER BY id",
+            (doc_id, chunking_id),
+        ).fetchall()
+        words = document_words(((str(r[1]), str(r[2] or "")) for r in rows), lang)
         changed: list[tuple[str | None, str | None, int]] = []
-        for cid, text, heading, lang, old_t, old_h in rows:
-            new_t, new_h = stems_of(str(text), str(heading or ""), lang)
+        for cid, text, heading, old_t, old_h in rows:
+            new_t, new_h = stems_of(str(text), str(heading or ""), lang, words)
             if (new_t, new_h) != (old_t, old_h):
                 changed.append((new_t, new_h, int(cid)))
         conn.executemany("UPDATE chunks SET stem_text = ?, stem_heading = ? WHERE id = ?", changed)
