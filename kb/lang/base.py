@@ -58,7 +58,9 @@ class Lang:
       "name"; :func:`kb.rag.answer_type.expected_type`), and ``named_time`` the regex of
       a point in time asked by its name ("what year", "in welchem Jahr", "en quelle
       année": :func:`kb.rag.answer_type.strict_type`). A language that capitalises its
-      nouns has no "name" pattern: a capital there tells no name;
+      nouns has no "name" pattern: a capital there tells no name. ``strict_types``: the
+      evidence check counts only the sentences that give a strict type's answer (set
+      where that was measured to pay: English);
     - ``time_words``: words that say *when* without a digit besides the months and
       weekdays ("today", "heute", "hier"); ``ambiguous_months``: month names and short
       forms more often other words ("may", "march"), which say no time alone;
@@ -104,6 +106,7 @@ class Lang:
     frame_words: frozenset[str] = frozenset()
     type_questions: tuple[tuple[str, str], ...] = ()
     named_time: str = ""
+    strict_types: bool = False
     time_words: frozenset[str] = frozenset()
     ambiguous_months: frozenset[str] = frozenset()
     quantity_words: frozenset[str] = frozenset()

@@ -104,6 +104,7 @@ LANG = Lang(
     date_patterns=(r"\b\d{4}-\d{2}-\d{2}\b", r"\b\d{1,2}/\d{1,2}/\d{2,4}\b"),
     latest_words=words("recently lately"),
     type_questions=TYPE_QUESTIONS,
+    strict_types=True,
     named_time=r"\b(?:what|which)\s+(?:year|decade|century|date|month)s?\b",
     time_words=words(
         "weekday weekend summer autumn winter century centuries decade decades today"

@@ -25,6 +25,7 @@ def test_every_language_fills_every_field(code: str) -> None:
             "onsets",
             "capitalised_nouns",
             "ambiguous_months",
+            "strict_types",
             "compound_min_part",
             "compound_linkers",
         ):
