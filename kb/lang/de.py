@@ -42,7 +42,7 @@ _QUESTION = """
 #: nouns (and a compound's last part: "Nachzahlung", "Kaufpreis") that name an amount
 _MONEY_NOUNS = (
     r"[\wäöüß-]*(?:preis|preise|kosten|miete|gebühr|gebühren|beitrag|betrag|zahlung|gehalt"
-    r"|lohn|rechnung|summe|abschlag|rate|prämie|steuer|honorar)"
+    r"|lohn|rechnung|summe|abschlag|rate|prämie|steuer|honorar|geld)"
 )
 _ARTICLE = r"(?:die|der|das|den|dem|mein\w*|unser\w*|ihr\w*|sein\w*|dein\w*|euer\w*)"
 #: the answer types a question asks for, first match wins (:mod:`kb.rag.answer_type`);
