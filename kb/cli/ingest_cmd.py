@@ -126,6 +126,7 @@ def ingest(
         },
     )
     from kb.cli.progress import PlainProgress, RichProgress
+    from kb.progress import reporting as steps_to
     from kb.store.lock import write_lock
 
     progress: PlainProgress
@@ -143,7 +144,7 @@ def ingest(
             progress, ctx = rich, rich
         else:
             progress, ctx = PlainProgress(quiet=quiet), contextlib.nullcontext()
-        with ctx:
+        with ctx, steps_to(progress):
             report = ingest_paths(
                 store, settings, paths or [], progress=progress, embedder=embedder
             )

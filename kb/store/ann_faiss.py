@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kb.progress import step
+
 KIND = "faiss_ivf_sq8"
 TYPE = "FAISS_IVF_SQ8"
 FILE = Path("cache") / "ann-faiss.bin"
@@ -49,6 +51,8 @@ MIN_ROWS = 256
 MAX_LISTS = 4096
 #: k-means sees at most this many vectors per inverted list (faiss' advice: 39-256)
 TRAIN_PER_LIST = 64
+#: vectors added to the index in one call while it is built (progress moves between them)
+ADD_RUN = 65536
 _MAGIC = b"KBANNF01"
 
 
@@ -207,9 +211,13 @@ def build(store: Any) -> dict[str, Any] | None:
         return None
     nlist = n_lists(n)
     index = faiss.index_factory(dim, f"IVF{nlist},SQ8", faiss.METRIC_INNER_PRODUCT)
-    step = max(1, n // (nlist * TRAIN_PER_LIST))
-    index.train(vecs[::step])
-    index.add_with_ids(vecs, arr[:, 0])
+    every = max(1, n // (nlist * TRAIN_PER_LIST))
+    with step(f"training the vector index ({nlist} lists)"):
+        index.train(vecs[::every])
+    with step("adding vectors to the vector index", n, "vectors") as adding:
+        for at in range(0, n, ADD_RUN):
+            index.add_with_ids(vecs[at : at + ADD_RUN], arr[at : at + ADD_RUN, 0])
+            adding.advance(min(ADD_RUN, n - at))
     header = {
         "type": TYPE,
         "fingerprint": fp,
@@ -245,6 +253,12 @@ def update(store: Any) -> tuple[int, int] | None:
     was written, remove those no longer embedded. Returns ``(added, removed)``, or
     ``None`` when it must be rebuilt instead (no readable file, another model or
     dimension, or more than twice the rows it was trained on)."""
+    with step("updating the vector index"):
+        return _update(store)
+
+
+def _update(store: Any) -> tuple[int, int] | None:
+    """:func:`update`'s work."""
     import faiss
     import numpy as np
 
