@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.progress import step
+from kb.store import embedded
 
 KIND = "faiss_ivf_sq8"
 TYPE = "FAISS_IVF_SQ8"
@@ -65,44 +66,19 @@ def path(home: Path) -> Path:
     return Path(home) / FILE
 
 
-def _live_chunking(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])
-
-
 def fingerprint(conn: sqlite3.Connection) -> list[Any]:
-    """The SQLite side of the live chunking's embedded chunks: ``[count, max id, sum id,
-    sum of hashed ids, embedding model record, chunking id]``; the same value as
-    :func:`kb.search.vector_cache.fingerprint` (a test holds them equal), so a change
-    of which chunks are embedded always changes it (chunk ids are never reused)."""
-    cid = _live_chunking(conn)
-    row = conn.execute(
-        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
-        "coalesce(sum((id * 2654435761) % 4294967311), 0) "
-        "FROM chunks WHERE chunking_id = ? AND embedding_status = 'embedded'",
-        (cid,),
-    ).fetchone()
-    model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-    return [*(int(x) for x in row), "" if model is None else str(model[0]), cid]
+    """The fingerprint of the live chunking's embedded chunks
+    (:func:`kb.store.embedded.fingerprint`, the one the search's vector matrix is keyed
+    on) as a list, the form the file's JSON header keeps it in."""
+    return list(embedded.fingerprint(conn))
 
 
 def live_rows(conn: sqlite3.Connection) -> tuple[list[Any], list[tuple[int, int, str]]]:
     """Fingerprint and ``(chunk id, document id, text hash)`` of the live chunking's
-    embedded chunks in id order, read in one snapshot."""
-    own_tx = not conn.in_transaction
-    if own_tx:
-        conn.execute("BEGIN")
-    try:
-        fp = fingerprint(conn)
-        rows = conn.execute(
-            "SELECT id, document_id, embed_sha256 FROM chunks "
-            "WHERE chunking_id = ? AND embedding_status = 'embedded' ORDER BY id",
-            (fp[-1],),
-        ).fetchall()
-    finally:
-        if own_tx:
-            conn.execute("COMMIT")
-    return fp, [(int(i), int(d), str(s)) for i, d, s in rows]
+    embedded chunks in id order, read in one snapshot (:func:`kb.store.embedded.
+    embedded_rows`)."""
+    fp, rows = embedded.embedded_rows(conn)
+    return list(fp), [(int(i), int(d), str(s)) for i, d, s in rows]
 
 
 def read_header(p: Path) -> dict[str, Any] | None:

@@ -44,6 +44,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kb.progress import step
+from kb.store.embedded import live_chunking
 
 TABLE = "keyword_chunks"
 META_KEY = "keyword_index"
@@ -75,11 +76,6 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     return _MARKS.sub("", unicodedata.normalize("NFKD", text))
-
-
-def live_chunking(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])
 
 
 def fingerprint(conn: sqlite3.Connection) -> list[int]:

@@ -256,9 +256,27 @@ def test_a_damaged_file_is_not_used(big: tuple[Store, BowEmbedder]) -> None:
 
 
 def test_fingerprint_equals_the_vector_caches(big: tuple[Store, BowEmbedder]) -> None:
-    """The search compares the vector cache file with the index's fingerprint."""
+    """The search compares the vector cache file with the index's fingerprint: both
+    read one snapshot from kb.store.embedded, and it follows what is embedded."""
+    from kb.store import embedded
+
     store, _ = big
+    assert vector_cache.fingerprint is embedded.fingerprint
     assert ann_faiss.fingerprint(store.conn) == list(vector_cache.fingerprint(store.conn))
+    fp, rows = ann_faiss.live_rows(store.conn)
+    fp_raw, raw = embedded.embedded_rows(store.conn)
+    assert (tuple(fp), rows) == (fp_raw, [tuple(r) for r in raw])
+    assert len(rows) == fp[0] == 300 and [r[0] for r in rows] == sorted(store.chunk_ids())
+    gone = rows[7][0]
+    with store.tx() as c:
+        c.execute("UPDATE chunks SET embedding_status = 'pending' WHERE id = ?", (gone,))
+    fp2, rows2 = embedded.embedded_rows(store.conn)
+    assert fp2[0] == 299 and fp2[2] == fp[2] - gone and gone not in {r[0] for r in rows2}
+    assert fp2 == vector_cache.fingerprint(store.conn) and list(fp2) == ann_faiss.fingerprint(
+        store.conn
+    )
+    other = embedded.fingerprint(store.conn, chunking_id=fp[-1] + 1)  # a chunking of none
+    assert other == (0, 0, 0, 0, fp[4], fp[-1] + 1)
 
 
 def test_keyword_index_leg_uses_the_exact_vectors(
