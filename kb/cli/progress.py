@@ -7,7 +7,9 @@ line at the end; ``--quiet`` silences them. While chunks are embedded (which can
 minutes for one large file), a line ``ingest: embedding chunks 40/106 (37%), about
 01:10 left`` comes after the first run of chunks and then at most every
 :data:`EMBED_LINE_S` seconds (10), whatever the step.
-Time left is ``elapsed x (total - done) / done`` over the chunks embedded so far.
+Time left is ``elapsed x (total - done) / done`` over the chunks embedded so far,
+``elapsed`` counted from the end of the last step (model preparation or loading)
+that ended before the first chunks were embedded.
 The other long steps (model preparation, a PDF's pages, an audio file's transcription,
 index builds) report through :mod:`kb.progress`; both classes here are its sink and
 show them as :mod:`kb.cli.progress_steps` says (a row on a terminal, lines at a bounded
@@ -100,7 +102,12 @@ class PlainProgress(IngestProgress):
         self.steps.step_advanced(s)
 
     def step_done(self, s: Step) -> None:
+        """A step ended; before the first chunks are embedded that restarts the
+        embedding clock, so a model's preparation or loading is not taken for slow
+        embedding in the time left."""
         self.steps.step_done(s)
+        if self.chunks == 0 and self._embed_started is not None:
+            self._embed_started = self.rate.clock()
 
     def files_total(self, n: int) -> None:
         self.total = n

@@ -91,7 +91,7 @@ class StepLines:
             return
         with self._lock:
             self._open[id(s)] = (s, [])
-            if self._wake is None or not self._wake.is_alive():
+            if self._wake is None:  # the thread clears it, under the lock, as it ends
                 self._wake = threading.Thread(target=self._ticks, name="kb-progress", daemon=True)
                 self._wake.start()
 
@@ -125,8 +125,9 @@ class StepLines:
             time.sleep(nap)
             with self._lock:
                 keys = list(self._open)
-            if not keys:
-                return
+                if not keys:
+                    self._wake = None
+                    return
             for key in keys:
                 self._maybe(key)
 
