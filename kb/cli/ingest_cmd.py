@@ -201,7 +201,10 @@ def _try_chunker(
         return None
     if not quiet:
         err(f"kb: trying the chunker {spec} on the indexed documents before it goes live")
-    rep = try_chunking(store, settings, spec, embedder)
+    from kb.cli.progress_steps import shown_steps
+
+    with shown_steps(quiet=quiet, prefix="ingest"):
+        rep = try_chunking(store, settings, spec, embedder)
     if rep.failed:
         warn_build_problems(rep)
         err(f"kb: {try_failed_message(store, rep)}")
