@@ -148,9 +148,9 @@ def ingest(
             report = ingest_paths(
                 store, settings, paths or [], progress=progress, embedder=embedder
             )
+            write_search_cache(store, settings)
         if tried is not None:
             _credit_try(store, report, tried)
-        write_search_cache(store, settings)
         lock.close()  # --watch takes the lock again for each batch of changes
         if watch:
             _summary(report, settings.home, json_out)

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from kb.progress import step
 from kb.search.matrix import VectorMatrix
 from kb.search.sql_state import live_chunking, sqlite_state
 from kb.store.embedded import embedded_rows, fingerprint
@@ -270,7 +271,8 @@ def write_for_readers(store: Any) -> None:
     reading command then never has to write it, which a read-only KB could not. Costs
     one fingerprint query when the file is current."""
     if not store.read_only:
-        get_matrix(store, persist=True)
+        with step("writing the search's vector cache"):
+            get_matrix(store, persist=True)
 
 
 def clear_cache() -> None:

@@ -179,7 +179,9 @@ def build(store: Any) -> dict[str, Any] | None:
     if model is None or len(rows) < MIN_ROWS:
         p.unlink(missing_ok=True)
         return None
-    keep, vecs = _vectors_for(store, model.model_id, rows)
+    with step("reading the stored vectors", len(rows), "vectors") as reading:
+        keep, vecs = _vectors_for(store, model.model_id, rows)
+        reading.reach(len(rows))
     arr = np.array([(i, d) for i, d, _ in rows], dtype=np.int64).reshape(-1, 2)[keep]
     n, dim = vecs.shape
     if n < MIN_ROWS:

@@ -229,7 +229,11 @@ def test_building_and_updating_report_their_steps(
     with progress.reporting(Sink()):
         ann.maintain(store, 50, KIND)
     adding = "adding vectors to the vector index"
+    reading = "reading the stored vectors"
     assert seen == [
+        ("start", reading, 0, 300),
+        ("advance", reading, 300, 300),
+        ("done", reading, 300, 300),
         ("start", "training the vector index (7 lists)", 0, None),
         ("done", "training the vector index (7 lists)", 0, None),
         ("start", adding, 0, 300),
