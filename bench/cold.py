@@ -6,8 +6,11 @@
 2. ``--runs`` times, alternating, each a new process: ``kb --help``, ``kb status``,
    ``kb sources``, ``kb doctor --no-devices``; medians and each as a ratio of ``--help``
    (target: status <= 1.5x).
-3. ``python -X importtime`` of ``kb status``: which heavy modules it imports (none of
-   torch, lancedb, pyarrow, onnxruntime, llama_cpp should appear) and the costliest.
+3. ``python -X importtime`` of ``kb status``, ``kb sources`` and ``kb doctor``: which
+   heavy modules each imports (status and sources: none of torch, lancedb, pyarrow,
+   onnxruntime, llama_cpp, faiss, numpy; doctor reads the vector table it reports on, so
+   lancedb, but no model library), the costliest top-level imports, and the share of the
+   import time that is lancedb's own (``lance_namespace``'s REST client among it).
 
 Usage: python bench/cold.py [--kb DIR] [--runs 5]
 """
@@ -25,7 +28,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("torch", "sentence_transformers", "lancedb", "pyarrow", "onnxruntime", "llama_cpp")
+HEAVY = (
+    "torch",
+    "sentence_transformers",
+    "lancedb",
+    "pyarrow",
+    "onnxruntime",
+    "llama_cpp",
+    "faster_whisper",
+    "faiss",
+    "numpy",
+    "pandas",
+)
 
 
 def kb_cmd(*args: str) -> list[str]:
@@ -46,8 +60,9 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def imports(home: Path, *args: str) -> list[tuple[int, str]]:
-    """``(cumulative microseconds, module)`` of every top-level import of ``kb ARGS``."""
+def imports(home: Path, *args: str) -> list[tuple[int, str, int]]:
+    """``(cumulative microseconds, module, nesting depth)`` of every import of ``kb ARGS``
+    (depth 0: imported by no other module's import)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "kb", *args],
         env=env(home),
@@ -61,8 +76,29 @@ def imports(home: Path, *args: str) -> list[tuple[int, str]]:
         if not line.startswith("import time:") or "cumulative" in line:
             continue
         _, cum, name = line.split("|")
-        out.append((int(cum), name.strip()))
+        depth = (len(name) - len(name.lstrip()) - 1) // 2  # importtime indents 2 a level
+        out.append((int(cum), name.strip(), depth))
     return out
+
+
+def report_imports(home: Path, name: str, cmd: list[str]) -> None:
+    """Print what ``kb CMD`` imports that is heavy, its costliest top-level imports and,
+    when it imports lancedb, how much of the import time that is."""
+    mods = imports(home, *cmd)
+    heavy = sorted({n for _, n, _ in mods if n in HEAVY})
+    total = sum(c for c, _, d in mods if d == 0)
+    print(f"kb {name} imports heavy modules: {', '.join(heavy) or 'none'}")
+    top = sorted(((c, n) for c, n, d in mods if d == 0), reverse=True)[:6]
+    print(f"  costliest top-level imports (cumulative ms, of {total / 1000:.0f} ms):")
+    for cum, mod in top:
+        print(f"    {cum / 1000:7.1f}  {mod}")
+    lance = sum(c for c, n, _ in mods if n == "lancedb")
+    if lance:
+        ns = sum(c for c, n, _ in mods if n == "lance_namespace_urllib3_client")
+        print(
+            f"  lancedb's own import: {lance / 1000:.0f} ms ({100 * lance / total:.0f}%),"
+            f" of it lance_namespace_urllib3_client (a REST client): {ns / 1000:.0f} ms"
+        )
 
 
 def main() -> None:
@@ -106,13 +142,9 @@ def main() -> None:
             print(f"kb {name:<8} median {med:.3f} s  ratio {med / base:.2f}x kb --help")
         ratio = statistics.median(times["status"]) / base
         print(f"kb status / kb --help: {ratio:.2f} (target <= 1.5)")
-        mods = imports(home, "status")
-        heavy = sorted({n for _, n in mods if n.split(".")[0] in HEAVY and "." not in n})
-        print(f"kb status imports heavy modules: {', '.join(heavy) or 'none'}")
-        top = sorted(((c, n) for c, n in mods if "." not in n), reverse=True)[:8]
-        print("costliest top-level imports of kb status (cumulative ms):")
-        for cum, name in top:
-            print(f"  {cum / 1000:7.1f}  {name}")
+        for name, cmd in commands.items():
+            if name != "--help":
+                report_imports(home, name, cmd)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

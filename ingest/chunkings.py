@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ingest.embedding import EmbedStats, embed_pending
 from kb.config import Settings
 from kb.errors import IngestError
+from kb.progress import step
 from kb.store import Store, chunkings
 from kb.store.sqlite import insert_chunks
 
@@ -105,33 +106,40 @@ def build_chunking(
             return make_transcriber(settings.whisper, settings.home)
 
         ctx = LoadContext(settings, transcriber, settings.home / "cache")
-        for doc_id, abs_path, display, content_hash in chunkings.documents_to_build(store, cid):
-            path = Path(abs_path)
-            loader = loader_for(path)
-            try:
-                if loader is None or sha256_file(path) != content_hash:
-                    rep.skipped.append((display, "changed since the last ingest; run kb ingest"))
+        todo = chunkings.documents_to_build(store, cid)
+        with step(f"cutting documents into chunks ({spec})", len(todo), "documents") as cutting:
+            for n, (doc_id, abs_path, display, content_hash) in enumerate(todo):
+                cutting.reach(n)
+                path = Path(abs_path)
+                loader = loader_for(path)
+                try:
+                    if loader is None or sha256_file(path) != content_hash:
+                        rep.skipped.append(
+                            (display, "changed since the last ingest; run kb ingest")
+                        )
+                        continue
+                    doc = loader.load(path, display, ctx)
+                    drafts = chunker.chunk(doc)
+                    if not drafts:
+                        raise IngestError(display, "no text could be extracted; nothing to index")
+                except IngestError as e:
+                    chunkings.record_failure(store, cid, doc_id, content_hash, e.reason)
+                    rep.failed.append((display, e.reason))
                     continue
-                doc = loader.load(path, display, ctx)
-                drafts = chunker.chunk(doc)
-                if not drafts:
-                    raise IngestError(display, "no text could be extracted; nothing to index")
-            except IngestError as e:
-                chunkings.record_failure(store, cid, doc_id, content_hash, e.reason)
-                rep.failed.append((display, e.reason))
-                continue
-            except OSError as e:
-                rep.skipped.append((display, f"cannot read: {e.strerror or e}"))
-                continue
-            with store.tx() as c:
-                c.execute(
-                    "DELETE FROM chunks WHERE chunking_id = ? AND document_id = ?", (cid, doc_id)
-                )
-                insert_chunks(c, doc_id, cid, content_hash, drafts, info)
-            rep.documents += 1
-            rep.built.append((display, len(drafts)))
-            if on_progress is not None:
-                on_progress(display)
+                except OSError as e:
+                    rep.skipped.append((display, f"cannot read: {e.strerror or e}"))
+                    continue
+                with store.tx() as c:
+                    c.execute(
+                        "DELETE FROM chunks WHERE chunking_id = ? AND document_id = ?",
+                        (cid, doc_id),
+                    )
+                    insert_chunks(c, doc_id, cid, content_hash, drafts, info)
+                rep.documents += 1
+                rep.built.append((display, len(drafts)))
+                if on_progress is not None:
+                    on_progress(display)
+            cutting.reach(len(todo))
     finally:
         close = getattr(chunker, "close", None)
         if close is not None:
@@ -143,14 +151,18 @@ def build_chunking(
         return rep
     if store.count_chunks("pending", chunking=cid):
         stats = EmbedStats()
-        embed_pending(
-            store,
-            embedder(),
-            settings.ingest.embed_batch_size,
-            chunking_id=cid,
-            stats=stats,
-            sentences=settings.embedding.sentence_vectors,
-        )
+        model = embedder()
+        pending = store.count_chunks("pending", chunking=cid)
+        with step("embedding chunks", pending, "chunks") as embedding:
+            embed_pending(
+                store,
+                model,
+                settings.ingest.embed_batch_size,
+                on_batch=embedding.advance,
+                chunking_id=cid,
+                stats=stats,
+                sentences=settings.embedding.sentence_vectors,
+            )
         rep.embedded, rep.seconds_embed = stats.embedded, stats.seconds
     rep.chunks = store.count_chunks(chunking=cid)
     rep.texts = int(

@@ -27,6 +27,7 @@ BASE = (
     "kb.safe_open",
     "kb.limits",
     "kb.lang",
+    "kb.progress",
 )
 
 # module prefix -> kb-internal prefixes it may import
@@ -42,6 +43,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "kb.lang": ("kb.lang",),
     "kb.safe_open": ("kb.errors", "kb.quoting"),
     "kb.limits": ("kb.errors",),
+    "kb.progress": ("kb.types",),
     "kb.config": ("kb.errors", "kb.safe_open"),
     "kb.store": (*BASE, "kb.store"),
     "kb.backends": (*BASE, "kb.backends"),

@@ -25,6 +25,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("kb/cli/usage.py", "os.open"): "opens os.devnull for writing",
     # kb's own database and server objects, not files
     ("kb/cli/admin_cmd.py", "Store.open"): "the KB's database",
+    ("kb/cli/reindex_parts.py", "Store.open"): "the KB's database",
     ("kb/cli/chunkings_cmd.py", "Store.open"): "the KB's database",
     ("kb/cli/common.py", "Store.open"): "the KB's database",
     ("kb/cli/ingest_cmd.py", "Store.open"): "the KB's database",

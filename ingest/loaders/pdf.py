@@ -43,6 +43,8 @@ from ingest.loaders.pdf_headings import PageCut, PagePiece, fold, open_path, pag
 from ingest.loaders.pdf_running import RunningLines
 from ingest.loaders.textio import require_nonempty
 from kb.errors import IngestError
+from kb.progress import step
+from kb.quoting import quote_name
 from kb.types import LoadedDocument, Section, Span
 
 PAGE_SEP = "\n\n"
@@ -205,25 +207,28 @@ class PdfLoader:
             tail: tuple[int, int, str, tuple[str, ...]] | None = None  # offsets, text, path
             last_span = Span()
             pages: list[tuple[int, str, list[tuple[str, float]]]] = []
-            for number in range(1, n_pages + 1):
-                try:
-                    raw, runs = page_runs(reader.pages[number - 1])
-                    if number == 1:
-                        shown = visual_title(runs)
-                        titles |= {fold(shown)} if shown else set()
-                        if title is None:
-                            title = shown
-                            heading = (title,) if title else ()
-                except Exception as e:  # one damaged page must not sink the file
-                    warnings.append(f"page {number}: text extraction failed ({_reason(e)})")
-                    continue
-                text = raw.replace("\x00", "").strip()
-                if not text:
-                    warnings.append(
-                        f"page {number} has no text layer (scanned?); it is not searchable"
-                    )
-                    continue
-                pages.append((number, text, runs))
+            with step(f"reading {quote_name(rel_path)}", n_pages, "pages") as reading:
+                for number in range(1, n_pages + 1):
+                    reading.reach(number - 1)  # pages read so far (kb.progress)
+                    try:
+                        raw, runs = page_runs(reader.pages[number - 1])
+                        if number == 1:
+                            shown = visual_title(runs)
+                            titles |= {fold(shown)} if shown else set()
+                            if title is None:
+                                title = shown
+                                heading = (title,) if title else ()
+                    except Exception as e:  # one damaged page must not sink the file
+                        warnings.append(f"page {number}: text extraction failed ({_reason(e)})")
+                        continue
+                    text = raw.replace("\x00", "").strip()
+                    if not text:
+                        warnings.append(
+                            f"page {number} has no text layer (scanned?); it is not searchable"
+                        )
+                        continue
+                    pages.append((number, text, runs))
+                reading.reach(n_pages)
             running = RunningLines(pages)
             for number, page_text, runs in pages:
                 text, runs = running.strip(page_text, runs)

@@ -87,7 +87,9 @@ def whisper_model_dir(kb_home: Path | None) -> Path:
     try:
         if legacy is not None and (moved := model_cache.adopt(entry, legacy, _whisper_ok)):
             return moved
-        return model_cache.prepare(entry, lambda tmp: _join(p1, p2, tmp))
+        return model_cache.prepare(
+            entry, lambda tmp: _join(p1, p2, tmp), "joining the bundled speech model"
+        )
     except OSError as e:
         if legacy is not None and _whisper_ok(legacy):
             return legacy

@@ -20,6 +20,7 @@ import numpy as np
 from kb.config import EmbeddingSettings
 from kb.errors import ConfigError, ModelError
 from kb.errors import notice as stderr_notice
+from kb.progress import step
 
 
 class Embedder(ABC):
@@ -125,7 +126,8 @@ class SentenceTransformerEmbedder(Embedder):
             import_torch()  # before llama_cpp can load beside it (kb.backends.llama_import)
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
+            with step("loading the embedding model"):
+                self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         except Exception as e:  # noqa: BLE001 - library raises many types
             raise ModelError(f"{folder}: cannot load the embedding model: {e}") from None
         get_dim = getattr(self._model, "get_embedding_dimension", None)
@@ -219,7 +221,9 @@ def make_embedder(
                 f"(about a minute; every KB uses it): {entry.path}"
             )
             target = model_cache.prepare(
-                entry, lambda tmp: onnx_export.write(st._model, folder, tmp, model_id)
+                entry,
+                lambda tmp: onnx_export.write(st._model, folder, tmp, model_id),
+                "exporting the embedding model to ONNX",
             )
         except onnx_export.NotExportable as e:
             onnx_export.remember_failure(entry.path, str(e))
@@ -235,12 +239,13 @@ def make_embedder(
     try:
         from kb.backends.onnx_embedder import OnnxEmbedder
 
-        emb = OnnxEmbedder(
-            target,
-            threads=settings.threads,
-            batch_size=batch_size,
-            quick_start=purpose == "query",
-        )
+        with step("loading the embedding model"):
+            emb = OnnxEmbedder(
+                target,
+                threads=settings.threads,
+                batch_size=batch_size,
+                quick_start=purpose == "query",
+            )
     except Exception as e:  # noqa: BLE001 - onnxruntime raises its own types
         say(f"note: embedding with sentence-transformers: cannot run the ONNX export ({e})")
         return SentenceTransformerEmbedder(settings, batch_size=batch_size)
@@ -307,7 +312,9 @@ def _quantized(
                 f"note: making the int8 copy of the embedding model, once per machine: {entry.path}"
             )
             target = model_cache.prepare(
-                entry, lambda tmp: onnx_quantize.write(plain.folder, tmp, qid)
+                entry,
+                lambda tmp: onnx_quantize.write(plain.folder, tmp, qid),
+                "quantizing the embedding model to int8",
             )
         except onnx_quantize.QuantizeError as e:
             raise ModelError(

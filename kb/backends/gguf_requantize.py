@@ -181,7 +181,7 @@ def _make(source: Path, entry: Any, target: Path, kind: str, legacy: Path | None
             if legacy is not None and is_usable(legacy):
                 model_cache.adopt(entry, legacy, is_usable, as_name=target.name)
             if not model_cache.ready(entry):
-                model_cache.prepare(entry, build)
+                model_cache.prepare(entry, build, f"requantizing the answer model to {kind}")
         except BaseException as e:  # noqa: BLE001 - handed to the caller below
             errors.append(e)
 

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.hashing import sha256_file
+from kb.progress import step
 
 MANIFEST = "manifest.json"
 USED = "used"
@@ -298,10 +299,11 @@ def _lock(path: Path) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
-def prepare(e: Entry, build: Callable[[Path], object]) -> Path:
+def prepare(e: Entry, build: Callable[[Path], object], what: str = "") -> Path:
     """The entry's folder, made now with ``build(tmp_folder)`` if it is not ready (module
-    docs: lock, temporary folder beside it, manifest, rename). Raises ``OSError`` when
-    the cache cannot be written, and whatever ``build`` raises."""
+    docs: lock, temporary folder beside it, manifest, rename), reported as the step
+    ``what`` (default ``preparing <kind>``; :mod:`kb.progress`). Raises ``OSError``
+    when the cache cannot be written, and whatever ``build`` raises."""
     if ready(e):
         return e.path
     parent = e.path.parent
@@ -314,7 +316,8 @@ def prepare(e: Entry, build: Callable[[Path], object]) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            build(tmp)
+            with step(what or f"preparing {e.kind}"):
+                build(tmp)
             write_manifest(tmp, e)
             _publish(tmp, e.path)
         finally:
@@ -344,7 +347,7 @@ def adopt(
         else:
             _move(old, tmp / (as_name or old.name))
 
-    path = prepare(e, build)
+    path = prepare(e, build, f"moving a KB's {e.kind} copy into the machine's model cache")
     if old.is_dir():
         with contextlib.suppress(OSError):
             old.rmdir()

@@ -27,6 +27,8 @@ from typing import Any
 
 from kb.config import WhisperSettings
 from kb.errors import IngestError, ModelError, notice
+from kb.progress import SECONDS, step
+from kb.quoting import quote_name
 
 #: what CTranslate2 says when its CUDA libraries are missing or do not match the
 #: machine's: "Library libcublas.so.12 is not found or cannot be loaded" (a CUDA 13
@@ -123,22 +125,27 @@ class WhisperTranscriber(Transcriber):
             folder = self._model_dir()
             key = (str(folder.resolve()), self.device, self.settings.compute_type)
             if key not in _MODELS:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from faster_whisper import WhisperModel
-
-                if not (folder / "model.bin").is_file():
-                    raise ModelError(
-                        f"{folder}: not a CTranslate2 whisper folder (model.bin is missing); "
-                        "set [whisper] model to a converted faster-whisper model"
-                    )
-                try:
-                    _MODELS[key] = WhisperModel(
-                        str(folder), device=self.device, compute_type=self.settings.compute_type
-                    )
-                except (RuntimeError, ValueError, OSError) as e:
-                    raise ModelError(f"{folder}: cannot load the whisper model: {e}") from None
+                with step("loading the speech model"):
+                    _MODELS[key] = self._open(folder)
             self._model = _MODELS[key]
             return self._model
+
+    def _open(self, folder: Path) -> Any:
+        """The faster-whisper model in ``folder`` (a CTranslate2 conversion)."""
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from faster_whisper import WhisperModel
+
+        if not (folder / "model.bin").is_file():
+            raise ModelError(
+                f"{folder}: not a CTranslate2 whisper folder (model.bin is missing); "
+                "set [whisper] model to a converted faster-whisper model"
+            )
+        try:
+            return WhisperModel(
+                str(folder), device=self.device, compute_type=self.settings.compute_type
+            )
+        except (RuntimeError, ValueError, OSError) as e:
+            raise ModelError(f"{folder}: cannot load the whisper model: {e}") from None
 
     def transcribe(
         self, path: Path, on_progress: Callable[[float], None] | None = None
@@ -154,24 +161,30 @@ class WhisperTranscriber(Transcriber):
         if len(audio) == 0:
             raise IngestError(str(path), "empty audio (0 seconds); nothing to transcribe")
         reported = [0.0]
+        self._load()
+        with step(f"transcribing {quote_name(path.name)}", total=duration, unit=SECONDS) as s:
 
-        def progress(seconds: float) -> None:
-            reported[0] += seconds
-            if on_progress is not None:
-                on_progress(seconds)
+            def tell(seconds: float) -> None:
+                s.advance(seconds)  # mm:ss of audio done / total (kb.progress)
+                if on_progress is not None:
+                    on_progress(seconds)
 
-        try:
-            return self._run(audio, duration, progress)
-        except RuntimeError as e:
-            if self.device != "cuda" or not _CUDA_LIBRARY_FAILURE.search(str(e)):
-                raise
-            if self.settings.device != "auto":
-                raise ModelError(
-                    f"whisper cannot run on the GPU ({e}); install the CUDA libraries "
-                    'CTranslate2 needs, or set [whisper] device = "cpu"'
-                ) from None
-            self._give_up_cuda(str(e))
-            return self._run(audio, duration, _after(reported[0], on_progress))
+            def progress(seconds: float) -> None:
+                reported[0] += seconds
+                tell(seconds)
+
+            try:
+                return self._run(audio, duration, progress)
+            except RuntimeError as e:
+                if self.device != "cuda" or not _CUDA_LIBRARY_FAILURE.search(str(e)):
+                    raise
+                if self.settings.device != "auto":
+                    raise ModelError(
+                        f"whisper cannot run on the GPU ({e}); install the CUDA libraries "
+                        'CTranslate2 needs, or set [whisper] device = "cpu"'
+                    ) from None
+                self._give_up_cuda(str(e))
+                return self._run(audio, duration, _after(reported[0], tell))
 
     def _give_up_cuda(self, why: str) -> None:
         """Transcribe on the CPU from now on, in this process (:data:`_CUDA_BROKEN`); the

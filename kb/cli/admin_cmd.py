@@ -180,7 +180,12 @@ def doctor(
     lock: contextlib.AbstractContextManager[None] = (
         write_lock(settings.home, "kb doctor --repair") if repair else contextlib.nullcontext()
     )
-    with lock, Store.open(settings.home, create=False) as store:
+    steps: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if repair:  # an index rebuild or an embedding shows how far it is
+        from kb.cli.progress_steps import shown_steps
+
+        steps = shown_steps(prefix="doctor")
+    with lock, steps, Store.open(settings.home, create=False) as store:
         if repair:
             store.require_writable("kb doctor --repair")
         report = check(store, deep)
@@ -412,20 +417,30 @@ def reindex(
 
     from ingest.embedding import embed_pending
     from kb.backends.embedder import make_embedder
+    from kb.cli.progress_steps import shown_steps
+    from kb.progress import step
     from kb.store import Store, ann
     from kb.store.sqlite import EmbeddingModelInfo
 
     settings = settings_for(kb)
     started = time.perf_counter()
     if ann_only or keyword_only:
-        _reindex_derived(settings, ann_only, keyword_only, json_out)
+        from kb.cli.reindex_parts import reindex_derived
+
+        reindex_derived(settings, ann_only, keyword_only, json_out)
         return
     if sentences_only:
-        _reindex_sentences(settings, json_out, started)
+        from kb.cli.reindex_parts import reindex_sentences
+
+        reindex_sentences(settings, json_out, started)
         return
     from kb.store.lock import write_lock
 
-    with write_lock(settings.home, "kb reindex"), Store.open(settings.home, create=False) as store:
+    with (
+        write_lock(settings.home, "kb reindex"),
+        shown_steps(prefix="reindex"),
+        Store.open(settings.home, create=False) as store,
+    ):
         store.require_writable("kb reindex")
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
@@ -434,12 +449,14 @@ def reindex(
             c.execute("DELETE FROM sentence_vectors")
             store.set_embedding_model(EmbeddingModelInfo(embedder.model_id, embedder.dim))
         store.vectors.drop()
-        n = embed_pending(
-            store,
-            embedder,
-            settings.ingest.embed_batch_size,
-            sentences=settings.embedding.sentence_vectors,
-        )
+        with step("embedding chunks", store.count_chunks("pending"), "chunks") as s:
+            n = embed_pending(
+                store,
+                embedder,
+                settings.ingest.embed_batch_size,
+                on_batch=s.advance,
+                sentences=settings.embedding.sentence_vectors,
+            )
         with store.tx() as c:  # the dropped table took its indexes along
             c.execute("DELETE FROM meta WHERE key = ?", (ann.META_KEY,))
         ann.maintain(store, settings.search.ann_threshold, settings.search.ann_index)
@@ -455,86 +472,6 @@ def reindex(
         print_json(result)
     else:
         typer.echo(f"reindexed {n} chunks with {embedder.model_id} in {result['seconds']:.1f}s")
-
-
-def _reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
-    """``kb reindex --sentences``: embed the sentences of chunk texts that have none, or
-    whose stored sentences the splitter now cuts differently."""
-    import time
-
-    from ingest.sentence_vectors import drop_stale, fill_missing
-    from kb.backends.embedder import make_embedder
-    from kb.store import Store
-    from kb.store.lock import write_lock
-
-    with (
-        write_lock(settings.home, "kb reindex --sentences"),
-        Store.open(settings.home, create=False) as store,
-    ):
-        store.require_writable("kb reindex --sentences")
-        embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
-        store.check_embedding_model(embedder.model_id)
-        stale = drop_stale(store, embedder.model_id)
-        n, _ = fill_missing(store, embedder, settings.ingest.embed_batch_size)
-    seconds = time.perf_counter() - started
-    if json_out:
-        print_json(
-            {
-                "sentence_vectors_added": n,
-                "sentence_vectors_refreshed": stale,
-                "model": embedder.model_id,
-                "seconds": seconds,
-            }
-        )
-    else:
-        again = f" ({stale} of them cut into sentences differently now)" if stale else ""
-        typer.echo(
-            f"added the sentence vectors of {n} chunk texts{again} with {embedder.model_id} "
-            f"in {seconds:.1f}s"
-        )
-
-
-def _reindex_derived(settings: Any, do_ann: bool, do_keyword: bool, json_out: bool) -> None:
-    """``kb reindex --ann`` / ``--keyword``: rebuild the derived search indexes only."""
-    import time
-
-    from kb.store import Store, ann, keyword_index
-
-    result: dict[str, Any] = {}
-    lines: list[str] = []
-    from kb.store.lock import write_lock
-
-    with write_lock(settings.home, "kb reindex"), Store.open(settings.home, create=False) as store:
-        store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
-        if do_ann:
-            t = time.perf_counter()
-            built = ann.build_and_record(store, settings.search.ann_index)
-            if built is None:
-                err(
-                    f"kb: the ANN index needs at least {ann.MIN_ROWS} stored vectors; "
-                    "smaller KBs are searched exactly"
-                )
-                raise typer.Exit(1)
-            seconds = time.perf_counter() - t
-            result.update(ann_index=built.index_type, vectors=built.indexed_rows, seconds=seconds)
-            lines.append(
-                f"built the ANN index {built.index_type} over {built.indexed_rows} vectors "
-                f"in {seconds:.1f}s"
-            )
-        if do_keyword:
-            t = time.perf_counter()
-            rec = keyword_index.build(store)
-            if rec is None:
-                err("kb: the KB has no chunks to index; run `kb ingest PATH` first")
-                raise typer.Exit(1)
-            seconds = time.perf_counter() - t
-            result.update(keyword_index_chunks=rec["rows"], keyword_seconds=seconds)
-            lines.append(f"built the keyword index over {rec['rows']} chunks in {seconds:.1f}s")
-    if json_out:
-        print_json(result)
-    else:
-        for line in lines:
-            typer.echo(line)
 
 
 @config_app.command("show", **command_kwargs("Print the effective configuration."))

@@ -59,12 +59,14 @@ def use(
     from ingest.chunkings import build_chunking, needs_try, try_failed_message
     from ingest.pipeline import remembered_chunker
     from kb.backends.embedder import make_embedder
+    from kb.cli.progress_steps import shown_steps
     from kb.store import Store, chunkings
     from kb.store.lock import write_lock
 
     settings = settings_for(kb)
     with (
         write_lock(settings.home, "kb chunkers use"),
+        shown_steps(prefix="chunkers"),
         Store.open(settings.home, create=False) as store,
     ):
         store.require_writable("kb chunkers use")

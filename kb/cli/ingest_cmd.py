@@ -126,6 +126,7 @@ def ingest(
         },
     )
     from kb.cli.progress import PlainProgress, RichProgress
+    from kb.progress import reporting as steps_to
     from kb.store.lock import write_lock
 
     progress: PlainProgress
@@ -143,13 +144,13 @@ def ingest(
             progress, ctx = rich, rich
         else:
             progress, ctx = PlainProgress(quiet=quiet), contextlib.nullcontext()
-        with ctx:
+        with ctx, steps_to(progress):
             report = ingest_paths(
                 store, settings, paths or [], progress=progress, embedder=embedder
             )
+            write_search_cache(store, settings)
         if tried is not None:
             _credit_try(store, report, tried)
-        write_search_cache(store, settings)
         lock.close()  # --watch takes the lock again for each batch of changes
         if watch:
             _summary(report, settings.home, json_out)
@@ -200,7 +201,10 @@ def _try_chunker(
         return None
     if not quiet:
         err(f"kb: trying the chunker {spec} on the indexed documents before it goes live")
-    rep = try_chunking(store, settings, spec, embedder)
+    from kb.cli.progress_steps import shown_steps
+
+    with shown_steps(quiet=quiet, prefix="ingest"):
+        rep = try_chunking(store, settings, spec, embedder)
     if rep.failed:
         warn_build_problems(rep)
         err(f"kb: {try_failed_message(store, rep)}")

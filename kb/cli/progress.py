@@ -7,12 +7,17 @@ line at the end; ``--quiet`` silences them. While chunks are embedded (which can
 minutes for one large file), a line ``ingest: embedding chunks 40/106 (37%), about
 01:10 left`` comes after the first run of chunks and then at most every
 :data:`EMBED_LINE_S` seconds (10), whatever the step.
-Time left is ``elapsed x (total - done) / done`` over the chunks embedded so far.
+Time left is ``elapsed x (total - done) / done`` over the chunks embedded so far,
+``elapsed`` counted from the end of the last step (model preparation or loading)
+that ended before the first chunks were embedded.
+The other long steps (model preparation, a PDF's pages, an audio file's transcription,
+index builds) report through :mod:`kb.progress`; both classes here are its sink and
+show them as :mod:`kb.cli.progress_steps` says (a row on a terminal, lines at a bounded
+rate through a pipe).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -21,6 +26,8 @@ from typing import Any
 from rich.markup import escape
 
 from ingest.report import FileOutcome, IngestProgress
+from kb.cli.progress_steps import REFRESH_PER_S, StepBars, StepLines, line_interval
+from kb.progress import Step
 from kb.quoting import quote_name
 from kb.types import mmss
 
@@ -33,12 +40,7 @@ class LineRate:
     def __init__(
         self, interval: float | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        if interval is None:
-            try:
-                interval = float(os.environ.get("KB_PROGRESS_INTERVAL", "5"))
-            except ValueError:
-                interval = 5.0
-        self.interval = interval
+        self.interval = line_interval() if interval is None else interval
         self.clock = clock
         self.started = clock()
         self.last = self.started
@@ -84,6 +86,28 @@ class PlainProgress(IngestProgress):
         self.chunks_total = 0
         self._embed_started: float | None = None
         self._embed_line = 0.0
+        self.steps: StepBars | StepLines = StepLines(
+            self.rate.interval, quiet=quiet, clock=self.rate.clock
+        )
+
+    # kb.progress.Sink: the long steps besides files and chunks
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.rate.clock
+
+    def step_started(self, s: Step) -> None:
+        self.steps.step_started(s)
+
+    def step_advanced(self, s: Step) -> None:
+        self.steps.step_advanced(s)
+
+    def step_done(self, s: Step) -> None:
+        """A step ended; before the first chunks are embedded that restarts the
+        embedding clock, so a model's preparation or loading is not taken for slow
+        embedding in the time left."""
+        self.steps.step_done(s)
+        if self.chunks == 0 and self._embed_started is not None:
+            self._embed_started = self.rate.clock()
 
     def files_total(self, n: int) -> None:
         self.total = n
@@ -129,9 +153,11 @@ class PlainProgress(IngestProgress):
 
 
 class RichProgress(PlainProgress):
-    """Bars for files, chunks embedded and audio seconds transcribed."""
+    """Bars for files and chunks embedded, and one row per open step (audio being
+    transcribed, a PDF being read, a model being prepared, an index being built)."""
 
-    def __init__(self) -> None:
+    def __init__(self, console: Any = None) -> None:
+        """``console``: where to draw (default: a rich ``Console`` on stderr)."""
         super().__init__()
         from rich.console import Console
         from rich.progress import (
@@ -143,7 +169,7 @@ class RichProgress(PlainProgress):
             TimeRemainingColumn,
         )
 
-        self.console = Console(stderr=True)
+        self.console = console or Console(stderr=True)
         self.bar = Progress(
             TextColumn("[bold]{task.description:<16}"),
             BarColumn(),
@@ -153,10 +179,11 @@ class RichProgress(PlainProgress):
             TimeRemainingColumn(),
             console=self.console,
             transient=False,
+            refresh_per_second=REFRESH_PER_S,
         )
         self.files: Any = self.bar.add_task("files", total=None, detail="")
         self.chunks: Any = self.bar.add_task("chunks embedded", total=0, detail="")
-        self.audio: Any = None
+        self.steps = StepBars(self.bar)
 
     def __enter__(self) -> RichProgress:
         self.bar.start()
@@ -185,8 +212,3 @@ class RichProgress(PlainProgress):
 
     def embedded(self, n: int) -> None:
         self.bar.advance(self.chunks, n)
-
-    def audio_seconds(self, seconds: float) -> None:
-        if self.audio is None:
-            self.audio = self.bar.add_task("audio seconds", total=None, detail="transcribed")
-        self.bar.advance(self.audio, seconds)

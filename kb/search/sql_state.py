@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from kb.store.embedded import live_chunking
+
+__all__ = ["live_chunking", "sqlite_state"]
+
 
 def sqlite_state(conn: sqlite3.Connection) -> tuple[int, int]:
     """Changes whenever any connection commits: ``(data_version, total_changes)``."""
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
-
-
-def live_chunking(conn: sqlite3.Connection) -> int:
-    """The live chunking's id (0 before the first ingest)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])

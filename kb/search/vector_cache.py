@@ -8,11 +8,11 @@ A matrix belongs to one chunking (default: the live one; :mod:`kb.store.chunking
 and holds the vectors of its embedded chunks, looked up in the embedding cache by
 text hash. Identity of a matrix: the **fingerprint** of the SQLite side, ``(count,
 max(id), sum(id), sum(id·2654435761 mod 4294967311), embedding model record,
-chunking id)`` over the chunking's embedded chunks, plus the LanceDB table
-**version**. Vectors are a function of (chunk text, model), chunk ids are never
-reused for other text (AUTOINCREMENT), and writers add vectors *before* marking
-chunks ``embedded``, so a change that matters always changes the fingerprint; the
-LanceDB version is a second check.
+chunking id)`` over the chunking's embedded chunks (:mod:`kb.store.embedded`, shared
+with the faiss ANN file), plus the LanceDB table **version**. Vectors are a function
+of (chunk text, model), chunk ids are never reused for other text (AUTOINCREMENT),
+and writers add vectors *before* marking chunks ``embedded``, so a change that
+matters always changes the fingerprint; the LanceDB version is a second check.
 
 Three levels, cheapest first:
 
@@ -46,8 +46,10 @@ from typing import Any
 
 import numpy as np
 
+from kb.progress import step
 from kb.search.matrix import VectorMatrix
 from kb.search.sql_state import live_chunking, sqlite_state
+from kb.store.embedded import embedded_rows, fingerprint
 
 LANCE_RECHECK_S = 1.0
 CACHE_FILE = Path("cache") / "search-vectors.bin"
@@ -58,47 +60,13 @@ _CACHE: dict[str, VectorMatrix] = {}
 _LOCK = threading.Lock()
 
 
-def fingerprint(conn: sqlite3.Connection, chunking_id: int | None = None) -> tuple[Any, ...]:
-    """The SQLite side of a matrix of one chunking (default: the live one)."""
-    cid = live_chunking(conn) if chunking_id is None else chunking_id
-    row = conn.execute(
-        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
-        "coalesce(sum((id * 2654435761) % 4294967311), 0) "
-        "FROM chunks WHERE chunking_id = ? AND embedding_status = 'embedded'",
-        (cid,),
-    ).fetchone()
-    model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-    return (*(int(x) for x in row), "" if model is None else str(model[0]), cid)
-
-
-def _embedded_rows(
-    conn: sqlite3.Connection, chunking_id: int | None
-) -> tuple[tuple[Any, ...], list[tuple[int, int, str]]]:
-    """Fingerprint and ``(chunk id, document id, text hash)`` of the chunking's
-    embedded chunks in id order, one snapshot."""
-    own_tx = not conn.in_transaction
-    if own_tx:
-        conn.execute("BEGIN")
-    try:
-        fp = fingerprint(conn, chunking_id)
-        rows = conn.execute(
-            "SELECT id, document_id, embed_sha256 FROM chunks "
-            "WHERE chunking_id = ? AND embedding_status = 'embedded' ORDER BY id",
-            (fp[-1],),
-        ).fetchall()
-    finally:
-        if own_tx:
-            conn.execute("COMMIT")
-    return fp, rows
-
-
 def load_from_lance(
     store: Any, lance_version: int | None, chunking_id: int | None = None
 ) -> VectorMatrix:
     """The matrix of one chunking: its embedded chunks joined with the cache by text
     hash (a chunk whose vector is missing is left out; two chunks of the same text
     share the vector, copied into both rows)."""
-    fp, emb = _embedded_rows(store.conn, chunking_id)
+    fp, emb = embedded_rows(store.conn, chunking_id)
     model = store.embedding_model()
     keys, mat = ([], None) if model is None or not emb else store.vectors.load(model.model_id)
     if not keys or mat is None:
@@ -303,7 +271,8 @@ def write_for_readers(store: Any) -> None:
     reading command then never has to write it, which a read-only KB could not. Costs
     one fingerprint query when the file is current."""
     if not store.read_only:
-        get_matrix(store, persist=True)
+        with step("writing the search's vector cache"):
+            get_matrix(store, persist=True)
 
 
 def clear_cache() -> None:

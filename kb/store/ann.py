@@ -40,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kb.progress import step
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -127,7 +129,7 @@ def build(vectors: VectorIndex, kind: str = "ivf_pq") -> AnnInfo | None:
             num_partitions=max(1, min(round(math.sqrt(rows)), rows // ROWS_PER_PARTITION)),
             num_sub_vectors=_sub_vectors(dim),
         )
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), step(f"building the vector index ({kind})"):
         warnings.simplefilter("ignore")
         t.create_index("vector", config=cfg, replace=True)
         t.create_index("model", config=Bitmap(), replace=True)
@@ -145,7 +147,8 @@ def update(vectors: VectorIndex) -> None:
     ``optimize``: compaction plus incremental index update; no retraining)."""
     t = vectors.table()
     if t is not None:
-        t.optimize()
+        with step("updating the vector index"):
+            t.optimize()
 
 
 def search(

@@ -42,6 +42,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kb.progress import step
+from kb.store import embedded
+
 KIND = "faiss_ivf_sq8"
 TYPE = "FAISS_IVF_SQ8"
 FILE = Path("cache") / "ann-faiss.bin"
@@ -49,6 +52,8 @@ MIN_ROWS = 256
 MAX_LISTS = 4096
 #: k-means sees at most this many vectors per inverted list (faiss' advice: 39-256)
 TRAIN_PER_LIST = 64
+#: vectors added to the index in one call while it is built (progress moves between them)
+ADD_RUN = 65536
 _MAGIC = b"KBANNF01"
 
 
@@ -61,44 +66,19 @@ def path(home: Path) -> Path:
     return Path(home) / FILE
 
 
-def _live_chunking(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])
-
-
 def fingerprint(conn: sqlite3.Connection) -> list[Any]:
-    """The SQLite side of the live chunking's embedded chunks: ``[count, max id, sum id,
-    sum of hashed ids, embedding model record, chunking id]``; the same value as
-    :func:`kb.search.vector_cache.fingerprint` (a test holds them equal), so a change
-    of which chunks are embedded always changes it (chunk ids are never reused)."""
-    cid = _live_chunking(conn)
-    row = conn.execute(
-        "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), "
-        "coalesce(sum((id * 2654435761) % 4294967311), 0) "
-        "FROM chunks WHERE chunking_id = ? AND embedding_status = 'embedded'",
-        (cid,),
-    ).fetchone()
-    model = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
-    return [*(int(x) for x in row), "" if model is None else str(model[0]), cid]
+    """The fingerprint of the live chunking's embedded chunks
+    (:func:`kb.store.embedded.fingerprint`, the one the search's vector matrix is keyed
+    on) as a list, the form the file's JSON header keeps it in."""
+    return list(embedded.fingerprint(conn))
 
 
 def live_rows(conn: sqlite3.Connection) -> tuple[list[Any], list[tuple[int, int, str]]]:
     """Fingerprint and ``(chunk id, document id, text hash)`` of the live chunking's
-    embedded chunks in id order, read in one snapshot."""
-    own_tx = not conn.in_transaction
-    if own_tx:
-        conn.execute("BEGIN")
-    try:
-        fp = fingerprint(conn)
-        rows = conn.execute(
-            "SELECT id, document_id, embed_sha256 FROM chunks "
-            "WHERE chunking_id = ? AND embedding_status = 'embedded' ORDER BY id",
-            (fp[-1],),
-        ).fetchall()
-    finally:
-        if own_tx:
-            conn.execute("COMMIT")
-    return fp, [(int(i), int(d), str(s)) for i, d, s in rows]
+    embedded chunks in id order, read in one snapshot (:func:`kb.store.embedded.
+    embedded_rows`)."""
+    fp, rows = embedded.embedded_rows(conn)
+    return list(fp), [(int(i), int(d), str(s)) for i, d, s in rows]
 
 
 def read_header(p: Path) -> dict[str, Any] | None:
@@ -199,7 +179,9 @@ def build(store: Any) -> dict[str, Any] | None:
     if model is None or len(rows) < MIN_ROWS:
         p.unlink(missing_ok=True)
         return None
-    keep, vecs = _vectors_for(store, model.model_id, rows)
+    with step("reading the stored vectors", len(rows), "vectors") as reading:
+        keep, vecs = _vectors_for(store, model.model_id, rows)
+        reading.reach(len(rows))
     arr = np.array([(i, d) for i, d, _ in rows], dtype=np.int64).reshape(-1, 2)[keep]
     n, dim = vecs.shape
     if n < MIN_ROWS:
@@ -207,9 +189,13 @@ def build(store: Any) -> dict[str, Any] | None:
         return None
     nlist = n_lists(n)
     index = faiss.index_factory(dim, f"IVF{nlist},SQ8", faiss.METRIC_INNER_PRODUCT)
-    step = max(1, n // (nlist * TRAIN_PER_LIST))
-    index.train(vecs[::step])
-    index.add_with_ids(vecs, arr[:, 0])
+    every = max(1, n // (nlist * TRAIN_PER_LIST))
+    with step(f"training the vector index ({nlist} lists)"):
+        index.train(vecs[::every])
+    with step("adding vectors to the vector index", n, "vectors") as adding:
+        for at in range(0, n, ADD_RUN):
+            index.add_with_ids(vecs[at : at + ADD_RUN], arr[at : at + ADD_RUN, 0])
+            adding.advance(min(ADD_RUN, n - at))
     header = {
         "type": TYPE,
         "fingerprint": fp,
@@ -245,6 +231,12 @@ def update(store: Any) -> tuple[int, int] | None:
     was written, remove those no longer embedded. Returns ``(added, removed)``, or
     ``None`` when it must be rebuilt instead (no readable file, another model or
     dimension, or more than twice the rows it was trained on)."""
+    with step("updating the vector index"):
+        return _update(store)
+
+
+def _update(store: Any) -> tuple[int, int] | None:
+    """:func:`update`'s work."""
     import faiss
     import numpy as np
 

@@ -100,13 +100,14 @@ def check(store: Store, deep: bool = False) -> DoctorReport:
     if not database.ok:
         return DoctorReport(database=database, fts_ok=True)
     model = store.embedding_model()
+    keys = store.vectors.keys()  # one read of the cache's keys for both vector checks
     return DoctorReport(
         outdated_sentence_vectors=0
         if model is None
         else len(sentences.outdated(store, model.model_id)),
         pending=store.count_chunks("pending", chunking="all"),
-        missing_vectors=missing_chunks(store),
-        unused_vectors=unused_keys(store),
+        missing_vectors=missing_chunks(store, keys),
+        unused_vectors=unused_keys(store, keys),
         unused_sentence_vectors=sentences.unused_keys(store),
         tombstones=len(store.tombstones()),
         fts_ok=store.fts_integrity_ok(),

@@ -59,26 +59,33 @@ def adopt_legacy(store: Store) -> int:
     return kept
 
 
-def missing_chunks(store: Store) -> list[int]:
-    """Embedded chunks (any chunking) whose vector is not in the cache."""
+def missing_chunks(store: Store, keys: list[tuple[str, str]] | None = None) -> list[int]:
+    """Embedded chunks (any chunking) whose vector is not in the cache; ``keys``: the
+    cache's ``(model, text hash)`` keys when the caller has read them already."""
     model = store.embedding_model()
     rows = store.conn.execute(
         "SELECT id, embed_sha256 FROM chunks WHERE embedding_status = 'embedded'"
     ).fetchall()
     if not rows:
         return []
-    have = set() if model is None else store.vectors.hashes(model.model_id)
+    if model is None:
+        have: set[str] = set()
+    elif keys is None:
+        have = store.vectors.hashes(model.model_id)
+    else:
+        have = {h for m, h in keys if m == model.model_id}
     return sorted(int(i) for i, sha in rows if sha not in have)
 
 
-def unused_keys(store: Store) -> list[tuple[str, str]]:
+def unused_keys(store: Store, keys: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
     """Cached ``(model, text hash)`` keys that no chunk of any chunking embeds under
-    the KB's model (vectors of other models are all unused)."""
+    the KB's model (vectors of other models are all unused); ``keys`` as in
+    :func:`missing_chunks`."""
     model = store.embedding_model()
     used = {str(r[0]) for r in store.conn.execute("SELECT DISTINCT embed_sha256 FROM chunks")}
     current = None if model is None else model.model_id
-    keys = store.vectors.keys()
-    return [(m, h) for m, h in keys if m != current or h not in used]
+    stored = store.vectors.keys() if keys is None else keys
+    return [(m, h) for m, h in stored if m != current or h not in used]
 
 
 def drop_unused(store: Store, keys: list[tuple[str, str]]) -> int:

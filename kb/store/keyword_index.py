@@ -43,6 +43,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from kb.progress import step
+from kb.store.embedded import live_chunking
+
 TABLE = "keyword_chunks"
 META_KEY = "keyword_index"
 BATCH = 50_000
@@ -73,11 +76,6 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     return _MARKS.sub("", unicodedata.normalize("NFKD", text))
-
-
-def live_chunking(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'live_chunking'").fetchone()
-    return 0 if row is None else int(row[0])
 
 
 def fingerprint(conn: sqlite3.Connection) -> list[int]:
@@ -149,16 +147,19 @@ def build(store: Any) -> dict[str, Any] | None:
     if TABLE in v.table_names():
         db.drop_table(TABLE)
     t = None
-    for batch in _rows(conn, _SELECT + " ORDER BY id", (live[0],)):
-        if t is None:
-            t = db.create_table(TABLE, batch)
-        else:
-            t.add(batch)
+    total = conn.execute("SELECT count(*) FROM chunks WHERE chunking_id = ?", (live[0],))
+    with step("building the keyword index", total.fetchone()[0], "chunks") as s:
+        for batch in _rows(conn, _SELECT + " ORDER BY id", (live[0],)):
+            if t is None:
+                t = db.create_table(TABLE, batch)
+            else:
+                t.add(batch)
+            s.advance(batch.num_rows)
     if t is None:
         with store.tx() as c:
             c.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
         return None
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), step("indexing the keyword index's words"):
         warnings.simplefilter("ignore")
         t.create_index("text", config=FTS(**TOKENIZER), replace=True)
         t.create_index("document_id", config=BTree(), replace=True)
@@ -195,17 +196,20 @@ def update(store: Any) -> tuple[int, int]:
     )
     gone = np.setdiff1d(have_ids, want_ids, assume_unique=True)
     new = np.setdiff1d(want_ids, have_ids, assume_unique=True)
-    for s in range(0, len(gone), 1000):
-        t.delete("chunk_id IN (" + ",".join(str(int(i)) for i in gone[s : s + 1000]) + ")")
-    for s in range(0, len(new), 500):
-        part = [int(i) for i in new[s : s + 500]]
-        sql = _SELECT + f" AND id IN ({','.join('?' * len(part))})"
-        for batch in _rows(conn, sql, (live[0], *part)):
-            t.add(batch)
-    if len(gone) or len(new):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t.optimize()
+    with step("updating the keyword index", len(gone) + len(new), "chunks") as told:
+        for s in range(0, len(gone), 1000):
+            t.delete("chunk_id IN (" + ",".join(str(int(i)) for i in gone[s : s + 1000]) + ")")
+            told.advance(len(gone[s : s + 1000]))
+        for s in range(0, len(new), 500):
+            part = [int(i) for i in new[s : s + 500]]
+            sql = _SELECT + f" AND id IN ({','.join('?' * len(part))})"
+            for batch in _rows(conn, sql, (live[0], *part)):
+                t.add(batch)
+            told.advance(len(part))
+        if len(gone) or len(new):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t.optimize()
     _record(store, live, int(t.count_rows()))
     return len(new), len(gone)
 

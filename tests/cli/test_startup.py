@@ -109,8 +109,19 @@ COLD_FORBIDDEN = [
     "faster_whisper",
 ]
 #: what `kb status` and `kb sources` need not even import: numpy (the vector code's,
-#: 0.2-0.4 s) and pydantic (typer's coercion of options not given, kb.cli.coercion)
-READ_ONLY_FORBIDDEN = [*COLD_FORBIDDEN, "numpy", "pydantic"]
+#: 0.2-0.4 s), pydantic (typer's coercion of options not given, kb.cli.coercion), faiss,
+#: and kb's own LanceDB, model and progress-display modules
+READ_ONLY_FORBIDDEN = [
+    *COLD_FORBIDDEN,
+    "numpy",
+    "pydantic",
+    "faiss",
+    "kb.store.vectors",
+    "kb.backends.embedder",
+    "kb.backends.transcriber",
+    "kb.backends.generator",
+    "rich.progress",
+]
 
 
 @pytest.mark.slow
@@ -157,6 +168,7 @@ def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
     assert heavy == [] and "notes" in out
     out, heavy = run("doctor", "--no-devices")
     models = ("torch", "sentence_transformers", "onnxruntime", "llama_cpp", "faster_whisper")
+    models += ("faiss", "kb.backends.embedder", "kb.backends.transcriber", "rich.progress")
     assert [m for m in heavy if m in models] == []
     assert out.startswith("the KB is consistent") and "ok    model files onnx/" in out
     from kb.backends.devices import gpu_present
@@ -167,3 +179,43 @@ def test_status_sources_and_doctor_stay_cold(tmp_path: Path) -> None:
     out, heavy = run("doctor")
     assert [m for m in heavy if m in ("torch", "sentence_transformers")] == []
     assert "device embeddings: cpu" in out
+
+
+@pytest.mark.slow
+def test_doctor_opens_only_the_lancedb_table_it_reports_on(tmp_path: Path) -> None:
+    """`kb doctor` reports on the embedding cache (missing and unused vectors), so it
+    opens that LanceDB table; the keyword index beside it is checked from SQLite's
+    record, never opened, and `kb status` / `kb sources` open no table at all."""
+    from ingest.pipeline import ingest_paths
+    from kb.config import load_settings
+    from kb.store import Store, keyword_index
+
+    home = tmp_path / "kb"
+    with Store.open(home) as store:
+        ingest_paths(store, load_settings(home), [FIXTURES / "demo" / "notes"])
+        assert keyword_index.build(store) is not None  # a second table in lancedb/
+    code = (
+        "import sys, json\n"
+        "import lancedb.db as d\n"
+        "opened = []\n"
+        "for cls in (d.LanceDBConnection, d.AsyncConnection):\n"
+        "    def rec(self, name, *a, _orig=cls.open_table, **k):\n"
+        "        opened.append(name)\n"
+        "        return _orig(self, name, *a, **k)\n"
+        "    cls.open_table = rec\n"
+        "from kb.cli import app\n"
+        "try:\n"
+        "    app(sys.argv[1:], standalone_mode=False)\n"
+        "finally:\n"
+        "    print(json.dumps(sorted(set(opened))))\n"
+    )
+    for args, tables in (
+        (["doctor", "--no-devices"], ["embeddings"]),
+        (["status"], []),
+        (["sources"], []),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, env=os.environ
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout.strip().splitlines()[-1]) == tables, args

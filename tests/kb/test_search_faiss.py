@@ -204,6 +204,61 @@ def test_update_adds_and_removes_without_retraining(big: tuple[Store, BowEmbedde
         assert _hits(store, emb, q, opts, WIDE) == _hits(store, emb, q, opts, EXACT)
 
 
+def test_building_and_updating_report_their_steps(
+    big: tuple[Store, BowEmbedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build trains (one opaque step), then adds the vectors in runs that count;
+    the in-place update and the keyword index build are steps too (kb.progress)."""
+    from kb import progress
+    from kb.store import keyword_index
+
+    store, emb = big
+    monkeypatch.setattr(ann_faiss, "ADD_RUN", 128)  # 300 vectors: runs of 128, 128, 44
+    seen: list[tuple[str, str, float, float | None]] = []
+
+    class Sink:
+        def step_started(self, st: progress.Step) -> None:
+            seen.append(("start", st.label, st.done, st.total))
+
+        def step_advanced(self, st: progress.Step) -> None:
+            seen.append(("advance", st.label, st.done, st.total))
+
+        def step_done(self, st: progress.Step) -> None:
+            seen.append(("done", st.label, st.done, st.total))
+
+    with progress.reporting(Sink()):
+        ann.maintain(store, 50, KIND)
+    adding = "adding vectors to the vector index"
+    reading = "reading the stored vectors"
+    assert seen == [
+        ("start", reading, 0, 300),
+        ("advance", reading, 300, 300),
+        ("done", reading, 300, 300),
+        ("start", "training the vector index (7 lists)", 0, None),
+        ("done", "training the vector index (7 lists)", 0, None),
+        ("start", adding, 0, 300),
+        ("advance", adding, 128, 300),
+        ("advance", adding, 256, 300),
+        ("advance", adding, 300, 300),
+        ("done", adding, 300, 300),
+    ]
+    opts = SearchOptions(k=10, mode="hybrid", min_score=-1)
+    for q in QUERIES:  # added in runs, the index finds what the exact matrix does
+        assert _hits(store, emb, q, opts, WIDE) == _hits(store, emb, q, opts, EXACT)
+    add_doc(store, "late.md", _texts(9, 30))
+    embed_pending(store, emb)
+    seen.clear()
+    with progress.reporting(Sink()):
+        assert ann.maintain(store, 50, KIND) == "added 30 vectors to the ANN index"
+        keyword_index.build(store)
+    labels = [(e, label) for e, label, _, _ in seen if e != "advance"]
+    assert labels[:2] == [
+        ("start", "updating the vector index"),
+        ("done", "updating the vector index"),
+    ]
+    assert ("done", "building the keyword index", 330, 330) in seen
+
+
 def test_twice_the_trained_rows_retrains(big: tuple[Store, BowEmbedder]) -> None:
     store, emb = big
     ann.maintain(store, 50, KIND)
@@ -256,9 +311,27 @@ def test_a_damaged_file_is_not_used(big: tuple[Store, BowEmbedder]) -> None:
 
 
 def test_fingerprint_equals_the_vector_caches(big: tuple[Store, BowEmbedder]) -> None:
-    """The search compares the vector cache file with the index's fingerprint."""
+    """The search compares the vector cache file with the index's fingerprint: both
+    read one snapshot from kb.store.embedded, and it follows what is embedded."""
+    from kb.store import embedded
+
     store, _ = big
+    assert vector_cache.fingerprint is embedded.fingerprint
     assert ann_faiss.fingerprint(store.conn) == list(vector_cache.fingerprint(store.conn))
+    fp, rows = ann_faiss.live_rows(store.conn)
+    fp_raw, raw = embedded.embedded_rows(store.conn)
+    assert (tuple(fp), rows) == (fp_raw, [tuple(r) for r in raw])
+    assert len(rows) == fp[0] == 300 and [r[0] for r in rows] == sorted(store.chunk_ids())
+    gone = rows[7][0]
+    with store.tx() as c:
+        c.execute("UPDATE chunks SET embedding_status = 'pending' WHERE id = ?", (gone,))
+    fp2, rows2 = embedded.embedded_rows(store.conn)
+    assert fp2[0] == 299 and fp2[2] == fp[2] - gone and gone not in {r[0] for r in rows2}
+    assert fp2 == vector_cache.fingerprint(store.conn) and list(fp2) == ann_faiss.fingerprint(
+        store.conn
+    )
+    other = embedded.fingerprint(store.conn, chunking_id=fp[-1] + 1)  # a chunking of none
+    assert other == (0, 0, 0, 0, fp[4], fp[-1] + 1)
 
 
 def test_keyword_index_leg_uses_the_exact_vectors(
