@@ -8,11 +8,13 @@ caller disables it, e.g. for ``--json``) every method does nothing.
 when the block raises. A :class:`StatusLine` is also a :mod:`kb.progress` sink: while
 ``during`` runs, the latest open step (the answer model being requantized once for the
 machine, the embedder exported or loaded) is added to the line, ``loading model…
-(requantizing the answer model to q4_0: 00:12 elapsed)``, redrawn every
-:data:`TICK_S` seconds from a thread, so the line moves while one opaque call holds the
-main thread. :class:`StatusRetriever` and :func:`status_factory` wrap the
-two slow first steps of ``kb ask``; :class:`ClearOnFirstEvent` erases the line when
-the answer stream yields its first event (a token, or the refusal).
+(requantizing the answer model to q4_0: 00:12 elapsed)``, once it has run
+:data:`SHOW_AFTER_S` seconds, redrawn every :data:`TICK_S` seconds from a thread, so
+the line moves while one opaque call holds the main thread.
+
+:class:`StatusRetriever` and :func:`status_factory` wrap the two slow first steps of
+``kb ask``; :class:`ClearOnFirstEvent` erases the line when the answer stream yields
+its first event (a token, or the refusal).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ T = TypeVar("T")
 _ERASE = "\r\x1b[2K"
 #: seconds between two redraws of a line that shows an open step
 TICK_S = 0.5
+#: a step is added to the line once it has run this long
+SHOW_AFTER_S = 1.0
 
 
 class StatusLine:
@@ -77,6 +81,8 @@ class StatusLine:
                 stepped = False  # the line shows a step now
                 while not stop.wait(TICK_S):
                     s = self._step
+                    if s is not None and s.elapsed() < SHOW_AFTER_S:
+                        s = None  # a short step (an embedder's usual load) is not news
                     if s is not None:
                         self.show(f"{text} ({describe(s, s.clock())})")
                     elif stepped:  # that step ended: back to the plain text

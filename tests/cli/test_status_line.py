@@ -147,14 +147,17 @@ def test_a_step_under_way_moves_the_line() -> None:
     status = StatusLine(out)
     label = "requantizing the answer model to q4_0"
     with progress.reporting(status), status.during("loading model…"):
+        with progress.step("loading the embedding model"):
+            time.sleep(0.6)  # shorter than SHOW_AFTER_S: not shown
         with progress.step(label):
-            time.sleep(1.3)
+            time.sleep(2.8)
         time.sleep(2 * TICK_S)  # the step ended: plain "loading model…" again
     frames = out.getvalue().split(ERASE)
+    assert not any("embedding" in f for f in frames)
     shown = [f for f in frames if label in f]
-    assert len(shown) >= 2  # 1.3 s at one redraw every 0.5 s
-    assert shown[0] == f"loading model… ({label}: 00:00 elapsed)"
-    assert f"loading model… ({label}: 00:01 elapsed)" in shown
+    assert len(shown) >= 2  # from 1 s to 2.8 s, one redraw every 0.5 s
+    assert shown[0] == f"loading model… ({label}: 00:01 elapsed)"
+    assert f"loading model… ({label}: 00:02 elapsed)" in shown
     assert frames[-1] == "" and label not in frames[-2]  # erased last, step gone before
     with progress.reporting(status), progress.step(label):  # outside during(): no line
         time.sleep(2 * TICK_S)
