@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kb.backends.generator import Generator
+    from kb.cli.status_line import StatusLine
     from kb.config import Settings
     from kb.rag import AnswerRecord, AnswerStream, SourcesEvent
 
@@ -167,8 +168,15 @@ def ask(
     # the retrieved passages as soon as retrieval ends: an event in --json, a list on a
     # terminal (through a pipe the text stays the answer, then its Sources)
     early = print_sources_event if json_out else print_retrieved if sys.stdout.isatty() else None
-    stream = _start(settings, question, path or [], doc_type or [], tag or [], json_out, early)
-    code = _render_json(stream) if json_out else _render_text(stream, settings, explain)
+    from kb.cli.status_line import StatusLine
+    from kb.progress import reporting
+
+    status = StatusLine(enabled=not json_out)
+    with reporting(status):  # a model prepared or loaded meanwhile shows on the line
+        stream = _start(
+            settings, question, path or [], doc_type or [], tag or [], json_out, early, status
+        )
+        code = _render_json(stream) if json_out else _render_text(stream, settings, explain)
     raise typer.Exit(code)
 
 
@@ -198,6 +206,7 @@ def _start(
     tags: list[str],
     json_out: bool = False,
     on_sources: Callable[[SourcesEvent], None] | None = None,
+    status: StatusLine | None = None,
 ) -> AnswerStream:
     """Retrieve and start generating; on a terminal a transient status line says which.
     ``on_sources`` shows the retrieved passages while the model is still to come."""
@@ -209,7 +218,7 @@ def _start(
 
     opts = search_opts(settings, None, paths, types, tags)
     cache = model_cache_dir(settings.home)
-    status = StatusLine(enabled=not json_out)
+    status = status or StatusLine(enabled=not json_out)
     with open_kb(settings) as store:
         # the model loads while the search runs and the evidence is checked; "loading
         # model…" shows only for what is left of it when the answer needs the model

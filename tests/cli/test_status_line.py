@@ -132,3 +132,33 @@ def test_status_retriever_passes_embedder_and_store_through() -> None:
     wrapped = StatusRetriever(Inner(), StatusLine(enabled=False))
     assert wrapped.embedder is Inner.embedder and wrapped.store is Inner.store
     assert _embed_from(wrapped) is not None and _doc_freq_from(wrapped) is not None
+
+
+def test_a_step_under_way_moves_the_line() -> None:
+    """While the model is requantized once for the machine (one opaque call), the
+    line shows that step and its elapsed time, redrawn every TICK_S seconds; a
+    step that ended is no longer shown, and nothing is drawn after the line is erased."""
+    import time
+
+    from kb import progress
+    from kb.cli.status_line import TICK_S
+
+    out = Tty()
+    status = StatusLine(out)
+    label = "requantizing the answer model to q4_0"
+    with progress.reporting(status), status.during("loading model…"):
+        with progress.step("loading the embedding model"):
+            time.sleep(0.6)  # shorter than SHOW_AFTER_S: not shown
+        with progress.step(label):
+            time.sleep(2.8)
+        time.sleep(2 * TICK_S)  # the step ended: plain "loading model…" again
+    frames = out.getvalue().split(ERASE)
+    assert not any("embedding" in f for f in frames)
+    shown = [f for f in frames if label in f]
+    assert len(shown) >= 2  # from 1 s to 2.8 s, one redraw every 0.5 s
+    assert shown[0] == f"loading model… ({label}: 00:01 elapsed)"
+    assert f"loading model… ({label}: 00:02 elapsed)" in shown
+    assert frames[-1] == "" and label not in frames[-2]  # erased last, step gone before
+    with progress.reporting(status), progress.step(label):  # outside during(): no line
+        time.sleep(2 * TICK_S)
+    assert out.getvalue().split(ERASE)[-1] == ""
