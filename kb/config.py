@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from kb.errors import ConfigError
-from kb.safe_open import CONFIG, read_text, show, what_is
+from kb.safe_open import CONFIG, folder_problem, read_text, show, what_is
 
 T = TypeVar("T")
 
@@ -334,17 +334,29 @@ def load_settings(home: Path | str | None = None, user_file: Path | None = None)
     check_kb_config(ufile if user_file is None else None)
     if _present(ufile):
         s = apply_toml(s, _load_toml(ufile), str(ufile))
-    chosen = Path(home) if home else None
+    chosen, origin = (Path(home), "--kb") if home else (None, "")
     if chosen is None and os.environ.get("KB_HOME"):
-        chosen = Path(os.environ["KB_HOME"])
+        chosen, origin = Path(os.environ["KB_HOME"]), "KB_HOME"
     if chosen is None and "home" in _explicit_home(ufile):
-        chosen = Path(_explicit_home(ufile)["home"])
+        chosen, origin = Path(_explicit_home(ufile)["home"]), f"home in {show(ufile)}"
+    if chosen is not None:
+        check_home(chosen.expanduser(), origin)
     kb_home = (chosen or default_home()).expanduser().resolve()
     s = replace(s, home=kb_home)
     per_kb = kb_home / "config.toml"
     if _present(per_kb):
         s = apply_toml(s, _load_toml(per_kb), str(per_kb))
     return s
+
+
+def check_home(path: Path, origin: str) -> None:
+    """Refuse a KB folder (``--kb``, ``KB_HOME``, ``home`` in the user's file) that is
+    not a folder, a symlink to one, or missing: ``--kb /tmp/x is a FIFO, not a folder;
+    name the KB's folder`` (:func:`kb.safe_open.folder_problem`), exit 2, before
+    anything is read or created there."""
+    problem = folder_problem(path)
+    if problem is not None:
+        raise ConfigError(f"{origin} {show(path)} is {problem}; name the KB's folder")
 
 
 def _present(path: Path) -> bool:

@@ -68,6 +68,9 @@ CONFIG = FileKind("configuration file", 1_000_000, ConfigError, "name a TOML fil
 GOLDEN = FileKind("golden set", 5_000_000, GoldenError, "name a .yaml, .yml or .jsonl file")
 #: a chunker plug-in file (``--chunker path/file.py#function``)
 PLUGIN = FileKind("chunker plug-in", 2_000_000, UsageError, "name a Python file")
+#: a stored document's file read again (``kb chunks show``); callers pass the
+#: ``[ingest] max_file_mb`` limit
+DOCUMENT = FileKind("document", 200_000_000, UsageError, "run `kb ingest` again")
 #: files kb reads back that a user may hand it: run exports, reports, recorded golden sets
 RUN_FILE = FileKind("run file", 200_000_000, UsageError, "name a regular file")
 
@@ -268,3 +271,91 @@ def source_refusal(path: Path | str) -> str | None:
     if what == "missing":
         return f"{show(path)}: no such file or folder"
     return f"{show(path)} is {what}; a source is a folder or a regular file"
+
+
+def folder_problem(path: Path | str) -> str | None:
+    """What ``path`` is when it cannot be a KB folder (``--kb``, ``KB_HOME``), or
+    ``None`` when it is a folder, a symlink to one, or missing (a KB is created there
+    by ``kb ingest``; reading commands say there is no KB): ``a FIFO, not a folder``,
+    ``a regular file, not a folder``, ``a symlink loop``, ``a dangling symlink (to X)``,
+    ``a symlink to /dev/zero (a character device), not a folder``. Never opens anything."""
+    p = os.fspath(path)
+    if "\x00" in p:
+        return "a name holding a NUL character"
+    try:
+        lst = os.lstat(p)
+    except OSError as e:
+        return None if e.errno == errno.ENOENT else _error_words(e)
+    if stat.S_ISDIR(lst.st_mode):
+        return None
+    if not stat.S_ISLNK(lst.st_mode):
+        return f"{describe_mode(lst.st_mode)}, not a folder"
+    target = os.path.realpath(p)
+    try:
+        st = os.lstat(target)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"a dangling symlink (to {show(os.readlink(p))})"
+    if stat.S_ISLNK(st.st_mode):
+        return "a symlink loop"
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    return f"a symlink to {show(target)} ({describe_mode(st.st_mode)}), not a folder"
+
+
+def output_problem(path: Path | str) -> str | None:
+    """What ``path`` is when kb may not write a report or export to it, or ``None``
+    when it is missing (in an existing folder) or a regular file (or a symlink to one),
+    which is then overwritten. A FIFO would block the write until a reader appears, a
+    device swallows it, a dangling symlink would create a file elsewhere."""
+    p = os.fspath(path)
+    if "\x00" in p:
+        return "a name holding a NUL character"
+    if not os.path.lexists(p):
+        parent = os.path.dirname(os.path.abspath(p))
+        if not os.path.isdir(parent):
+            return f"in a folder that does not exist ({show(parent)})"
+        return None
+    c = _inspect(p)
+    if c.what is None:
+        return None
+    if c.what.startswith("unreadable"):
+        return None  # permission is the write's own check: it fails with its words
+    return c.what
+
+
+def write_text(path: Path | str, text: str, label: str = "report") -> None:
+    """Write ``text`` (UTF-8) to ``path``, a new or a regular file, never blocking:
+    :func:`output_problem` first, then ``O_NONBLOCK | O_NOFOLLOW`` on the resolved path
+    (a FIFO swapped in opens with ``ENXIO`` instead of waiting for a reader).
+    :class:`UsageError` with one line naming the path otherwise."""
+    p = os.fspath(path)
+    problem = output_problem(p)
+    if problem is not None:
+        raise UsageError(f"{label} file {show(p)} is {problem}; name a new or a regular file")
+    target = os.path.realpath(p)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(target, flags, 0o644)
+    except OSError as e:
+        raise UsageError(
+            f"{label} file {show(p)}: cannot write it ({e.strerror}); name a writable file"
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UsageError(f"{label} file {show(p)} is not a regular file; name another")
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(fd, view)
+            except OSError as e:
+                raise UsageError(
+                    f"{label} file {show(p)}: cannot write it ({e.strerror}); free space or "
+                    "name another file"
+                ) from None
+            view = view[n:]
+    finally:
+        os.close(fd)

@@ -61,7 +61,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("kb/serve/reader.py", "open"): "confined_file: a regular file inside its source",
     ("ingest/loaders/audio.py", "path.read_text"): "model cache: a transcript kb wrote",
     ("eval/record.py", "path.read_text"): "the golden set load_golden just read safely",
-    ("kb/cli/chunks_cmd.py", "path.read_bytes"): "a stored document (left: use ingest.fileio)",
 }
 
 

@@ -52,6 +52,15 @@ def parse_spec(spec: str) -> ChunkerSpec:
         params[key] = parse_value(value.strip())
     if hash_at >= 0:
         path, function = name[:hash_at], name[hash_at + 1 :]
+        if not path.endswith(".py") and function.isidentifier():
+            from kb.safe_open import show, what_is
+
+            what = what_is(path)  # say what a named non-.py path really is (lstat only)
+            if what not in ("a regular file", "missing"):
+                raise UsageError(
+                    f"chunker plug-in {show(path)} is {what}; name a Python file "
+                    "(path/to/file.py#function)"
+                )
         if not path.endswith(".py") or not function.isidentifier():
             raise UsageError(f"chunker spec {spec!r}: a file chunker is path/to/file.py#function")
         return ChunkerSpec(name, params, path, function)

@@ -99,17 +99,20 @@ def resolve_model_path(settings: LlmSettings) -> Path:
 
 def check_gguf(path: Path) -> Path:
     """Return the resolved ``path`` if it is a readable GGUF file, else raise ModelError."""
+    from kb.safe_open import show, what_is
+
     p = Path(path).expanduser()
-    if not p.exists():
-        raise ModelError(f"{p}: model file not found; {_MODEL_HINT}")
-    if not p.is_file():
-        raise ModelError(f"{p}: is not a file; {_MODEL_HINT}")
+    what = what_is(p)  # lstat only: a FIFO or a device is never opened
+    if what == "missing":
+        raise ModelError(f"{show(p)}: model file not found; {_MODEL_HINT}")
+    if what != "a regular file":
+        raise ModelError(f"model file {show(p)} is {what}; {_MODEL_HINT}")
     try:
         with p.open("rb") as f:
             magic = f.read(4)
     except OSError as e:
         raise ModelError(
-            f"{p}: cannot read the model file ({e.strerror}); check permissions"
+            f"{show(p)}: cannot read the model file ({e.strerror}); check permissions"
         ) from None
     if magic != GGUF_MAGIC:
         raise ModelError(

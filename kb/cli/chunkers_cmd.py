@@ -11,7 +11,14 @@ import typer
 
 from kb.cli import chunkings_cmd
 from kb.cli.chunkings_cmd import SpecArg
-from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+from kb.cli.common import (
+    JsonOption,
+    KbOption,
+    check_named_sources,
+    err,
+    print_json,
+    settings_for,
+)
 from kb.cli.help import command_kwargs, show_help_without_command
 
 chunkers_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
@@ -122,8 +129,10 @@ def check(
     from ingest.loaders import SUPPORTED_EXTENSIONS, LoadContext, loader_for
     from ingest.walk import walk
     from kb.errors import IngestError, UsageError
+    from kb.safe_open import show
 
     settings = settings_for(kb)
+    check_named_sources(list(paths), settings.ingest.max_file_mb)
     if timeout is not None and timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {timeout:g}")
     limit = read_limit(settings.embedding.model)
@@ -151,7 +160,7 @@ def check(
             loader = loader_for(f)
             if loader is None or not f.is_file():
                 why = "not a file" if not f.is_file() else "unsupported file type"
-                err(f"kb: {f}: {why}")
+                err(f"kb: {show(f)}: {why}")
                 failed += 1
                 results.append({"path": str(f), "error": why})
                 continue

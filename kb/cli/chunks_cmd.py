@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from kb.cli.common import JsonOption, KbOption, err, print_json, settings_for
+from kb.cli.common import JsonOption, KbOption, err, output_path, print_json, settings_for
 from kb.cli.help import command_kwargs, show_help_without_command
 
 if TYPE_CHECKING:
@@ -67,7 +67,11 @@ def show(
     html: Annotated[
         Path | None,
         typer.Option(
-            "--html", metavar="OUT", help="Also write an offline HTML view.", show_default=False
+            "--html",
+            callback=output_path,
+            metavar="OUT",
+            help="Also write an offline HTML view.",
+            show_default=False,
         ),
     ] = None,
     kb: KbOption = None,
@@ -154,15 +158,20 @@ def show(
 
 def _document(store: Store, file: str) -> Any:
     from kb.errors import UsageError
+    from kb.safe_open import show
     from kb.store.sources import abs_key
 
+    try:
+        key = abs_key(file)
+    except (OSError, ValueError, RuntimeError):  # a NUL, a symlink loop: no file's key
+        key = file
     row = store.conn.execute(
         "SELECT id, path, abs_path, content_hash, doc_type, chunker, chunker_version, "
         "chunker_params FROM documents WHERE (path = ? OR abs_path = ?) AND status = 'indexed'",
-        (file, abs_key(file)),
+        (file, key),
     ).fetchone()
     if row is None:
-        raise UsageError(f"{file}: no such indexed document in the KB; see `kb docs`")
+        raise UsageError(f"{show(file)}: no such indexed document in the KB; see `kb docs`")
     return row
 
 
@@ -170,13 +179,16 @@ def _load(settings: Settings, row: Any) -> LoadedDocument | None:
     """The document loaded again from its file, or ``None`` when the file is gone or
     its content hash is no longer the stored one (offsets would not match)."""
     from ingest.loaders import LoadContext, loader_for
+    from kb.errors import KbError
+    from kb.safe_open import DOCUMENT, read_bytes
 
     path = Path(str(row["abs_path"] or ""))
     loader = loader_for(path)
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+    try:  # a file replaced by a FIFO or a device since the ingest is never opened
+        data = read_bytes(path, DOCUMENT, int(settings.ingest.max_file_mb * 1_000_000))
+    except KbError:
         return None
+    digest = hashlib.sha256(data).hexdigest()
     if loader is None or digest != row["content_hash"]:
         return None
 

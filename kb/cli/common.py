@@ -174,6 +174,48 @@ MinScoreOption = Annotated[
 ]
 
 
+def output_path(value: Path | None) -> Path | None:
+    """Option callback for a file kb writes (``--md``, ``--html``, ``--out``): refuse a
+    FIFO, a device, a folder, a dangling symlink or a name with a NUL before any work
+    (a run is not stored when its report could not be written), in one line
+    (:func:`kb.safe_open.output_problem`)."""
+    if value is None:
+        return None
+    from kb.safe_open import output_problem, show
+
+    problem = output_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{show(value)} is {problem}; name a new or a regular file")
+    return value
+
+
+def check_named_sources(paths: list[Path], max_file_mb: float | None = None) -> None:
+    """Refuse, before the KB is opened (nothing is written), a path named on the command
+    line that cannot be a source: a FIFO, socket, device or a link to one, a loop
+    (:func:`kb.safe_open.source_refusal`, exit 2), or, with ``max_file_mb``, a regular
+    file over the ``[ingest] max_file_mb`` limit. A missing path is left to the caller
+    (the pipeline knows whether it was a source)."""
+    import os
+
+    from kb.errors import UsageError
+    from kb.safe_open import show, size_words, source_problem, source_refusal
+
+    for p in paths:
+        if source_problem(p) not in (None, "missing"):
+            raise UsageError(str(source_refusal(p)))
+        if max_file_mb is None:
+            continue
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            continue
+        if os.path.isfile(p) and st.st_size > max_file_mb * 1_000_000:
+            raise UsageError(
+                f"{show(p)} is {size_words(st.st_size)}, over the [ingest] max_file_mb "
+                f"limit of {max_file_mb:g}; raise the setting to ingest it"
+            )
+
+
 def settings_for(kb: Path | None, **overrides: Any) -> Settings:
     """Load settings (all layers) then apply flag overrides given as dotted keys."""
     from kb.config import load_settings, override

@@ -21,6 +21,7 @@ from kb.cli.common import (  # re-exported: the eval subcommands import them fro
     TypeOption,
     err,
     open_kb,
+    output_path,
     print_json,
     search_opts,
 )
@@ -57,6 +58,7 @@ MdOption = Annotated[
     Path | None,
     typer.Option(
         "--md",
+        callback=output_path,
         metavar="FILE",
         help="Also write a Markdown report to FILE (written before anything is printed).",
         show_default=False,
@@ -66,6 +68,7 @@ HtmlOption = Annotated[
     Path | None,
     typer.Option(
         "--html",
+        callback=output_path,
         metavar="FILE",
         help="Also write a single-file offline HTML report to FILE.",
         show_default=False,
@@ -83,14 +86,13 @@ def console(stderr: bool = False) -> Any:
 
 
 def write_report(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (UTF-8) and say so on stderr; UsageError if unwritable."""
-    from kb.errors import UsageError
+    """Write ``text`` to ``path`` (UTF-8, :func:`kb.safe_open.write_text`: never a FIFO
+    or a device) and say so on stderr; UsageError with one line if it cannot."""
+    from kb.safe_open import show
+    from kb.safe_open import write_text as safe_write
 
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"{path}: cannot write the report: {e.strerror}") from None
-    err(f"wrote {path}")
+    safe_write(path, text)
+    err(f"wrote {show(path)}")
 
 
 def write_reports(

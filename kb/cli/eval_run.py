@@ -226,6 +226,11 @@ def run(
         raise UsageError("--judge scores answers; drop --no-answer to use it")
     gates = parse_gates(gate or [], depth, answers)
     gs = load_golden(golden)
+    from kb.backends.generator import check_gguf
+
+    for named in (model if answers else None, judge):
+        if named is not None:  # a FIFO or a folder named as a model: before any load
+            check_gguf(named)
     opts = search_opts(settings, mode, path, doc_type, tag)
     answer_opts = replace(opts, k=answer_k) if answer_k else opts
     with open_kb(settings) as store:

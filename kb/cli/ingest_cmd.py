@@ -101,16 +101,12 @@ def ingest(
     indexed); 2 bad usage.
     """
     from ingest.pipeline import ingest_paths, remembered_chunker
-    from kb.errors import UsageError
-    from kb.safe_open import source_problem, source_refusal
+    from kb.cli.common import check_named_sources
     from kb.store import Store
 
-    for p in paths or []:
-        # a FIFO, socket, device or a link to one is never a source: refused before the
-        # KB is opened, so nothing is written (a missing path is told by the pipeline,
-        # which knows whether it was a source)
-        if source_problem(p) not in (None, "missing"):
-            raise UsageError(str(source_refusal(p)))
+    # a FIFO, socket, device or a link to one is never a source: refused before the KB
+    # is opened, so nothing is written (the size limit once the settings are known)
+    check_named_sources(list(paths or []))
     if chunker is not None:
         from ingest.chunkers.spec import parse_spec
         from kb.safe_open import PLUGIN, check, what_is
@@ -125,6 +121,7 @@ def ingest(
             "ingest.exclude": tuple(exclude) if exclude else None,
         },
     )
+    check_named_sources(list(paths or []), settings.ingest.max_file_mb)
     from kb.cli.progress import PlainProgress, RichProgress
     from kb.progress import reporting as steps_to
     from kb.store.lock import write_lock

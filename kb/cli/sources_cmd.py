@@ -13,6 +13,7 @@ from kb.cli.common import (
     PathOption,
     TagOption,
     TypeOption,
+    check_named_sources,
     err,
     open_kb,
     print_json,
@@ -120,6 +121,7 @@ def add(
     if refusal is not None:
         raise UsageError(refusal)
     settings = settings_for(kb)
+    check_named_sources([path], settings.ingest.max_file_mb)
     with (
         write_lock(settings.home, "kb sources add", create=True),
         Store.open(settings.home) as store,

@@ -47,6 +47,20 @@ def _click() -> Any:
         return click
 
 
+def _path_words(msg: str) -> str:
+    """typer's own path checks in kb's words: ``Value error, embedded null byte`` ->
+    ``the name holds a NUL character; ...``; ``path 'X' is not readable`` -> ``X is
+    unreadable (permission denied); ...``."""
+    if "embedded null byte" in msg:
+        return "the name holds a NUL character; name a real file"
+    m = re.match(r"(?:path|file|directory) '(.*)' is not readable$", msg)
+    if m:
+        from kb.safe_open import show
+
+        return f"{show(m.group(1))} is unreadable (permission denied); check its permissions"
+    return msg
+
+
 def usage_message(e: Any) -> str:
     """The one-line text for a click ``UsageError`` (problem, then the fix)."""
     click = _click().exceptions
@@ -71,14 +85,17 @@ def usage_message(e: Any) -> str:
     if isinstance(e, click.BadParameter):
         where = ""
         if e.param is not None:
-            where = (
-                e.param.human_readable_name
-                if e.param.param_type_name == "argument"
-                else "/".join(e.param.opts)
-            )
+            if e.param.param_type_name == "argument":
+                from kb.cli.help import argument_label
+
+                # typer's own arguments have no click ``human_readable_name``
+                where = getattr(e.param, "human_readable_name", None) or argument_label(e.param)
+            else:
+                where = "/".join(e.param.opts)
         elif e.param_hint:
             where = str(e.param_hint)
         msg = _one_line(e.message).rstrip(".")
+        msg = _path_words(msg)
         if "valid integer" in msg:
             msg = "not a whole number"
         elif "valid number" in msg:

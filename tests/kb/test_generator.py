@@ -85,7 +85,7 @@ def test_not_a_gguf_file(tmp_path: Path) -> None:
     bad.write_bytes(b"PK\x03\x04 this is a zip, not a model")
     with pytest.raises(ModelError, match=r"model\.gguf: not a GGUF model file"):
         make_generator(LlmSettings(model=str(bad)))
-    with pytest.raises(ModelError, match="is not a file"):
+    with pytest.raises(ModelError, match="is a folder, not a regular file"):
         make_generator(LlmSettings(model=str(tmp_path)))
 
 

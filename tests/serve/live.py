@@ -26,6 +26,15 @@ def free_port() -> int:
 @contextmanager
 def kb_serve(home: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Start ``kb serve`` on ``home``; yield its base URL once it answers; stop it after."""
+    with kb_serve_process(home, *args, env=env) as (base, _proc):
+        yield base
+
+
+@contextmanager
+def kb_serve_process(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """:func:`kb_serve`, yielding the server's process too (its pid: RSS, signals)."""
     port = free_port()
     full_env = {
         **os.environ,
@@ -40,7 +49,9 @@ def kb_serve(home: Path, *args: str, env: dict[str, str] | None = None) -> Itera
         yield from _run(cmd, full_env, log, port)
 
 
-def _run(cmd: list[str], env: dict[str, str], log: Any, port: int) -> Iterator[str]:
+def _run(
+    cmd: list[str], env: dict[str, str], log: Any, port: int
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     proc = subprocess.Popen(cmd, env=env, stderr=log, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -58,7 +69,7 @@ def _run(cmd: list[str], env: dict[str, str], log: Any, port: int) -> Iterator[s
             if time.monotonic() > deadline:
                 raise RuntimeError("kb serve did not answer within 180 s")
             time.sleep(0.2)
-        yield base
+        yield base, proc
     finally:
         proc.terminate()
         try:
