@@ -417,9 +417,8 @@ def reindex(
 
     from ingest.embedding import embed_pending
     from kb.backends.embedder import make_embedder
-    from kb.cli.progress_steps import shown_steps
     from kb.progress import step
-    from kb.store import Store, ann
+    from kb.store import ann
     from kb.store.sqlite import EmbeddingModelInfo
 
     settings = settings_for(kb)
@@ -434,14 +433,9 @@ def reindex(
 
         reindex_sentences(settings, json_out, started)
         return
-    from kb.store.lock import write_lock
+    from kb.cli.reindex_parts import reindexing
 
-    with (
-        write_lock(settings.home, "kb reindex"),
-        shown_steps(prefix="reindex"),
-        Store.open(settings.home, create=False) as store,
-    ):
-        store.require_writable("kb reindex")
+    with reindexing(settings.home, "kb reindex") as store:
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         with store.tx() as c:
             c.execute("UPDATE chunks SET embedding_status = 'pending'")

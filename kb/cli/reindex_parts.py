@@ -4,11 +4,35 @@ Their long steps show their progress (:func:`kb.cli.progress_steps.shown_steps`)
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kb.cli.common import err, print_json
+
+if TYPE_CHECKING:
+    from kb.store import Store
+
+
+@contextlib.contextmanager
+def reindexing(home: Path, command: str, lock_as: str | None = None) -> Iterator[Store]:
+    """One ``kb reindex`` run's set-up: the KB's write lock (held as ``lock_as``, default
+    ``command``), its long steps' progress shown, and the KB's store opened and checked
+    writable for ``command``; yields the store."""
+    from kb.cli.progress_steps import shown_steps
+    from kb.store import Store
+    from kb.store.lock import write_lock
+
+    with (
+        write_lock(home, lock_as or command),
+        shown_steps(prefix="reindex"),
+        Store.open(home, create=False) as store,
+    ):
+        store.require_writable(command)
+        yield store
 
 
 def reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
@@ -18,16 +42,8 @@ def reindex_sentences(settings: Any, json_out: bool, started: float) -> None:
 
     from ingest.sentence_vectors import drop_stale, fill_missing
     from kb.backends.embedder import make_embedder
-    from kb.cli.progress_steps import shown_steps
-    from kb.store import Store
-    from kb.store.lock import write_lock
 
-    with (
-        write_lock(settings.home, "kb reindex --sentences"),
-        shown_steps(prefix="reindex"),
-        Store.open(settings.home, create=False) as store,
-    ):
-        store.require_writable("kb reindex --sentences")
+    with reindexing(settings.home, "kb reindex --sentences") as store:
         embedder = make_embedder(settings.embedding, home=store.home, purpose="ingest")
         store.check_embedding_model(embedder.model_id)
         stale = drop_stale(store, embedder.model_id)
@@ -54,19 +70,12 @@ def reindex_derived(settings: Any, do_ann: bool, do_keyword: bool, json_out: boo
     """``kb reindex --ann`` / ``--keyword``: rebuild the derived search indexes only."""
     import time
 
-    from kb.cli.progress_steps import shown_steps
-    from kb.store import Store, ann, keyword_index
+    from kb.store import ann, keyword_index
 
     result: dict[str, Any] = {}
     lines: list[str] = []
-    from kb.store.lock import write_lock
-
-    with (
-        write_lock(settings.home, "kb reindex"),
-        shown_steps(prefix="reindex"),
-        Store.open(settings.home, create=False) as store,
-    ):
-        store.require_writable("kb reindex --ann" if do_ann else "kb reindex --keyword")
+    command = "kb reindex --ann" if do_ann else "kb reindex --keyword"
+    with reindexing(settings.home, command, lock_as="kb reindex") as store:
         if do_ann:
             t = time.perf_counter()
             built = ann.build_and_record(store, settings.search.ann_index)
