@@ -372,7 +372,12 @@ def gives(kind: AnswerType, sentence: str, question: str) -> bool:
     ``question`` asks for: :func:`holds`, and for money also a number ("less than two
     percent per year" answers "how much did the price of oil increase?", "4.19% fixed
     for 5 years" answers "How much is the mortgage fixed for?") or a price in words
-    ("free", "included")."""
+    ("free", "included"), but not a year, a date or a clock time alone ("installed
+    2016", "on 12/03/2024", "at 14:40"): those give when, not how much."""
     if kind == "money":  # an amount is a number too: holds("money") implies this
-        return holds("quantity", sentence, question) or _NO_CHARGE.search(sentence) is not None
+        if holds("money", sentence, question) or _NO_CHARGE.search(sentence) is not None:
+            return True
+        # but a year, a date or a clock time is no amount ("installed 2016" does not say
+        # what the service cost)
+        return holds("quantity", _DATE_PARTS.sub("_", sentence), question)
     return holds(kind, sentence, question)

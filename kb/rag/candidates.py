@@ -80,7 +80,15 @@ from kb.rag.quote_context import (
     lead_before,
 )
 from kb.rag.stemmer import stem
-from kb.rag.superlative import DATE, date_value, entry_value, extremes, says_day
+from kb.rag.superlative import (
+    DATE,
+    Extreme,
+    date_value,
+    entry_value,
+    extremes,
+    measure,
+    says_day,
+)
 from kb.rag.term_match import found_terms
 from kb.rag.terms import DocFreq, Terms, question_terms, weighted_share
 from kb.search.links import LINK, TitleIndex
@@ -366,10 +374,13 @@ def _lift_extremes(
     the passages of one file: a log cut into chunks is one log) compared by date only
     among those that say what the question asks (:func:`_saying`:
     "When was my last run?" over a log whose latest item is a visit to the physio; a
-    table's rows are records of like things). Then the sentences of a journal's entries
-    (passages under dated headings, :func:`kb.rag.superlative.entry_value`) that say
-    what it asks, compared across the entries: "When did I last run?" lifts the run
-    under the latest heading above the others (:func:`_lifted` over those compared)."""
+    table's rows are records of like things); when only one dated line of the log says
+    it, that line is the latest of those ("When did I last buy running shoes?" over
+    "bought new shoes" and an older "new shoes", which says less). Then the sentences
+    of a journal's entries (passages under dated headings,
+    :func:`kb.rag.superlative.entry_value`) that say what it asks, compared across the
+    entries: "When did I last run?" lifts the run under the latest heading above the
+    others (:func:`_lifted` over those compared)."""
     extreme = terms.extreme
     if extreme is None:
         return cands
@@ -385,7 +396,13 @@ def _lift_extremes(
         idx = [i for i, c in enumerate(cands) if group(c) == g]
         if extreme.kinds == DATE:
             rows = [i for i in idx if _sentence(cands[i], by_n).lstrip().startswith("|")]
-            idx = rows + _saying(terms, cands, by_n, [i for i in idx if i not in rows])
+            lines = [i for i in idx if i not in rows]
+            said = _saying(terms, cands, by_n, lines)
+            if not rows and len(said) == 1 and len(_dated(lines, cands, by_n, extreme)) > 1:
+                # one dated line of a log says what is asked: the latest of those
+                chosen.extend(_dated(said, cands, by_n, extreme))
+                continue
+            idx = rows + said
         chosen.extend(extremes(question, [(i, _sentence(cands[i], by_n)) for i in idx]))
     valued: dict[int, tuple[float, str]] = {}
     for i, c in enumerate(cands):
@@ -403,6 +420,13 @@ def _lift_extremes(
 
 def _sentence(c: Candidate, by_n: dict[int, PassageSentences]) -> str:
     return by_n[c.n].sentence(c.j)
+
+
+def _dated(
+    idx: list[int], cands: Sequence[Candidate], by_n: dict[int, PassageSentences], extreme: Extreme
+) -> list[int]:
+    """Those of ``idx`` whose sentences hold a date (:func:`kb.rag.superlative.measure`)."""
+    return [i for i in idx if measure(_sentence(cands[i], by_n), extreme) is not None]
 
 
 def _saying(

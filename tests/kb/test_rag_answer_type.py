@@ -370,3 +370,8 @@ def test_a_journal_entry_gives_its_headings_day() -> None:
     month = Locator("notes/journal.md", "md", ("November 2026",), Span(line_start=9))
     plain = [PassageSentences.of(1, Hit(chunk_id=1, text=text, locator=month, score=1.0))]
     assert check(q, plain, None, 0.5).coverage == 0.0
+    assert not gives("money", "Gas boiler in the kitchen cupboard, installed 2016.", q)
+    assert not gives("money", "Serviced on 12/03/2024 at 14:40.", q)
+    assert gives("money", "It cost 300 in 2016.", q)
+    assert gives("money", "| 2025-02-11 | chimney sweep | €56.10 |", q)
+    assert gives("money", "less than two percent per year", "How much did the price rise?")

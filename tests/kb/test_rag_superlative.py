@@ -291,3 +291,30 @@ def test_words_that_ask_for_the_latest_entry_in_each_language() -> None:
         # not what the question is about: no passage says "recently"
         assert all(w.lower() != word for w, _ in question_terms(q, None).values()), q
     assert asked_extreme("Which race did I run?") is None
+
+
+def test_the_one_log_line_that_says_what_is_asked_is_its_latest() -> None:
+    """ "When did I last buy running shoes?" over a running log: the older "new shoes"
+    line says less of the question than "bought new shoes" (no *buy*), so only one
+    dated line says what is asked, and it is the latest of those, lifted above the
+    older line that ranked higher (by its cosine, in a real run)."""
+    from kb.rag.candidates import Candidate, _lift_extremes
+    from kb.rag.terms import question_terms
+
+    log = (
+        "# Running log\n\n"
+        "- 2025-08-02 — new shoes: Hoka Clifton 9, €150.\n"
+        "- 2025-09-14 — trail 25 km: 3:21:05.\n"
+        "- 2026-11-27 — bought new shoes: Saucony Ride 18, €135.\n"
+    )
+    p = PassageSentences.of(1, hit(1, log))
+    q = "When did I last buy running shoes?"
+    cands = [Candidate(1, j, p.sentence(j), rel) for j, rel in ((1, 0.86), (2, 0.6), (3, 0.83))]
+    assert [c.text[2:12] for c in cands] == ["2025-08-02", "2025-09-14", "2026-11-27"]
+    # *buy* is in 1 chunk of 20, *shoes* in 8: "new shoes" says less than half of it
+    terms = question_terms(q, lambda w: (1, 20) if w.startswith("b") else (8, 20))
+    out = _lift_extremes(q, terms, cands, [p])
+    assert "2026-11-27" in max(out, key=lambda c: c.relevance).text
+    # with one dated line only there is nothing to compare: the ranking stands
+    alone = _lift_extremes(q, terms, cands[:1], [p])
+    assert alone == cands[:1]
