@@ -79,7 +79,7 @@ from kb.rag.quote import (
     LabelExpander,
 )
 from kb.rag.quote_prompt import QUOTE_MAX_TOKENS as QUOTE_MAX_TOKENS
-from kb.rag.quote_prompt import expanded, quote_prompt
+from kb.rag.quote_prompt import TWO_FACTS, expanded, quote_prompt
 from kb.rag.quote_prompt import quote_budget as quote_budget
 from kb.rag.record import (
     AnswerRecord,
@@ -90,6 +90,7 @@ from kb.rag.record import (
     TokenEvent,
     is_refusal,
 )
+from kb.rag.responsive import NO_QUOTE, Responsiveness, no_responsive_quote
 from kb.rag.retrieval_gate import has_evidence, nearest_of
 from kb.rag.rules import unknown
 from kb.rag.sentences import AnswerSplitter
@@ -284,6 +285,13 @@ class AskPipeline:
                 built, gbnf, verifier, selector, unanswered = quote_prompt(
                     self, gen, q, hits, assessed
                 )
+                off = [*a.rules_off, *([NO_QUOTE] if selector == TWO_FACTS else [])]
+                cands, ps = built.quote_candidates, verifier.passages
+                if verdict := no_responsive_quote(q, checked.terms, cands, ps, off):
+                    return self._refuse(  # no candidate gives what the question asks
+                        q, "not_responsive", base, t0, use_grammar, mode, checked, first=first,
+                        retrieved=hits, responsive=verdict, selector=selector,
+                    )  # fmt: skip
             else:
                 built = build_prompt(
                     gen, self.settings.prompt, q, hits, self.settings.llm.max_tokens
@@ -347,6 +355,8 @@ class AskPipeline:
         min_score: float | None = None,
         first: Sequence[SourcesEvent] = (),
         retrieved: Sequence[Hit] = (),
+        responsive: Responsiveness | None = None,
+        selector: str | None = None,
     ) -> AnswerStream:
         return AnswerStream.finished(
             AnswerRecord(
@@ -362,6 +372,8 @@ class AskPipeline:
                 min_score=min_score,
                 rules_off=list(self.settings.answer.rules_off),
                 retrieved=list(retrieved),
+                responsive=responsive,
+                selector=selector,
             ),
             first,
         )

@@ -12,9 +12,11 @@ Kinds, in the order :func:`outcome` tests them:
 - refusals: ``no_hits`` (nothing passed retrieval's threshold), ``contradicted`` (a veto
   rule: the best sentences contradict the question), ``absent_keys`` (a number or name of
   the question is in no passage), ``lacks_type`` (the matching sentences give no date,
-  amount or number), ``missing_terms`` (the closest sentence lacks words of the
-  question), ``far_meaning`` (the words are there, the meaning is not), ``model`` (the
-  model wrote the refusal phrase);
+  amount or number; also rule ``no-responsive-quote`` when no sentence quote mode could
+  offer gives it), ``other_subject`` (rule ``no-responsive-quote``: the sentences that
+  could answer are about something else, :mod:`kb.rag.responsive`), ``missing_terms``
+  (the closest sentence lacks words of the question), ``far_meaning`` (the words are
+  there, the meaning is not), ``model`` (the model wrote the refusal phrase);
 - answers: ``error``, ``ungrounded`` (no valid citation), ``unsupported`` (a sentence its
   passages do not support), ``not_responsive`` (the answer does not give what is asked,
   :mod:`kb.rag.responsive`), ``partial`` (cut short), ``grounded``.
@@ -32,6 +34,7 @@ class Kind(StrEnum):
     CONTRADICTED = "contradicted"
     ABSENT_KEYS = "absent_keys"
     LACKS_TYPE = "lacks_type"
+    OTHER_SUBJECT = "other_subject"
     MISSING_TERMS = "missing_terms"
     FAR_MEANING = "far_meaning"
     MODEL = "model"
@@ -50,6 +53,7 @@ REFUSALS = frozenset(
         Kind.CONTRADICTED,
         Kind.ABSENT_KEYS,
         Kind.LACKS_TYPE,
+        Kind.OTHER_SUBJECT,
         Kind.MISSING_TERMS,
         Kind.FAR_MEANING,
         Kind.MODEL,
@@ -62,6 +66,7 @@ MESSAGES: dict[Kind, str] = {
     Kind.CONTRADICTED: "{contradiction}",
     Kind.ABSENT_KEYS: "the question names {keys}, which no retrieved passage contains",
     Kind.LACKS_TYPE: "your notes mention {held} but give no {lacks}",
+    Kind.OTHER_SUBJECT: "the passages that could give {asks} do not mention {lacking}",
     Kind.MISSING_TERMS: "no retrieved passage says what the question asks about "
     "(the closest sentence does not mention {missing})",
     Kind.FAR_MEANING: "the question's words are in the passages, but no sentence says what it asks",
@@ -181,6 +186,8 @@ def _refusal(d: dict[str, Any], min_score: float | None) -> Outcome:
         )
     score_ok = a.get("score", 0) >= a.get("threshold", 0)
     detail = _score_detail(a)
+    if reason == "not_responsive":
+        return _unanswering(d.get("responsive") or {}, detail)
     contradicted = a.get("contradictions") or []
     if contradicted and score_ok:
         c = contradicted[0]
@@ -201,6 +208,22 @@ def _refusal(d: dict[str, Any], min_score: float | None) -> Outcome:
         msg = MESSAGES[Kind.MISSING_TERMS].format(missing=_words(missing))
         return Outcome(Kind.MISSING_TERMS, msg, detail, rule)
     return Outcome(Kind.FAR_MEANING, MESSAGES[Kind.FAR_MEANING], detail, rule)
+
+
+def _unanswering(r: dict[str, Any], detail: str) -> Outcome:
+    """Rule ``no-responsive-quote``'s refusal: no sentence quote mode could offer gives
+    the kind of answer asked, or they are about something else."""
+    rule = "no-responsive-quote"
+    if r.get("reason") == "type":
+        held = r.get("held") or []
+        what = _words(held) if held else "what the question asks about"
+        msg = MESSAGES[Kind.LACKS_TYPE].format(held=what, lacks=r.get("asks") or "answer")
+        return Outcome(Kind.LACKS_TYPE, msg, detail, rule)
+    kind = r.get("asks")  # "an amount", "a date or time"; "an answer" when untyped
+    asks = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" if kind else "an answer"
+    lacking = _words(r.get("lacking") or []) or "what the question asks about"
+    msg = MESSAGES[Kind.OTHER_SUBJECT].format(asks=asks, lacking=lacking)
+    return Outcome(Kind.OTHER_SUBJECT, msg, detail, rule)
 
 
 def _responsive_message(r: dict[str, Any], quote: bool) -> str:

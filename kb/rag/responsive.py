@@ -25,6 +25,10 @@ holds is a paraphrase or a word the notes do not use (the evidence check weighed
 as is *pay* in "Which card do I pay Spotify with?" over the row "| Spotify Duo | £16.99
 | Amex |".
 
+A passage of another file that names a cited passage's title (:func:`bridges`) is the
+first step of a chain ("the company that Sachin Warrier worked for"), not another
+subject: its terms do not count as held elsewhere.
+
 The subject is missing when such a term (held elsewhere, lacking in the cited passages)
 is a name or number of the question (:func:`kb.rag.lexical.key_tokens`), or is its
 heaviest term (ties: any of the heaviest) while ``lacking_share >= SUBJECT_SHARE``, with
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from kb.lang import language
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
@@ -147,6 +151,7 @@ def subject(
     held_stems = _stems(cited)
     for t in extra:
         held_stems |= content_stems(t)
+    others = [o for o in others if not bridges(o, cited)]
     elsewhere = _stems(others)
     held = [s for s in asked if found(s, held_stems)]
     lacking = [s for s in asked if s not in held]
@@ -163,6 +168,23 @@ def subject(
         for s in lacking
     )
     return [terms[s][0] for s in held], [terms[s][0] for s in lacking], share, missing
+
+
+def bridges(other: PassageSentences, cited: Sequence[PassageSentences]) -> bool:
+    """``other`` (a retrieved passage the answer does not cite) is from another file and
+    names the title of a cited passage's document (its first heading, as a phrase): it
+    leads to the cited passage, so the question's words it holds are the first step of
+    a chain, not another subject ("Where is the company that Sachin Warrier worked for
+    headquartered?": Sachin Warrier's page names *Tata Consultancy Services*, whose page
+    answers). A passage of the cited passage's own file never bridges: another entry of
+    one log or table is a near miss, not a step."""
+    text = other.hit.text.casefold()
+    for p in cited:
+        path = p.hit.locator.heading_path
+        title = path[0].strip().casefold() if path else ""
+        if p.hit.locator.path != other.hit.locator.path and len(title) > 3 and title in text:
+            return True
+    return False
 
 
 def _stems(passages: Sequence[PassageSentences]) -> set[str]:
@@ -203,3 +225,72 @@ def judge(
     if cut:
         return Responsiveness("partial", asks, held, lacking, "cut", share)
     return Responsiveness("responsive", asks, held, lacking, None, share)
+
+
+def unanswering(
+    question: str,
+    terms: Terms,
+    quotes: Sequence[tuple[int, str]],
+    passages: Sequence[PassageSentences],
+) -> Responsiveness | None:
+    """The verdict of the first of ``quotes`` when **none** of them would be responsive
+    (:func:`judge` of each alone, as the one quote of an answer: ``(n, text)``, passage
+    number and the sentence with its lead, its subject weighed against the passages of
+    its own file only), else ``None``. Quote mode refuses such a
+    question before the model runs (rule ``no-responsive-quote``): whichever sentence the
+    model chose, the answer would not give what is asked ("How much did the boiler
+    service cost in 2023?" over the boiler note's "installed 2016" and "service papers
+    (up to 2023)", neither an amount; "What was my Freiburg Half Marathon time in 2023?"
+    over the log's 2023 section, while its 2025 section holds the race). Another file's
+    passage that holds the question's words does not make a quote's subject another
+    one here (it marks the written answer not responsive, :func:`judge`): it may be the
+    first step of a chain, as in HotpotQA's questions (measured on squad-dev's
+    development half: it refused 9 answerable questions, 3 answered right before).
+
+    Edge cases: no quotes gives ``None`` (nothing to judge); a quote whose passage is not
+    among ``passages`` is judged on its own words."""
+    by_n = {p.n: p for p in passages}
+    first: Responsiveness | None = None
+    for n, text in quotes:
+        cited = [by_n[n]] if n in by_n else []
+        # another subject only by the passages of the quote's own file: another entry
+        # of one log or table is a near miss, while another file may be a chain's step
+        path = by_n[n].hit.locator.path if n in by_n else None
+        others = [p for m, p in by_n.items() if m != n and p.hit.locator.path == path]
+        verdict = judge(question, terms, [text], cited, others)
+        if verdict is None or verdict.verdict != "not_responsive":
+            return None
+        first = first or verdict
+    return first
+
+
+#: the rule id of :func:`no_responsive_quote` (:mod:`kb.rag.rules`)
+NO_QUOTE = "no-responsive-quote"
+
+
+class _Quotable(Protocol):
+    n: int
+    lead: str
+    text: str
+
+
+def no_responsive_quote(
+    question: str,
+    terms: Terms | None,
+    cands: Sequence[_Quotable] | None,
+    passages: Sequence[PassageSentences],
+    off: Sequence[str] = (),
+) -> Responsiveness | None:
+    """Rule :data:`NO_QUOTE`: :func:`unanswering` over the candidates quote mode offers
+    the model (``cands``: :class:`kb.rag.candidates.Candidate`, each with its lead),
+    whose verdict refuses the question before the model runs; ``None`` to go on (some
+    candidate would answer, the rule is ``off``, or nothing is offered). ``terms`` are
+    the evidence check's (the question's own when ``None``)."""
+    if not cands or NO_QUOTE in off:
+        return None
+    if terms is None:
+        from kb.rag.terms import question_terms
+
+        terms = question_terms(question, None)
+    quotes = [(c.n, f"{c.lead} {c.text}".strip()) for c in cands]
+    return unanswering(question, terms, quotes, passages)

@@ -206,6 +206,14 @@ RULES: tuple[Rule, ...] = (
         "en",
         "a question about tasks quotes the task items",
     ),
+    Rule(
+        "no-responsive-quote",
+        "veto",
+        "kb.rag.responsive",
+        "*",
+        "no candidate sentence gives what the question asks about its subject: refuse "
+        "before the model quotes one",
+    ),
     # -- judges --
     Rule(
         "responsive",

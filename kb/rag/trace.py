@@ -47,6 +47,16 @@ def _lifted(d: dict[str, Any], rules_off: list[str]) -> list[dict[str, Any]]:
     return [] if word is None else [{"rule": "extreme-value", "kind": "lift", "read": [word]}]
 
 
+def _unanswering(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rule ``no-responsive-quote``, when it refused: the words no candidate's passage
+    holds (another subject), or the answer type none gives."""
+    r = d.get("responsive") or {}
+    if d.get("refusal_reason") != "not_responsive":
+        return []
+    read = list(r.get("lacking") or []) if r.get("reason") == "subject" else [r.get("asks")]
+    return [{"rule": "no-responsive-quote", "kind": "veto", "read": [w for w in read if w]}]
+
+
 def _verified(d: dict[str, Any]) -> list[dict[str, Any]]:
     """The verifier's rules that fired (:mod:`kb.rag.claim_polarity`), one per sentence."""
     out: list[dict[str, Any]] = []
@@ -90,7 +100,10 @@ def trace(d: dict[str, Any], rules_off: list[str] | None = None) -> dict[str, An
     return {
         "passages": passages,
         "evidence": evidence,
-        "rules": (_fired(a) if a is not None else []) + _lifted(d, rules_off or []) + _verified(d),
+        "rules": (_fired(a) if a is not None else [])
+        + _lifted(d, rules_off or [])
+        + _unanswering(d)
+        + _verified(d),
         "rules_off": list(rules_off or []),
         "selector": d.get("selector"),
         "responsive": d.get("responsive"),

@@ -6,7 +6,7 @@ tested in test_rag_verified.py and test_reasons.py.
 
 from __future__ import annotations
 
-from kb.rag.responsive import judge
+from kb.rag.responsive import NO_QUOTE, judge, no_responsive_quote, unanswering
 from kb.rag.terms import question_terms
 from kb.rag.verify import PassageSentences
 from kb.types import Hit, Locator, Span
@@ -106,3 +106,73 @@ def test_a_german_questions_function_words_are_not_missing_words() -> None:
     assert {"Wie", "ist"} & set(plain.missing)
     assert not {"Wie", "hoch", "ist", "die"} & set(german.missing), german.missing
     assert german.score > plain.score
+
+
+def test_no_quote_answering_refuses_with_the_first_quotes_verdict() -> None:
+    # the log's 2024 section is quoted while its 2025 section holds the race asked
+    log24 = passage(1, "- 2024-10-13 — Kaiserstuhl trail: entry €35.", "log.md", "Log")
+    log25 = passage(2, "- 2025-09-14 — Hochschwarzwald trail: 3:21:05.", "log.md", "Log")
+    q = "What was the entry fee for the Hochschwarzwald trail race?"
+    terms = question_terms(q, None)
+    v = unanswering(q, terms, [(1, log24.sentence(0))], [log24, log25])
+    assert v is not None and v.reason == "subject" and "Hochschwarzwald" in v.lacking, v
+    # one candidate that gives an amount about it is enough to go on
+    quotes = [(1, log24.sentence(0)), (2, "Hochschwarzwald trail: entry €40.")]
+    assert unanswering(q, terms, quotes, [log24, log25]) is None
+    # another file that holds the word may be a chain's first step: no refusal here
+    # (the written answer is still judged against every passage)
+    other = passage(2, log25.hit.text, "other.md", "Other")
+    assert unanswering(q, terms, [(1, log24.sentence(0))], [log24, other]) is None
+    v = verdict(q, log24.sentence(0), [log24], [other])
+    assert v is not None and v.verdict == "not_responsive", v
+
+
+def test_no_quote_giving_the_type_refuses_by_type() -> None:
+    q = "How much did the boiler service cost?"
+    v = unanswering(q, question_terms(q, None), [(2, "It was serviced in October.")], [BOILER])
+    assert v is not None and v.reason == "type" and v.asks == "amount"
+
+
+class _Cand:
+    def __init__(self, n: int, text: str, lead: str = "") -> None:
+        self.n, self.text, self.lead = n, text, lead
+
+
+def test_the_rule_reads_candidates_with_their_leads_and_can_be_turned_off() -> None:
+    q = "How much did the boiler service cost?"
+    cands = [_Cand(2, "It was serviced in October.")]
+    assert no_responsive_quote(q, None, cands, [BOILER]) is not None
+    assert no_responsive_quote(q, None, cands, [BOILER], off=[NO_QUOTE]) is None
+    assert no_responsive_quote(q, None, [], [BOILER]) is None
+    # the lead quoted before the sentence gives the amount
+    led = [_Cand(2, "It was serviced in October.", lead="Boiler service: £120.")]
+    assert no_responsive_quote(q, None, led, [BOILER]) is None
+
+
+def test_a_passage_that_names_the_cited_documents_title_is_a_bridge() -> None:
+    # "the company that Sachin Warrier worked for": his page names the company, whose
+    # page answers; his name, lacking in the cited passage, is a step, not a subject
+    tcs = passage(
+        1,
+        "Tata Consultancy Services is headquartered in Mumbai.",
+        "hotpot/Tata_Consultancy_Services.md",
+        "Tata Consultancy Services",
+    )
+    sachin = passage(
+        2,
+        "Sachin Warrier worked as a software engineer at Tata Consultancy Services.",
+        "hotpot/Sachin_Warrier.md",
+        "Sachin Warrier",
+    )
+    q = "Where is the company that Sachin Warrier worked for headquartered?"
+    answer = "Tata Consultancy Services is headquartered in Mumbai."
+    v = verdict(q, answer, [tcs], [sachin])
+    assert v is not None and v.verdict == "responsive", v
+    # without the bridge (the other page does not name the company) it is another subject
+    other = passage(2, "Sachin Warrier worked as a software engineer.", "hotpot/S.md", "S")
+    v = verdict(q, answer, [tcs], [other])
+    assert v is not None and v.verdict == "not_responsive" and v.reason == "subject", v
+    # another chunk of the cited passage's own file is a near miss, never a bridge
+    same = passage(2, sachin.hit.text, tcs.hit.locator.path, "Tata Consultancy Services")
+    v = verdict(q, answer, [tcs], [same])
+    assert v is not None and v.verdict == "not_responsive", v

@@ -52,6 +52,13 @@ CASES: dict[Kind, AnswerRecord] = {
     ),
     Kind.ABSENT_KEYS: _refused("no_support", **SCORE_OK, absent_keys=["Q2"]),
     Kind.LACKS_TYPE: _refused("no_support", lacks="amount", held=["boiler"], missing=["cost"]),
+    Kind.OTHER_SUBJECT: AnswerRecord(
+        "q",
+        refused=True,
+        refusal_reason="not_responsive",
+        answerability=_check(**SCORE_OK),
+        responsive=Responsiveness("not_responsive", "amount", ["cost"], ["Pepper's"], "subject"),
+    ),
     Kind.MISSING_TERMS: _refused("no_support", missing=["dinner"]),
     Kind.FAR_MEANING: _refused("no_support", coverage=1.0, cosine=0.3),
     Kind.MODEL: AnswerRecord("q", text="Not in context.", refused=True, refusal_reason="model"),
@@ -104,6 +111,29 @@ def test_a_not_responsive_answer_is_not_grounded_in_words() -> None:
     o = outcome(CASES[Kind.NOT_RESPONSIVE].to_dict())
     assert o.label == "Not responsive"
     assert o.message == "the passage the quote comes from does not mention 'boiler'"
+
+
+def test_no_responsive_quote_refuses_in_the_users_words() -> None:
+    # rule no-responsive-quote: no candidate is about the subject, or none gives the type
+    o = outcome(CASES[Kind.OTHER_SUBJECT].to_dict())
+    assert o.refused and o.rule == "no-responsive-quote"
+    assert o.message == "the passages that could give an amount do not mention 'Pepper's'"
+    typed = AnswerRecord(
+        "When does Jonas's passport expire?",
+        refused=True,
+        refusal_reason="not_responsive",
+        answerability=_check(**SCORE_OK),
+        responsive=Responsiveness("not_responsive", "date or time", ["passport"], [], "type"),
+    ).to_dict()
+    o = outcome(typed)
+    assert (o.kind, o.rule) == (Kind.LACKS_TYPE, "no-responsive-quote")
+    assert o.message == "your notes mention 'passport' but give no date or time"
+    assert typed["trace"]["decided"] == {"kind": "lacks_type", "rule": "no-responsive-quote"}
+    assert typed["trace"]["responsive"]["reason"] == "type"
+    fired = typed["trace"]["rules"][-1]
+    assert fired == {"rule": "no-responsive-quote", "kind": "veto", "read": ["date or time"]}
+    other = CASES[Kind.OTHER_SUBJECT].to_dict()["trace"]["rules"]
+    assert {"rule": "no-responsive-quote", "kind": "veto", "read": ["Pepper's"]} in other
 
 
 def test_a_refusals_trace_lists_the_passages_the_evidence_check_read() -> None:
