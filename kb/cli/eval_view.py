@@ -209,8 +209,16 @@ def export(
     if fmt == "trec":
         run_lines, qrels = trec_lines(results, row.k, f"kb-{row.id}")
         prefix = out if out is not None else Path(f"kb-eval-{row.id}")
-        write_report(Path(f"{prefix}.run"), "\n".join(run_lines) + "\n")
-        write_report(Path(f"{prefix}.qrels"), "\n".join(qrels) + "\n")
+        pair = (Path(f"{prefix}.run"), Path(f"{prefix}.qrels"))
+        from kb.safe_open import output_problem, show
+
+        for target in pair:  # both or neither: a run file without its qrels misleads
+            if (problem := output_problem(target)) is not None:
+                raise UsageError(
+                    f"--out {show(prefix)}: {show(target)} is {problem}; name another prefix"
+                )
+        write_report(pair[0], "\n".join(run_lines) + "\n")
+        write_report(pair[1], "\n".join(qrels) + "\n")
         return
     lines = [json.dumps(trace(r, row.k), ensure_ascii=False) for r in results]
     if out is None:

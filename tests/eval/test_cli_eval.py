@@ -108,6 +108,14 @@ def test_run_show_list_export(demo_kb: Path, tmp_path: Path, use_session_embedde
     )
     assert theirs["ndcg@10"] == pytest.approx(m["ndcg@10"], abs=1e-4)
     assert theirs["mrr@10"] == pytest.approx(m["mrr@10"], abs=1e-4)
+    # both files or neither: a folder where the qrels would go leaves the run file as it was
+    bad = tmp_path / "half"
+    Path(f"{bad}.qrels").mkdir()
+    code, _, err_out = invoke(
+        "eval", "export", "base", "--kb", str(demo_kb), "--format", "trec", "--out", str(bad)
+    )
+    assert code == 2 and "half.qrels is a folder" in err_out, err_out
+    assert not Path(f"{bad}.run").exists()
     code, out, _ = invoke("eval", "export", "base", "--kb", str(demo_kb), "--format", "jsonl")
     traces = [json.loads(x) for x in out.splitlines()]
     assert len(traces) == 20 and all(t["retrieved"] for t in traces if t["answerable"])
