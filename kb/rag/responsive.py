@@ -42,15 +42,17 @@ passage, so only its own words count.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from kb.lang import language
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
 from kb.rag.lexical import content_stems, found, key_tokens
+from kb.rag.quote_context import item_head
 from kb.rag.stemmer import stem_language
 from kb.rag.terms import Terms, asked_terms
 from kb.rag.verify import PassageSentences
+from kb.sentence_spans import starts_item
 
 Verdict = Literal["responsive", "partial", "not_responsive"]
 
@@ -227,51 +229,99 @@ def judge(
     return Responsiveness("responsive", asks, held, lacking, None, share)
 
 
+class _Quotable(Protocol):
+    """A quote candidate (:class:`kb.rag.candidates.Candidate`)."""
+
+    n: int
+    j: int
+    lead: str
+    text: str
+    columns: tuple[str, ...]
+
+
 def unanswering(
     question: str,
     terms: Terms,
-    quotes: Sequence[tuple[int, str]],
+    quotes: Sequence[_Quotable],
     passages: Sequence[PassageSentences],
 ) -> Responsiveness | None:
     """The verdict of the first of ``quotes`` when **none** of them would be responsive
-    (:func:`judge` of each alone, as the one quote of an answer: ``(n, text)``, passage
-    number and the sentence with its lead, its subject weighed against the passages of
-    its own file only), else ``None``. Quote mode refuses such a
-    question before the model runs (rule ``no-responsive-quote``): whichever sentence the
-    model chose, the answer would not give what is asked ("How much did the boiler
-    service cost in 2023?" over the boiler note's "installed 2016" and "service papers
-    (up to 2023)", neither an amount; "What was my Freiburg Half Marathon time in 2023?"
-    over the log's 2023 section, while its 2025 section holds the race). Another file's
-    passage that holds the question's words does not make a quote's subject another
-    one here (it marks the written answer not responsive, :func:`judge`): it may be the
-    first step of a chain, as in HotpotQA's questions (measured on squad-dev's
-    development half: it refused 9 answerable questions, 3 answered right before).
+    (:func:`judge` of each alone, as the one quote of an answer, with its lead), else
+    ``None``. Quote mode refuses such a question before the model runs (rule
+    ``no-responsive-quote``): whichever sentence the model chose, the answer would not
+    give what is asked ("How much did the boiler service cost in 2023?" over the boiler
+    note's "installed 2016" and "service papers (up to 2023)", neither an amount; "What
+    was my Freiburg Half Marathon time in 2023?" over the log's 2023 section, while its
+    2025 section holds the race).
+
+    Each quote's subject is weighed against the passages of its own file only: another
+    entry of one log or table is a near miss, while another file that holds the
+    question's words may be the first step of a chain, as in HotpotQA's questions
+    (measured on squad-dev's development half: weighed against every file, it refused
+    9 answerable questions, 3 answered right before). The written answer is still
+    judged against every passage (:func:`judge`). A list item or a table row answers
+    for what it says itself (:func:`item_view`): its neighbours in the same passage are
+    other entries ("What was the entry fee for the Hochschwarzwald trail race?" is not
+    answered by the 2025 section's half-marathon line "Entry fee €54" because the
+    section's next line is the trail race).
 
     Edge cases: no quotes gives ``None`` (nothing to judge); a quote whose passage is not
     among ``passages`` is judged on its own words."""
     by_n = {p.n: p for p in passages}
     first: Responsiveness | None = None
-    for n, text in quotes:
-        cited = [by_n[n]] if n in by_n else []
-        # another subject only by the passages of the quote's own file: another entry
-        # of one log or table is a near miss, while another file may be a chain's step
-        path = by_n[n].hit.locator.path if n in by_n else None
-        others = [p for m, p in by_n.items() if m != n and p.hit.locator.path == path]
-        verdict = judge(question, terms, [text], cited, others)
+    for c in quotes:
+        text = f"{c.lead} {c.text}".strip()
+        p = by_n.get(c.n)
+        if p is None:
+            verdict = judge(question, terms, [text], [], [])
+        else:
+            path = p.hit.locator.path
+            others = [o for m, o in by_n.items() if m != c.n and o.hit.locator.path == path]
+            view = item_view(p, c.j, " ".join((c.lead, *c.columns)))
+            cited = [p] if view is None else [view[0]]
+            if view is not None:
+                others.append(view[1])
+            verdict = judge(question, terms, [text], cited, others)
         if verdict is None or verdict.verdict != "not_responsive":
             return None
         first = first or verdict
     return first
 
 
+def item_view(
+    p: PassageSentences, j: int, lead: str = ""
+) -> tuple[PassageSentences, PassageSentences] | None:
+    """When sentence ``j`` of ``p`` is (part of) a list item or a table row of a note:
+    the passage as that item alone (its sentences on the item's line, the list's
+    lead-in, the headings, and ``lead``: the quote's lead and a row's column names)
+    and the passage without it (its other sentences); ``None`` for prose, or a PDF's
+    or transcript's lines (their layout makes no items)."""
+    if p.hit.locator.doc_type not in ("md", "txt") or not 0 <= j < len(p.stems):
+        return None
+    sentence = p.sentence(j).lstrip()
+    if sentence.startswith("|"):
+        own = [j]
+    else:
+        head = j if starts_item(sentence) else item_head(p, j)
+        if head is None:
+            return None
+        own = [head]
+        k = head + 1
+        while (
+            k < len(p.stems)
+            and "\n" not in p.hit.text[p.spans[k - 1][1] : p.spans[k][0]]
+            and not starts_item(p.sentence(k).lstrip())
+        ):
+            own.append(k)
+            k += 1
+    leads = [p.stems[lead_in] for lead_in, items in p.lists if j in items]
+    stems = [p.stems[k] for k in own] + leads + [content_stems(lead)]
+    rest = [s for k, s in enumerate(p.stems) if k not in own]
+    return replace(p, stems=stems), replace(p, stems=rest)
+
+
 #: the rule id of :func:`no_responsive_quote` (:mod:`kb.rag.rules`)
 NO_QUOTE = "no-responsive-quote"
-
-
-class _Quotable(Protocol):
-    n: int
-    lead: str
-    text: str
 
 
 def no_responsive_quote(
@@ -292,5 +342,4 @@ def no_responsive_quote(
         from kb.rag.terms import question_terms
 
         terms = question_terms(question, None)
-    quotes = [(c.n, f"{c.lead} {c.text}".strip()) for c in cands]
-    return unanswering(question, terms, quotes, passages)
+    return unanswering(question, terms, cands, passages)

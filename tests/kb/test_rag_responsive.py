@@ -108,44 +108,72 @@ def test_a_german_questions_function_words_are_not_missing_words() -> None:
     assert german.score > plain.score
 
 
+class _Cand:
+    """A quote candidate: passage ``n``, sentence ``j``, its text and lead."""
+
+    def __init__(self, n: int, j: int, text: str, lead: str = "") -> None:
+        self.n, self.j, self.text, self.lead = n, j, text, lead
+        self.columns: tuple[str, ...] = ()
+
+
 def test_no_quote_answering_refuses_with_the_first_quotes_verdict() -> None:
     # the log's 2024 section is quoted while its 2025 section holds the race asked
-    log24 = passage(1, "- 2024-10-13 — Kaiserstuhl trail: entry €35.", "log.md", "Log")
-    log25 = passage(2, "- 2025-09-14 — Hochschwarzwald trail: 3:21:05.", "log.md", "Log")
+    log24 = passage(1, "Kaiserstuhl trail on 13 October: entry €35.", "log.md", "Log")
+    log25 = passage(2, "Hochschwarzwald trail on 14 September: 3:21:05.", "log.md", "Log")
     q = "What was the entry fee for the Hochschwarzwald trail race?"
     terms = question_terms(q, None)
-    v = unanswering(q, terms, [(1, log24.sentence(0))], [log24, log25])
+    v = unanswering(q, terms, [_Cand(1, 0, log24.sentence(0))], [log24, log25])
     assert v is not None and v.reason == "subject" and "Hochschwarzwald" in v.lacking, v
     # one candidate that gives an amount about it is enough to go on
-    quotes = [(1, log24.sentence(0)), (2, "Hochschwarzwald trail: entry €40.")]
-    assert unanswering(q, terms, quotes, [log24, log25]) is None
+    log25b = passage(2, "Hochschwarzwald trail on 14 September: entry €40.", "log.md", "Log")
+    quotes = [_Cand(1, 0, log24.sentence(0)), _Cand(2, 0, log25b.sentence(0))]
+    assert unanswering(q, terms, quotes, [log24, log25b]) is None
     # another file that holds the word may be a chain's first step: no refusal here
     # (the written answer is still judged against every passage)
     other = passage(2, log25.hit.text, "other.md", "Other")
-    assert unanswering(q, terms, [(1, log24.sentence(0))], [log24, other]) is None
+    assert unanswering(q, terms, [_Cand(1, 0, log24.sentence(0))], [log24, other]) is None
     v = verdict(q, log24.sentence(0), [log24], [other])
     assert v is not None and v.verdict == "not_responsive", v
 
 
+def test_a_list_item_answers_for_what_it_says_not_for_its_neighbours() -> None:
+    # one section holds both lines: the half marathon's fee is no answer for the trail
+    # race, though its passage names the race on the next line
+    log = passage(
+        1,
+        "- 2025-03-30 — Freiburg Half Marathon: 2:01:48. Entry fee €54.\n"
+        "- 2025-09-14 — Hochschwarzwald trail 25 km: 3:21:05.\n",
+        "log.md",
+        "Log",
+    )
+    q = "What was the entry fee for the Hochschwarzwald trail race?"
+    terms = question_terms(q, None)
+    fee = _Cand(1, 0, log.sentence(0))
+    v = unanswering(q, terms, [fee], [log])
+    assert v is not None and v.reason == "subject" and "Hochschwarzwald" in v.lacking, v
+    # the same words as prose are one passage's sentences: its subject is the passage's
+    prose = passage(1, log.hit.text.replace("- ", "").replace(".\n", ". "), "log.md", "Log")
+    assert unanswering(q, terms, [_Cand(1, 0, prose.sentence(0))], [prose]) is None
+    # an item's own line holds its head: "Entry fee €54." answers for the half marathon
+    q2 = "What was the entry fee for the Freiburg Half Marathon?"
+    assert unanswering(q2, question_terms(q2, None), [fee], [log]) is None
+
+
 def test_no_quote_giving_the_type_refuses_by_type() -> None:
     q = "How much did the boiler service cost?"
-    v = unanswering(q, question_terms(q, None), [(2, "It was serviced in October.")], [BOILER])
+    cand = _Cand(2, 1, "It was serviced in October.")
+    v = unanswering(q, question_terms(q, None), [cand], [BOILER])
     assert v is not None and v.reason == "type" and v.asks == "amount"
-
-
-class _Cand:
-    def __init__(self, n: int, text: str, lead: str = "") -> None:
-        self.n, self.text, self.lead = n, text, lead
 
 
 def test_the_rule_reads_candidates_with_their_leads_and_can_be_turned_off() -> None:
     q = "How much did the boiler service cost?"
-    cands = [_Cand(2, "It was serviced in October.")]
+    cands = [_Cand(2, 1, "It was serviced in October.")]
     assert no_responsive_quote(q, None, cands, [BOILER]) is not None
     assert no_responsive_quote(q, None, cands, [BOILER], off=[NO_QUOTE]) is None
     assert no_responsive_quote(q, None, [], [BOILER]) is None
     # the lead quoted before the sentence gives the amount
-    led = [_Cand(2, "It was serviced in October.", lead="Boiler service: £120.")]
+    led = [_Cand(2, 1, "It was serviced in October.", lead="Boiler service: £120.")]
     assert no_responsive_quote(q, None, led, [BOILER]) is None
 
 
