@@ -54,6 +54,8 @@ def fired(r: QueryResult) -> set[str]:
         out.add("section-named")
     if a.selector and a.selector != "ranked":
         out.add(a.selector)
+    if a.refusal_reason == "not_responsive":
+        out.add("no-responsive-quote")  # refused before the model: no candidate answers
     if lifted_extreme(r.query.question, a.selector) is not None:
         out.add("extreme-value")  # quote mode's ranking lifted the extreme value asked
     for v in a.sentences:

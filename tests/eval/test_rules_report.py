@@ -30,6 +30,10 @@ def test_fired_reads_the_rule_ids_of_the_record() -> None:
     r = result("a", True, "blue", False, contradictions=NEG, every_term=True)
     r.answer.selector = "rows"  # type: ignore[union-attr]
     assert fired(r) == {"negation", "every-term", "rows"}
+    # quote mode's refusal before the model when no candidate would be responsive
+    v = result("u", False, "", True)
+    v.answer.refusal_reason = "not_responsive"  # type: ignore[union-attr]
+    assert fired(v) == {"no-responsive-quote"}
 
 
 def test_right_is_a_correct_answer_or_an_honest_refusal() -> None:
