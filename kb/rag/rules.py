@@ -210,7 +210,7 @@ RULES: tuple[Rule, ...] = (
         "no-responsive-quote",
         "veto",
         "kb.rag.responsive",
-        "*",
+        "en",
         "no candidate sentence gives what the question asks about its subject: refuse "
         "before the model quotes one",
     ),

@@ -204,3 +204,16 @@ def test_a_passage_that_names_the_cited_documents_title_is_a_bridge() -> None:
     same = passage(2, sachin.hit.text, tcs.hit.locator.path, "Tata Consultancy Services")
     v = verdict(q, answer, [tcs], [same])
     assert v is not None and v.verdict == "not_responsive", v
+
+
+def test_the_veto_reads_only_languages_whose_answer_types_are_strict() -> None:
+    # German's types are expected, not required: "Wann tritt eine Immunschwäche auf?" is
+    # answered by a condition, so no type or subject miss refuses a German question
+    from kb.rag.stemmer import stemming_in
+
+    q = "Wie viel hat die Wartung des Kessels gekostet?"
+    cands = [_Cand(2, 1, "It was serviced in October.")]
+    with stemming_in("de"):
+        assert no_responsive_quote(q, None, cands, [BOILER]) is None
+    english = "How much did the boiler service cost?"
+    assert no_responsive_quote(english, None, cands, [BOILER]) is not None
