@@ -12,18 +12,18 @@ wrong. This module judges each answer against the question:
 - *not responsive*: no answer sentence (read with the heading quoted before it) gives the
   type, or its passages do not hold the question's subject.
 
-**Subject.** The question's terms (:func:`kb.rag.terms.question_terms`: stems with
-their idf weights; light verbs and the words that name the answer type or an extreme
-aside, :func:`kind_words`) are looked for in the cited passages: every sentence, the
-chunk's headings and its file name (:attr:`kb.rag.verify.PassageSentences.heading_stems`),
-typos and derivations forgiven (:func:`kb.rag.lexical.found`). A term the cited passages
+**Subject.** The question's terms (:func:`kb.rag.terms.question_terms`: stems with their idf
+weights; light verbs and the words that name the answer type or an extreme aside,
+:func:`kind_words`) are looked for in the cited passages: every sentence, the chunk's
+headings and its file name (:attr:`kb.rag.verify.PassageSentences.heading_stems`), typos and
+derivations forgiven (:func:`kb.rag.lexical.found`), and an acronym held when the passage
+spells it out (*EU*: "European Union", :mod:`kb.rag.acronyms`). A term the cited passages
 lack counts against the answer only when **another retrieved passage holds it**: then the
-notes do talk about it, elsewhere, and the quote is about something else ("How much did
-the *boiler* service cost?" answered from the car's service table while the boiler note
-is hit 2; "When is *Maria*'s birthday?" from another person's dinner). A term no passage
-holds is a paraphrase or a word the notes do not use (the evidence check weighed those),
-as is *pay* in "Which card do I pay Spotify with?" over the row "| Spotify Duo | £16.99
-| Amex |".
+notes do talk about it, elsewhere, and the quote is about something else ("How much did the
+*boiler* service cost?" answered from the car's service table while the boiler note is hit
+2; "When is *Maria*'s birthday?" from another person's dinner). A term no passage holds is a
+paraphrase or a word the notes do not use (the evidence check weighed those), as is *pay* in
+"Which card do I pay Spotify with?" over the row "| Spotify Duo | £16.99 | Amex |".
 
 A passage of another file that names a cited passage's title (:func:`bridges`) is the
 first step of a chain ("the company that Sachin Warrier worked for"), not another
@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from kb.lang import language
+from kb.rag.acronyms import is_acronym, spelled_in
 from kb.rag.answer_type import AnswerType, expected_type, gives, holds, strict_type
 from kb.rag.lexical import content_stems, found, key_tokens
 from kb.rag.quote_context import item_head
@@ -155,7 +156,7 @@ def subject(
         held_stems |= content_stems(t)
     others = [o for o in others if not bridges(o, cited)]
     elsewhere = _stems(others)
-    held = [s for s in asked if found(s, held_stems)]
+    held = [s for s in asked if found(s, held_stems) or _spelled(terms[s][0], cited, extra)]
     lacking = [s for s in asked if s not in held]
     weight = {s: terms[s][1] for s in asked}
     total = sum(weight.values()) or 1.0
@@ -170,6 +171,14 @@ def subject(
         for s in lacking
     )
     return [terms[s][0] for s in held], [terms[s][0] for s in lacking], share, missing
+
+
+def _spelled(word: str, cited: Sequence[PassageSentences], extra: Sequence[str]) -> bool:
+    """``word`` is an acronym (*EU*) that a cited passage or an ``extra`` text spells
+    out (*European Union*: :func:`kb.rag.acronyms.spelled_in`)."""
+    if not is_acronym(word):
+        return False
+    return any(spelled_in(word, t) for t in [*(p.hit.text for p in cited), *extra])
 
 
 def bridges(other: PassageSentences, cited: Sequence[PassageSentences]) -> bool:

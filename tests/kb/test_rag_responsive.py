@@ -217,3 +217,19 @@ def test_the_veto_reads_only_languages_whose_answer_types_are_strict() -> None:
         assert no_responsive_quote(q, None, cands, [BOILER]) is None
     english = "How much did the boiler service cost?"
     assert no_responsive_quote(english, None, cands, [BOILER]) is not None
+
+
+def test_an_acronym_the_passage_spells_out_is_held() -> None:
+    # "EU law" asked, "European Union law" written: another chunk that writes "EU" is
+    # no other subject
+    text = (
+        "Proportionality is recognised one of the general principles of European Union "
+        "law by the European Court of Justice since the 1950s."
+    )
+    law = passage(1, text, "law.md", "Law")
+    other = passage(2, "The EU treaties state the general principles of EU law.", "law.md", "Law")
+    q = "How long has Proportionality been recognized as one of the general principles of EU law?"
+    v = verdict(q, text, [law], [other])
+    assert v is not None and "EU" in v.held and v.verdict == "responsive", v
+    quotes = [_Cand(1, 0, text)]
+    assert unanswering(q, question_terms(q, None), quotes, [law, other]) is None
