@@ -199,10 +199,7 @@ def _refusal(d: dict[str, Any], min_score: float | None) -> Outcome:
         return Outcome(Kind.ABSENT_KEYS, msg, detail, "absent-keys")
     rule = "answer.min_answerable"
     if a.get("lacks"):
-        held = a.get("held") or []
-        what = _words(held) if held else "what the question asks about"
-        msg = MESSAGES[Kind.LACKS_TYPE].format(held=what, lacks=a["lacks"])
-        return Outcome(Kind.LACKS_TYPE, msg, detail, rule)
+        return _lacks_type(a.get("held") or [], a["lacks"], detail, rule)
     missing = a.get("missing") or []
     if missing:
         msg = MESSAGES[Kind.MISSING_TERMS].format(missing=_words(missing))
@@ -210,15 +207,20 @@ def _refusal(d: dict[str, Any], min_score: float | None) -> Outcome:
     return Outcome(Kind.FAR_MEANING, MESSAGES[Kind.FAR_MEANING], detail, rule)
 
 
+def _lacks_type(held: list[str], lacks: str, detail: str, rule: str) -> Outcome:
+    """``lacks_type``: the passages mention ``held`` (the question's words) but give no
+    answer of the kind ``lacks`` (the evidence check's, or rule ``no-responsive-quote``'s)."""
+    what = _words(held) if held else "what the question asks about"
+    msg = MESSAGES[Kind.LACKS_TYPE].format(held=what, lacks=lacks)
+    return Outcome(Kind.LACKS_TYPE, msg, detail, rule)
+
+
 def _unanswering(r: dict[str, Any], detail: str) -> Outcome:
     """Rule ``no-responsive-quote``'s refusal: no sentence quote mode could offer gives
     the kind of answer asked, or they are about something else."""
     rule = "no-responsive-quote"
     if r.get("reason") == "type":
-        held = r.get("held") or []
-        what = _words(held) if held else "what the question asks about"
-        msg = MESSAGES[Kind.LACKS_TYPE].format(held=what, lacks=r.get("asks") or "answer")
-        return Outcome(Kind.LACKS_TYPE, msg, detail, rule)
+        return _lacks_type(r.get("held") or [], r.get("asks") or "answer", detail, rule)
     kind = r.get("asks")  # "an amount", "a date or time"; "an answer" when untyped
     asks = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}" if kind else "an answer"
     lacking = _words(r.get("lacking") or []) or "what the question asks about"
